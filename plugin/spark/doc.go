@@ -1,0 +1,10 @@
+// Package spark holds the vocabulary of Spark on Kubernetes and of sparkplug's
+// own bookkeeping in one place: label keys, container names, conf keys, file
+// paths and the Spark application states.
+//
+// Every other package names these words through the constants here, so a
+// reader can see at a glance which labels sparkplug writes and which ones it
+// reads back, and a change to Spark's conventions is a change to one file.
+// Nothing in this package has behaviour beyond string constants and tiny,
+// pure helpers.
+package spark

@@ -1,0 +1,160 @@
+package spark
+
+// Labels that spark-submit puts on driver and executor pods. Spark reads some
+// of them back (the executor allocator selects its executors by
+// spark-app-selector and spark-role), so they must match Spark's own.
+const (
+	LabelAppSelector = "spark-app-selector"
+	LabelAppName     = "spark-app-name"
+	LabelRole        = "spark-role"
+	LabelVersion     = "spark-version"
+	LabelExecID      = "spark-exec-id"
+
+	RoleDriver   = "driver"
+	RoleExecutor = "executor"
+)
+
+// Container names and well-known paths of Spark's Kubernetes images.
+const (
+	DriverContainerName   = "spark-kubernetes-driver"
+	ExecutorContainerName = "spark-kubernetes-executor"
+
+	// ConfDir is where spark-submit mounts the properties ConfigMap in the
+	// driver pod (SPARK_CONF_DIR).
+	ConfDir = "/opt/spark/conf"
+	// PropertiesFile is the file name of the effective Spark conf inside ConfDir.
+	PropertiesFile = "spark.properties"
+	// ConfVolumeName is the name of the volume that carries ConfDir.
+	ConfVolumeName = "spark-conf-volume-driver"
+	// LocalDirVolumePrefix names the emptyDir volumes Spark uses for scratch space.
+	LocalDirVolumeName = "spark-local-dir-1"
+	LocalDirPath       = "/var/data/spark-local-dir-1"
+
+	// DriverPort, BlockManagerPort and UIPort are Spark's default ports; the
+	// headless driver Service exposes the first two, the UI the third.
+	DriverPort       = 7078
+	BlockManagerPort = 7079
+	UIPort           = 4040
+
+	DriverPortName       = "driver-rpc-port"
+	BlockManagerPortName = "blockmanager"
+	UIPortName           = "spark-ui"
+)
+
+// Spark configuration keys sparkplug sets or reads.
+const (
+	ConfAppName                  = "spark.app.name"
+	ConfAppID                    = "spark.app.id"
+	ConfSubmitDeployMode         = "spark.submit.deployMode"
+	ConfMaster                   = "spark.master"
+	ConfDriverHost               = "spark.driver.host"
+	ConfDriverPort               = "spark.driver.port"
+	ConfBlockManagerPort         = "spark.driver.blockManager.port"
+	ConfDriverCores              = "spark.driver.cores"
+	ConfDriverMemory             = "spark.driver.memory"
+	ConfDriverMemoryOverhead     = "spark.driver.memoryOverhead"
+	ConfDriverExtraJavaOptions   = "spark.driver.extraJavaOptions"
+	ConfExecutorCores            = "spark.executor.cores"
+	ConfExecutorMemory           = "spark.executor.memory"
+	ConfExecutorMemoryOverhead   = "spark.executor.memoryOverhead"
+	ConfExecutorInstances        = "spark.executor.instances"
+	ConfExecutorExtraJavaOptions = "spark.executor.extraJavaOptions"
+	ConfMemoryOverheadFactor     = "spark.kubernetes.memoryOverheadFactor"
+
+	ConfNamespace                 = "spark.kubernetes.namespace"
+	ConfContainerImage            = "spark.kubernetes.container.image"
+	ConfDriverContainerImage      = "spark.kubernetes.driver.container.image"
+	ConfExecutorContainerImage    = "spark.kubernetes.executor.container.image"
+	ConfContainerImagePullPolicy  = "spark.kubernetes.container.image.pullPolicy"
+	ConfContainerImagePullSecrets = "spark.kubernetes.container.image.pullSecrets"
+	ConfDriverPodName             = "spark.kubernetes.driver.pod.name"
+	ConfExecutorPodNamePrefix     = "spark.kubernetes.executor.podNamePrefix"
+	ConfResourceNamePrefix        = "spark.kubernetes.resourceNamePrefix"
+	ConfSubmitInDriver            = "spark.kubernetes.submitInDriver"
+	ConfDriverServiceAccount      = "spark.kubernetes.authenticate.driver.serviceAccountName"
+	ConfExecutorServiceAccount    = "spark.kubernetes.authenticate.executor.serviceAccountName"
+	ConfDriverRequestCores        = "spark.kubernetes.driver.request.cores"
+	ConfDriverLimitCores          = "spark.kubernetes.driver.limit.cores"
+	ConfExecutorRequestCores      = "spark.kubernetes.executor.request.cores"
+	ConfExecutorLimitCores        = "spark.kubernetes.executor.limit.cores"
+	ConfPySparkMajorPythonVersion = "spark.kubernetes.pyspark.pythonVersion"
+	ConfExecutorDeleteOnTerm      = "spark.kubernetes.executor.deleteOnTermination"
+
+	// Prefixes followed by a label/annotation/env/selector key.
+	ConfDriverLabelPrefix           = "spark.kubernetes.driver.label."
+	ConfDriverAnnotationPrefix      = "spark.kubernetes.driver.annotation."
+	ConfExecutorLabelPrefix         = "spark.kubernetes.executor.label."
+	ConfExecutorAnnotationPrefix    = "spark.kubernetes.executor.annotation."
+	ConfDriverEnvPrefix             = "spark.kubernetes.driverEnv."
+	ConfExecutorEnvPrefix           = "spark.executorEnv."
+	ConfNodeSelectorPrefix          = "spark.kubernetes.node.selector."
+	ConfDriverNodeSelectorPrefix    = "spark.kubernetes.driver.node.selector."
+	ConfExecutorNodeSelectorPrefix  = "spark.kubernetes.executor.node.selector."
+	ConfHadoopPrefix                = "spark.hadoop."
+	ConfDriverSecretsPrefix         = "spark.kubernetes.driver.secrets."
+	ConfExecutorSecretsPrefix       = "spark.kubernetes.executor.secrets."
+	ConfExecutorPodTemplateFile     = "spark.kubernetes.executor.podTemplateFile"
+	ConfExecutorPodTemplateContName = "spark.kubernetes.executor.podTemplateContainerName"
+)
+
+// Environment variables Spark's image entrypoint reads in the driver container.
+const (
+	EnvDriverBindAddress = "SPARK_DRIVER_BIND_ADDRESS"
+	EnvLocalDirs         = "SPARK_LOCAL_DIRS"
+	EnvConfDir           = "SPARK_CONF_DIR"
+	EnvUserPyFiles       = "PYSPARK_PYTHON"
+	EnvApplicationID     = "SPARK_APPLICATION_ID"
+)
+
+// Application states, as the Spark operator names them. sparkplug reports the
+// same words so users read the states they already know.
+type State string
+
+const (
+	StateNew              State = ""
+	StateSubmitted        State = "SUBMITTED"
+	StateRunning          State = "RUNNING"
+	StateSucceeding       State = "SUCCEEDING"
+	StateCompleted        State = "COMPLETED"
+	StateFailing          State = "FAILING"
+	StateFailed           State = "FAILED"
+	StateSubmissionFailed State = "SUBMISSION_FAILED"
+	StatePendingRerun     State = "PENDING_RERUN"
+	StateUnknown          State = "UNKNOWN"
+)
+
+// Exit code a JVM reports after SIGTERM (128+15).
+const ExitCodeSIGTERM = 143
+
+// sparkplug's own labels and annotations. Spark pods never carry
+// workflows.argoproj.io/* keys: Argo's controller selects its pods by them.
+const (
+	Domain = "sparkplug.io"
+
+	// LabelWorkflowUID selects everything launched for one Workflow; the
+	// sidecar's cache watches only objects with its workflow's value.
+	LabelWorkflowUID = Domain + "/workflow-uid"
+	// LabelNode is a short hash of the Argo node id (node ids can exceed the
+	// 63 characters a label value allows); AnnotationNodeID has the id itself.
+	LabelNode = Domain + "/node"
+	// LabelTemplate is the hash of the canonical Argo template that asked for
+	// the run; identical templates share it.
+	LabelTemplate = Domain + "/template"
+	// LabelAttempt is the restart-policy attempt, "1" for the first run.
+	LabelAttempt = Domain + "/attempt"
+	// LabelManagedBy marks objects sparkplug created.
+	LabelManagedBy = "app.kubernetes.io/managed-by"
+	ManagedByValue = "sparkplug"
+
+	AnnotationNodeID       = Domain + "/node-id"
+	AnnotationWorkflowName = Domain + "/workflow-name"
+	// AnnotationReported records that a terminal result of this driver was
+	// handed to Argo, with the time and whether the hand-out was to the
+	// node that owns the run ("own") or to one of several identical nodes
+	// ("shared").
+	AnnotationReported     = Domain + "/reported"
+	AnnotationReportedMode = Domain + "/reported-mode"
+	// AnnotationAdoptedBy names the node that took over a run whose own node
+	// received another identical run's result.
+	AnnotationAdoptedBy = Domain + "/adopted-by"
+)

@@ -1,0 +1,253 @@
+package spec
+
+import (
+	corev1 "k8s.io/api/core/v1"
+	networkingv1 "k8s.io/api/networking/v1"
+)
+
+// SparkApplicationSpec is the body of a `plugin: {spark: ...}` step. Its JSON
+// field names are those of the Spark operator's SparkApplication v1beta2
+// `spec`, so a user pastes the YAML they already have. Decoding is strict: a
+// field that is not listed here is an error naming its path.
+type SparkApplicationSpec struct {
+	Type                  ApplicationType              `json:"type,omitempty"`
+	SparkVersion          string                       `json:"sparkVersion,omitempty"`
+	Mode                  DeployMode                   `json:"mode,omitempty"`
+	ProxyUser             *string                      `json:"proxyUser,omitempty"`
+	Image                 *string                      `json:"image,omitempty"`
+	ImagePullPolicy       *string                      `json:"imagePullPolicy,omitempty"`
+	ImagePullSecrets      []string                     `json:"imagePullSecrets,omitempty"`
+	MainClass             *string                      `json:"mainClass,omitempty"`
+	MainApplicationFile   *string                      `json:"mainApplicationFile,omitempty"`
+	Arguments             []string                     `json:"arguments,omitempty"`
+	SparkConf             map[string]string            `json:"sparkConf,omitempty"`
+	HadoopConf            map[string]string            `json:"hadoopConf,omitempty"`
+	SparkConfigMap        *string                      `json:"sparkConfigMap,omitempty"`
+	HadoopConfigMap       *string                      `json:"hadoopConfigMap,omitempty"`
+	Volumes               []corev1.Volume              `json:"volumes,omitempty"`
+	Driver                DriverSpec                   `json:"driver,omitempty"`
+	Executor              ExecutorSpec                 `json:"executor,omitempty"`
+	Deps                  Dependencies                 `json:"deps,omitempty"`
+	RestartPolicy         RestartPolicy                `json:"restartPolicy,omitempty"`
+	NodeSelector          map[string]string            `json:"nodeSelector,omitempty"`
+	FailureRetries        *int32                       `json:"failureRetries,omitempty"`
+	RetryInterval         *int64                       `json:"retryInterval,omitempty"`
+	PythonVersion         *string                      `json:"pythonVersion,omitempty"`
+	MemoryOverheadFactor  *string                      `json:"memoryOverheadFactor,omitempty"`
+	Monitoring            *MonitoringSpec              `json:"monitoring,omitempty"`
+	BatchScheduler        *string                      `json:"batchScheduler,omitempty"`
+	TimeToLiveSeconds     *int64                       `json:"timeToLiveSeconds,omitempty"`
+	BatchSchedulerOptions *BatchSchedulerConfiguration `json:"batchSchedulerOptions,omitempty"`
+	SparkUIOptions        *SparkUIConfiguration        `json:"sparkUIOptions,omitempty"`
+	DriverIngressOptions  []DriverIngressConfiguration `json:"driverIngressOptions,omitempty"`
+	DynamicAllocation     *DynamicAllocation           `json:"dynamicAllocation,omitempty"`
+}
+
+// ApplicationType is the language of the application.
+type ApplicationType string
+
+const (
+	TypeJava   ApplicationType = "Java"
+	TypeScala  ApplicationType = "Scala"
+	TypePython ApplicationType = "Python"
+	TypeR      ApplicationType = "R"
+)
+
+// DeployMode says where the driver runs relative to spark-submit.
+type DeployMode string
+
+const (
+	ModeCluster         DeployMode = "cluster"
+	ModeClient          DeployMode = "client"
+	ModeInClusterClient DeployMode = "in-cluster-client"
+)
+
+// RestartPolicy says if and when a terminated application is run again.
+type RestartPolicy struct {
+	Type                             RestartPolicyType `json:"type,omitempty"`
+	OnSubmissionFailureRetries       *int32            `json:"onSubmissionFailureRetries,omitempty"`
+	OnFailureRetries                 *int32            `json:"onFailureRetries,omitempty"`
+	OnSubmissionFailureRetryInterval *int64            `json:"onSubmissionFailureRetryInterval,omitempty"`
+	OnFailureRetryInterval           *int64            `json:"onFailureRetryInterval,omitempty"`
+}
+
+// RestartPolicyType is Never, OnFailure or Always.
+type RestartPolicyType string
+
+const (
+	RestartNever     RestartPolicyType = "Never"
+	RestartOnFailure RestartPolicyType = "OnFailure"
+	RestartAlways    RestartPolicyType = "Always"
+)
+
+// Dependencies are the files and packages the application needs.
+type Dependencies struct {
+	Jars            []string `json:"jars,omitempty"`
+	Files           []string `json:"files,omitempty"`
+	PyFiles         []string `json:"pyFiles,omitempty"`
+	Packages        []string `json:"packages,omitempty"`
+	ExcludePackages []string `json:"excludePackages,omitempty"`
+	Repositories    []string `json:"repositories,omitempty"`
+	Archives        []string `json:"archives,omitempty"`
+}
+
+// SparkPodSpec is what the driver and the executors have in common.
+type SparkPodSpec struct {
+	Template                      *corev1.PodTemplateSpec    `json:"template,omitempty"`
+	Cores                         *int32                     `json:"cores,omitempty"`
+	CoreLimit                     *string                    `json:"coreLimit,omitempty"`
+	Memory                        *string                    `json:"memory,omitempty"`
+	MemoryLimit                   *string                    `json:"memoryLimit,omitempty"`
+	MemoryOverhead                *string                    `json:"memoryOverhead,omitempty"`
+	GPU                           *GPUSpec                   `json:"gpu,omitempty"`
+	Image                         *string                    `json:"image,omitempty"`
+	ConfigMaps                    []NamePath                 `json:"configMaps,omitempty"`
+	Secrets                       []SecretInfo               `json:"secrets,omitempty"`
+	Env                           []corev1.EnvVar            `json:"env,omitempty"`
+	EnvVars                       map[string]string          `json:"envVars,omitempty"`
+	EnvFrom                       []corev1.EnvFromSource     `json:"envFrom,omitempty"`
+	EnvSecretKeyRefs              map[string]NameKey         `json:"envSecretKeyRefs,omitempty"`
+	Labels                        map[string]string          `json:"labels,omitempty"`
+	Annotations                   map[string]string          `json:"annotations,omitempty"`
+	VolumeMounts                  []corev1.VolumeMount       `json:"volumeMounts,omitempty"`
+	Affinity                      *corev1.Affinity           `json:"affinity,omitempty"`
+	Tolerations                   []corev1.Toleration        `json:"tolerations,omitempty"`
+	PodSecurityContext            *corev1.PodSecurityContext `json:"podSecurityContext,omitempty"`
+	SecurityContext               *corev1.SecurityContext    `json:"securityContext,omitempty"`
+	SchedulerName                 *string                    `json:"schedulerName,omitempty"`
+	Sidecars                      []corev1.Container         `json:"sidecars,omitempty"`
+	InitContainers                []corev1.Container         `json:"initContainers,omitempty"`
+	HostNetwork                   *bool                      `json:"hostNetwork,omitempty"`
+	NodeSelector                  map[string]string          `json:"nodeSelector,omitempty"`
+	DNSConfig                     *corev1.PodDNSConfig       `json:"dnsConfig,omitempty"`
+	TerminationGracePeriodSeconds *int64                     `json:"terminationGracePeriodSeconds,omitempty"`
+	ServiceAccount                *string                    `json:"serviceAccount,omitempty"`
+	HostAliases                   []corev1.HostAlias         `json:"hostAliases,omitempty"`
+	ShareProcessNamespace         *bool                      `json:"shareProcessNamespace,omitempty"`
+	RuntimeClassName              *string                    `json:"runtimeClassName,omitempty"`
+}
+
+// DriverSpec is the driver's pod and its driver-only settings.
+type DriverSpec struct {
+	SparkPodSpec       `json:",inline"`
+	PodName            *string           `json:"podName,omitempty"`
+	CoreRequest        *string           `json:"coreRequest,omitempty"`
+	JavaOptions        *string           `json:"javaOptions,omitempty"`
+	Lifecycle          *corev1.Lifecycle `json:"lifecycle,omitempty"`
+	KubernetesMaster   *string           `json:"kubernetesMaster,omitempty"`
+	ServiceAnnotations map[string]string `json:"serviceAnnotations,omitempty"`
+	ServiceLabels      map[string]string `json:"serviceLabels,omitempty"`
+	Ports              []Port            `json:"ports,omitempty"`
+	PriorityClassName  *string           `json:"priorityClassName,omitempty"`
+}
+
+// ExecutorSpec is the executors' pod and executor-only settings.
+type ExecutorSpec struct {
+	SparkPodSpec        `json:",inline"`
+	Instances           *int32            `json:"instances,omitempty"`
+	CoreRequest         *string           `json:"coreRequest,omitempty"`
+	JavaOptions         *string           `json:"javaOptions,omitempty"`
+	Lifecycle           *corev1.Lifecycle `json:"lifecycle,omitempty"`
+	DeleteOnTermination *bool             `json:"deleteOnTermination,omitempty"`
+	Ports               []Port            `json:"ports,omitempty"`
+	PriorityClassName   *string           `json:"priorityClassName,omitempty"`
+}
+
+// NamePath is an object name and the path to mount it at.
+type NamePath struct {
+	Name string `json:"name"`
+	Path string `json:"path"`
+}
+
+// SecretType says how a mounted Secret is used.
+type SecretType string
+
+const (
+	SecretTypeGCPServiceAccount     SecretType = "GCPServiceAccount"
+	SecretTypeHadoopDelegationToken SecretType = "HadoopDelegationToken"
+	SecretTypeGeneric               SecretType = "Generic"
+)
+
+// SecretInfo is a Secret to mount and its use.
+type SecretInfo struct {
+	Name string     `json:"name"`
+	Path string     `json:"path"`
+	Type SecretType `json:"secretType"`
+}
+
+// NameKey names one key of a Secret.
+type NameKey struct {
+	Name string `json:"name"`
+	Key  string `json:"key"`
+}
+
+// Port is a container port of a Spark pod.
+type Port struct {
+	Name          string `json:"name"`
+	Protocol      string `json:"protocol"`
+	ContainerPort int32  `json:"containerPort"`
+}
+
+// GPUSpec asks for GPUs of one resource name.
+type GPUSpec struct {
+	Name     string `json:"name"`
+	Quantity int64  `json:"quantity"`
+}
+
+// MonitoringSpec exposes Spark's metrics.
+type MonitoringSpec struct {
+	ExposeDriverMetrics   bool            `json:"exposeDriverMetrics"`
+	ExposeExecutorMetrics bool            `json:"exposeExecutorMetrics"`
+	MetricsProperties     *string         `json:"metricsProperties,omitempty"`
+	MetricsPropertiesFile *string         `json:"metricsPropertiesFile,omitempty"`
+	Prometheus            *PrometheusSpec `json:"prometheus,omitempty"`
+}
+
+// PrometheusSpec configures the Prometheus JMX exporter java agent.
+type PrometheusSpec struct {
+	JmxExporterJar string  `json:"jmxExporterJar"`
+	Port           *int32  `json:"port,omitempty"`
+	PortName       *string `json:"portName,omitempty"`
+	ConfigFile     *string `json:"configFile,omitempty"`
+	Configuration  *string `json:"configuration,omitempty"`
+}
+
+// BatchSchedulerConfiguration is passed to a batch scheduler such as Volcano.
+type BatchSchedulerConfiguration struct {
+	Queue             *string             `json:"queue,omitempty"`
+	PriorityClassName *string             `json:"priorityClassName,omitempty"`
+	Resources         corev1.ResourceList `json:"resources,omitempty"`
+}
+
+// SparkUIConfiguration shapes the Service and Ingress of the Spark UI.
+type SparkUIConfiguration struct {
+	ServicePort        *int32                    `json:"servicePort,omitempty"`
+	ServicePortName    *string                   `json:"servicePortName,omitempty"`
+	ServiceType        *corev1.ServiceType       `json:"serviceType,omitempty"`
+	ServiceAnnotations map[string]string         `json:"serviceAnnotations,omitempty"`
+	ServiceLabels      map[string]string         `json:"serviceLabels,omitempty"`
+	IngressAnnotations map[string]string         `json:"ingressAnnotations,omitempty"`
+	IngressTLS         []networkingv1.IngressTLS `json:"ingressTLS,omitempty"`
+}
+
+// DriverIngressConfiguration exposes another driver port through a Service and Ingress.
+type DriverIngressConfiguration struct {
+	ServicePort        *int32                    `json:"servicePort"`
+	ServicePortName    *string                   `json:"servicePortName"`
+	ServiceType        *corev1.ServiceType       `json:"serviceType,omitempty"`
+	ServiceAnnotations map[string]string         `json:"serviceAnnotations,omitempty"`
+	ServiceLabels      map[string]string         `json:"serviceLabels,omitempty"`
+	IngressURLFormat   string                    `json:"ingressURLFormat,omitempty"`
+	IngressAnnotations map[string]string         `json:"ingressAnnotations,omitempty"`
+	IngressTLS         []networkingv1.IngressTLS `json:"ingressTLS,omitempty"`
+}
+
+// DynamicAllocation configures Spark's dynamic executor allocation.
+type DynamicAllocation struct {
+	Enabled                bool   `json:"enabled,omitempty"`
+	InitialExecutors       *int32 `json:"initialExecutors,omitempty"`
+	MinExecutors           *int32 `json:"minExecutors,omitempty"`
+	MaxExecutors           *int32 `json:"maxExecutors,omitempty"`
+	ShuffleTrackingEnabled *bool  `json:"shuffleTrackingEnabled,omitempty"`
+	ShuffleTrackingTimeout *int64 `json:"shuffleTrackingTimeout,omitempty"`
+}
