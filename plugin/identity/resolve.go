@@ -1,0 +1,244 @@
+package identity
+
+import (
+	"sort"
+	"time"
+
+	wfv1 "github.com/argoproj/argo-workflows/v3/pkg/apis/workflow/v1alpha1"
+)
+
+// Task is a WorkflowTaskSet entry whose template has the request's key.
+type Task struct {
+	NodeID string
+	// Recorded is the result the agent already patched into status.nodes
+	// for this node, if any.
+	Recorded *wfv1.NodeResult
+}
+
+// Open reports whether the node still waits for a final result.
+func (t Task) Open() bool {
+	return t.Recorded == nil || !t.Recorded.Phase.Completed()
+}
+
+// Mode says to whom a final result was handed out.
+type Mode string
+
+const (
+	// ModeNone: never handed out.
+	ModeNone Mode = ""
+	// ModeOwn: handed out while its own node was the only open node with
+	// this template, so it certainly reached that node.
+	ModeOwn Mode = "own"
+	// ModeShared: handed out while several identical nodes were open, so it
+	// reached one of them, not necessarily its own.
+	ModeShared Mode = "shared"
+)
+
+// Run is what sparkplug launched for one node, read back from the cluster.
+type Run struct {
+	// NodeID is the node the run was launched for.
+	NodeID string
+	// Final: no further attempt will start, the run's result is known.
+	Final bool
+	// Reported is how and when the final result was handed out.
+	Reported   Mode
+	ReportedAt time.Time
+	// AdoptedBy is the node that took this run over after its own node
+	// received another identical run's result.
+	AdoptedBy string
+}
+
+// Decision is what the caller must do for one request.
+type Decision struct {
+	// Launch lists the open nodes that have no run yet.
+	Launch []string
+	// Adopt maps a run (by the node it was launched for) to the open node
+	// that takes it over; record it on the run before answering.
+	Adopt map[string]string
+	// Answer names the run (by the node it was launched for) whose state
+	// answers this request. Empty when no run answers yet.
+	Answer string
+	// Record is how to record the hand-out when the answering run is final;
+	// ModeNone when nothing must be recorded.
+	Record Mode
+	// Repeat, when set, is a final result already recorded in the TaskSet
+	// for a node with this template: the agent is asking again (after its
+	// own restart) and gets the same answer.
+	Repeat *wfv1.NodeResult
+	// Unlisted: no node with this template is listed in the TaskSet. The
+	// caller's view may lag; it should read the TaskSet afresh once.
+	Unlisted bool
+}
+
+// Resolve decides which run answers a request, given the TaskSet entries
+// with the request's template key and the runs with that key.
+//
+// Rules:
+//   - Every open node gets exactly one run; a node never gets a second run
+//     while it has one (own or adopted) that has not been handed to someone
+//     else.
+//   - With one open node, its run answers, and a final result is recorded
+//     as handed out "own". Repeating it is harmless: it reached that node.
+//   - With several open identical nodes, any final run among theirs answers
+//     and is recorded "shared". The node whose run was given away adopts
+//     the run of the node that received it once that node's result is
+//     recorded (the receiver's own run is then an orphan: launched for a
+//     node that is no longer open, and never handed out). An adopted run
+//     whose adopter was answered by yet another run is an orphan again.
+//   - A shared hand-out that no node shows after the grace period was lost
+//     (the agent restarted before patching it): the run may be handed out
+//     again.
+//   - With no open node, a result already recorded in the TaskSet is
+//     repeated; with no node listed at all, the newest run handed out is
+//     repeated, or the caller is told the template is unlisted.
+func Resolve(tasks []Task, runs []Run, now time.Time, grace time.Duration) Decision {
+	var d Decision
+	open := map[string]bool{}
+	var openIDs []string
+	for _, t := range tasks {
+		if t.Open() {
+			open[t.NodeID] = true
+			openIDs = append(openIDs, t.NodeID)
+		}
+	}
+	sort.Strings(openIDs)
+	byNode := map[string]Run{}
+	for _, r := range runs {
+		byNode[r.NodeID] = r
+	}
+
+	if len(openIDs) == 0 {
+		return resolveClosed(tasks, runs)
+	}
+
+	// Orphans: runs never handed out whose holder (the node that adopted
+	// them, else their own node) is no longer open.
+	var orphans []string
+	for _, r := range runs {
+		holder := r.NodeID
+		if r.AdoptedBy != "" {
+			holder = r.AdoptedBy
+		}
+		if !open[holder] && r.Reported == ModeNone {
+			orphans = append(orphans, r.NodeID)
+		}
+	}
+	sort.Strings(orphans)
+
+	effective := map[string]string{}
+	for _, n := range openIDs {
+		mine := held(n, runs)
+		if len(mine) == 0 {
+			d.Launch = append(d.Launch, n)
+			continue
+		}
+		if r, ok := firstUsable(mine); ok {
+			effective[n] = r.NodeID
+			continue
+		}
+		// Every run this node held was handed to an identical node.
+		if len(orphans) > 0 {
+			if d.Adopt == nil {
+				d.Adopt = map[string]string{}
+			}
+			d.Adopt[orphans[0]] = n
+			effective[n] = orphans[0]
+			orphans = orphans[1:]
+			continue
+		}
+		if last := newest(mine); now.Sub(last.ReportedAt) > grace {
+			effective[n] = last.NodeID
+		}
+		// Otherwise wait: the receiver's result is not recorded yet.
+	}
+
+	if len(openIDs) == 1 {
+		e, ok := effective[openIDs[0]]
+		if !ok {
+			return d
+		}
+		d.Answer = e
+		if byNode[e].Final {
+			d.Record = ModeOwn
+		}
+		return d
+	}
+	var candidates []string
+	for _, n := range openIDs {
+		if e, ok := effective[n]; ok {
+			candidates = append(candidates, e)
+		}
+	}
+	// A run already handed to its own node is spoken for: it must not also
+	// reach an identical node.
+	for _, e := range candidates {
+		if r := byNode[e]; r.Final && r.Reported != ModeOwn {
+			d.Answer, d.Record = e, ModeShared
+			return d
+		}
+	}
+	for _, e := range candidates {
+		if !byNode[e].Final {
+			d.Answer = e // not final: its state is the Running answer
+			return d
+		}
+	}
+	return d
+}
+
+func resolveClosed(tasks []Task, runs []Run) Decision {
+	sorted := append([]Task(nil), tasks...)
+	sort.Slice(sorted, func(i, j int) bool { return sorted[i].NodeID < sorted[j].NodeID })
+	for _, t := range sorted {
+		if t.Recorded != nil {
+			return Decision{Repeat: t.Recorded}
+		}
+	}
+	var last *Run
+	for i := range runs {
+		r := runs[i]
+		if r.Reported == ModeNone {
+			continue
+		}
+		if last == nil || r.ReportedAt.After(last.ReportedAt) {
+			last = &r
+		}
+	}
+	if last != nil {
+		return Decision{Answer: last.NodeID}
+	}
+	return Decision{Unlisted: true}
+}
+
+// held returns the runs node n holds: its own run and those it adopted.
+func held(n string, runs []Run) []Run {
+	var mine []Run
+	for _, r := range runs {
+		if (r.NodeID == n && r.AdoptedBy == "") || r.AdoptedBy == n {
+			mine = append(mine, r)
+		}
+	}
+	sort.Slice(mine, func(i, j int) bool { return mine[i].NodeID < mine[j].NodeID })
+	return mine
+}
+
+// firstUsable returns a held run that was not handed to another node: never
+// handed out, or handed out to this very node.
+func firstUsable(mine []Run) (Run, bool) {
+	for _, r := range mine {
+		if r.Reported != ModeShared {
+			return r, true
+		}
+	}
+	return Run{}, false
+}
+
+func newest(mine []Run) Run {
+	last := mine[0]
+	for _, r := range mine[1:] {
+		if r.ReportedAt.After(last.ReportedAt) {
+			last = r
+		}
+	}
+	return last
+}

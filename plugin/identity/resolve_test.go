@@ -1,0 +1,257 @@
+package identity
+
+import (
+	"reflect"
+	"testing"
+	"time"
+
+	wfv1 "github.com/argoproj/argo-workflows/v3/pkg/apis/workflow/v1alpha1"
+)
+
+var (
+	t0    = time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	grace = time.Minute
+)
+
+func open(id string) Task { return Task{NodeID: id} }
+func running(id string) Task {
+	return Task{NodeID: id, Recorded: &wfv1.NodeResult{Phase: wfv1.NodeRunning}}
+}
+func done(id string, phase wfv1.NodePhase) Task {
+	return Task{NodeID: id, Recorded: &wfv1.NodeResult{Phase: phase, Message: "recorded " + id}}
+}
+
+func TestResolve(t *testing.T) {
+	cases := []struct {
+		name  string
+		tasks []Task
+		runs  []Run
+		now   time.Time
+		want  Decision
+	}{{
+		name:  "first call for a node launches its run",
+		tasks: []Task{open("a")},
+		want:  Decision{Launch: []string{"a"}},
+	}, {
+		name:  "a node already Running in the TaskSet is still open",
+		tasks: []Task{running("a")},
+		runs:  []Run{{NodeID: "a"}},
+		want:  Decision{Answer: "a"},
+	}, {
+		name:  "repeated call finds the run and launches nothing",
+		tasks: []Task{open("a")},
+		runs:  []Run{{NodeID: "a"}},
+		want:  Decision{Answer: "a"},
+	}, {
+		name:  "single open node with a final run: recorded as own",
+		tasks: []Task{open("a")},
+		runs:  []Run{{NodeID: "a", Final: true}},
+		want:  Decision{Answer: "a", Record: ModeOwn},
+	}, {
+		name:  "own hand-out repeated while the node is still open (reply lost or not patched yet)",
+		tasks: []Task{open("a")},
+		runs:  []Run{{NodeID: "a", Final: true, Reported: ModeOwn, ReportedAt: t0}},
+		want:  Decision{Answer: "a", Record: ModeOwn},
+	}, {
+		name:  "argo retry: previous attempt fulfilled, new attempt gets a fresh run",
+		tasks: []Task{done("a0", wfv1.NodeFailed), open("a1")},
+		runs:  []Run{{NodeID: "a0", Final: true, Reported: ModeOwn, ReportedAt: t0}},
+		want:  Decision{Launch: []string{"a1"}},
+	}, {
+		name:  "argo retry after argo itself failed the previous attempt: no re-attach to its run",
+		tasks: []Task{open("a1")},
+		runs:  []Run{{NodeID: "a0"}},
+		want:  Decision{Launch: []string{"a1"}},
+	}, {
+		name:  "two identical nodes: both launched on the first call",
+		tasks: []Task{open("b"), open("a")},
+		want:  Decision{Launch: []string{"a", "b"}},
+	}, {
+		name:  "two identical nodes, one launched: the other is launched, the first answers",
+		tasks: []Task{open("a"), open("b")},
+		runs:  []Run{{NodeID: "a"}},
+		want:  Decision{Launch: []string{"b"}, Answer: "a"},
+	}, {
+		name:  "two identical nodes, none final: Running from a non-final run",
+		tasks: []Task{open("a"), open("b")},
+		runs:  []Run{{NodeID: "a"}, {NodeID: "b"}},
+		want:  Decision{Answer: "a"},
+	}, {
+		name:  "two identical nodes, one final: handed out shared",
+		tasks: []Task{open("a"), open("b")},
+		runs:  []Run{{NodeID: "a"}, {NodeID: "b", Final: true}},
+		want:  Decision{Answer: "b", Record: ModeShared},
+	}, {
+		name:  "after a shared hand-out, before the receiver is recorded: the giver waits",
+		tasks: []Task{open("a"), open("b")},
+		runs:  []Run{{NodeID: "a", Final: true, Reported: ModeShared, ReportedAt: t0}, {NodeID: "b"}},
+		now:   t0.Add(5 * time.Second),
+		want:  Decision{Answer: "b"},
+	}, {
+		name:  "the receiver (b) is recorded: the giver (a) adopts b's orphaned run",
+		tasks: []Task{open("a"), done("b", wfv1.NodeSucceeded)},
+		runs:  []Run{{NodeID: "a", Final: true, Reported: ModeShared, ReportedAt: t0}, {NodeID: "b"}},
+		now:   t0.Add(5 * time.Second),
+		want:  Decision{Adopt: map[string]string{"b": "a"}, Answer: "b"},
+	}, {
+		name:  "adopted run keeps answering for its adopter and is recorded own when final",
+		tasks: []Task{open("a")},
+		runs:  []Run{{NodeID: "a", Final: true, Reported: ModeShared, ReportedAt: t0}, {NodeID: "b", Final: true, AdoptedBy: "a"}},
+		now:   t0.Add(time.Hour),
+		want:  Decision{Answer: "b", Record: ModeOwn},
+	}, {
+		name:  "the receiver left the TaskSet entirely: its run is still an orphan to adopt",
+		tasks: []Task{open("a")},
+		runs:  []Run{{NodeID: "a", Final: true, Reported: ModeShared, ReportedAt: t0}, {NodeID: "b"}},
+		now:   t0.Add(5 * time.Second),
+		want:  Decision{Adopt: map[string]string{"b": "a"}, Answer: "b"},
+	}, {
+		name:  "the receiver took the giver's run: the giver took the receiver's orphan, the giver was the receiver",
+		tasks: []Task{open("a"), open("b")},
+		runs:  []Run{{NodeID: "a", Final: true, Reported: ModeShared, ReportedAt: t0}, {NodeID: "b", Final: true}},
+		now:   t0.Add(5 * time.Second),
+		want:  Decision{Answer: "b", Record: ModeShared},
+	}, {
+		name:  "a shared hand-out nobody shows after the grace was lost: handed out again",
+		tasks: []Task{open("a"), open("b")},
+		runs:  []Run{{NodeID: "a", Final: true, Reported: ModeShared, ReportedAt: t0}, {NodeID: "b"}},
+		now:   t0.Add(2 * grace),
+		want:  Decision{Answer: "a", Record: ModeShared},
+	}, {
+		name:  "a run handed to its own node is never also handed to an identical node",
+		tasks: []Task{open("a"), open("b")},
+		runs:  []Run{{NodeID: "a", Final: true, Reported: ModeOwn, ReportedAt: t0}, {NodeID: "b"}},
+		now:   t0.Add(time.Second),
+		want:  Decision{Answer: "b"},
+	}, {
+		name:  "three identical nodes, two swaps: each giver adopts a distinct orphan",
+		tasks: []Task{open("a"), open("b"), done("c", wfv1.NodeSucceeded), done("d", wfv1.NodeFailed)},
+		runs: []Run{
+			{NodeID: "a", Final: true, Reported: ModeShared, ReportedAt: t0},
+			{NodeID: "b", Final: true, Reported: ModeShared, ReportedAt: t0},
+			{NodeID: "c"}, {NodeID: "d"},
+		},
+		now:  t0.Add(time.Second),
+		want: Decision{Adopt: map[string]string{"c": "a", "d": "b"}, Answer: "c"},
+	}, {
+		name:  "agent re-asks after its restart about a node already recorded: repeat the record",
+		tasks: []Task{done("a", wfv1.NodeSucceeded)},
+		runs:  []Run{{NodeID: "a", Final: true, Reported: ModeOwn, ReportedAt: t0}},
+		want:  Decision{Repeat: &wfv1.NodeResult{Phase: wfv1.NodeSucceeded, Message: "recorded a"}},
+	}, {
+		name:  "node already removed from the TaskSet: repeat the newest hand-out",
+		runs:  []Run{{NodeID: "a", Final: true, Reported: ModeOwn, ReportedAt: t0}, {NodeID: "b", Final: true, Reported: ModeOwn, ReportedAt: t0.Add(time.Second)}},
+		want:  Decision{Answer: "b"},
+	}, {
+		name: "nothing listed and nothing launched: unlisted, never launch without a node id",
+		want: Decision{Unlisted: true},
+	}, {
+		name:  "unlisted with only unreported runs: still unlisted",
+		runs:  []Run{{NodeID: "a"}},
+		want:  Decision{Unlisted: true},
+	}}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			now := tc.now
+			if now.IsZero() {
+				now = t0
+			}
+			got := Resolve(tc.tasks, tc.runs, now, grace)
+			if !reflect.DeepEqual(got, tc.want) {
+				t.Fatalf("Resolve()\n got %+v\nwant %+v", got, tc.want)
+			}
+		})
+	}
+}
+
+// TestResolvePairsIdenticalNodesOneToOne plays the agent against Resolve for
+// N identical nodes whose runs finish in every order, and checks that every
+// node receives exactly one run's result and no run's result reaches two
+// nodes.
+func TestResolvePairsIdenticalNodesOneToOne(t *testing.T) {
+	for _, n := range []int{2, 3, 4} {
+		for _, order := range permutations(n) {
+			nodes := make([]string, n)
+			for i := range nodes {
+				nodes[i] = string(rune('a' + i))
+			}
+			runs := map[string]*Run{}
+			received := map[string]string{} // node -> run
+			now := t0
+			ask := func(asker string) {
+				var tasks []Task
+				for _, id := range nodes {
+					if _, ok := received[id]; !ok {
+						tasks = append(tasks, open(id))
+					}
+				}
+				var rs []Run
+				for _, r := range runs {
+					rs = append(rs, *r)
+				}
+				d := Resolve(tasks, rs, now, grace)
+				for _, id := range d.Launch {
+					if _, dup := runs[id]; dup {
+						t.Fatalf("second run launched for %s", id)
+					}
+					runs[id] = &Run{NodeID: id}
+				}
+				for from, to := range d.Adopt {
+					runs[from].AdoptedBy = to
+				}
+				if d.Record != ModeNone {
+					runs[d.Answer].Reported, runs[d.Answer].ReportedAt = d.Record, now
+					received[asker] = d.Answer
+				}
+			}
+			// Everyone asks once, then runs finish in the given order; after each
+			// finish, every open node asks (the asker cannot be told apart).
+			for _, id := range nodes {
+				ask(id)
+			}
+			for _, i := range order {
+				now = now.Add(time.Second)
+				runs[nodes[i]].Final = true
+				for round := 0; round < n; round++ {
+					for _, id := range nodes {
+						if _, ok := received[id]; !ok {
+							ask(id)
+						}
+					}
+				}
+			}
+			for round := 0; round < 2*n; round++ {
+				now = now.Add(time.Second)
+				for _, id := range nodes {
+					if _, ok := received[id]; !ok {
+						ask(id)
+					}
+				}
+			}
+			if len(received) != n {
+				t.Fatalf("n=%d order=%v: %d of %d nodes received a result: %v", n, order, len(received), n, received)
+			}
+			seen := map[string]string{}
+			for node, run := range received {
+				if other, dup := seen[run]; dup {
+					t.Fatalf("n=%d order=%v: run %s reached both %s and %s", n, order, run, other, node)
+				}
+				seen[run] = node
+			}
+		}
+	}
+}
+
+func permutations(n int) [][]int {
+	if n == 1 {
+		return [][]int{{0}}
+	}
+	var out [][]int
+	for _, p := range permutations(n - 1) {
+		for i := 0; i <= len(p); i++ {
+			q := append(append(append([]int{}, p[:i]...), n-1), p[i:]...)
+			out = append(out, q)
+		}
+	}
+	return out
+}
