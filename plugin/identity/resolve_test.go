@@ -139,16 +139,16 @@ func TestResolve(t *testing.T) {
 		runs:  []Run{{NodeID: "a", Final: true, Reported: ModeOwn, ReportedAt: t0}},
 		want:  Decision{Repeat: &wfv1.NodeResult{Phase: wfv1.NodeSucceeded, Message: "recorded a"}},
 	}, {
-		name:  "node already removed from the TaskSet: repeat the newest hand-out",
-		runs:  []Run{{NodeID: "a", Final: true, Reported: ModeOwn, ReportedAt: t0}, {NodeID: "b", Final: true, Reported: ModeOwn, ReportedAt: t0.Add(time.Second)}},
-		want:  Decision{Answer: "b"},
+		name: "node already removed from the TaskSet: repeat the newest hand-out",
+		runs: []Run{{NodeID: "a", Final: true, Reported: ModeOwn, ReportedAt: t0}, {NodeID: "b", Final: true, Reported: ModeOwn, ReportedAt: t0.Add(time.Second)}},
+		want: Decision{Answer: "b"},
 	}, {
 		name: "nothing listed and nothing launched: unlisted, never launch without a node id",
 		want: Decision{Unlisted: true},
 	}, {
-		name:  "unlisted with only unreported runs: still unlisted",
-		runs:  []Run{{NodeID: "a"}},
-		want:  Decision{Unlisted: true},
+		name: "unlisted with only unreported runs: still unlisted",
+		runs: []Run{{NodeID: "a"}},
+		want: Decision{Unlisted: true},
 	}}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
