@@ -123,8 +123,13 @@ const (
 	StateUnknown          State = "UNKNOWN"
 )
 
-// Exit code a JVM reports after SIGTERM (128+15).
-const ExitCodeSIGTERM = 143
+// Exit codes a container reports after a signal: SIGTERM (128+15), which a
+// JVM or Python driver gets when its pod is stopped, and SIGKILL (128+9),
+// which the kernel's OOM killer and an expired grace period send.
+const (
+	ExitCodeSIGTERM = 143
+	ExitCodeSIGKILL = 137
+)
 
 // sparkplug's own labels and annotations. Spark pods never carry
 // workflows.argoproj.io/* keys: Argo's controller selects its pods by them.
