@@ -1,0 +1,158 @@
+package cluster
+
+import (
+	"net"
+	"net/url"
+	"strings"
+	"testing"
+
+	clientcmdv1 "k8s.io/client-go/tools/clientcmd/api/v1"
+	"sigs.k8s.io/yaml"
+)
+
+func TestRenderKubeconfig(t *testing.T) {
+	b, err := renderKubeconfig("https://127.0.0.1:6443", "admin", "s3cret")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cfg clientcmdv1.Config
+	if err := yaml.UnmarshalStrict(b, &cfg); err != nil {
+		t.Fatalf("kubeconfig does not parse: %v\n%s", err, b)
+	}
+	if len(cfg.Contexts) != 1 || cfg.CurrentContext != cfg.Contexts[0].Name {
+		t.Fatalf("want one current context, got %+v", cfg)
+	}
+	ctx := cfg.Contexts[0].Context
+	if len(cfg.Clusters) != 1 || cfg.Clusters[0].Name != ctx.Cluster {
+		t.Fatalf("context names cluster %q, clusters are %+v", ctx.Cluster, cfg.Clusters)
+	}
+	if len(cfg.AuthInfos) != 1 || cfg.AuthInfos[0].Name != ctx.AuthInfo {
+		t.Fatalf("context names user %q, users are %+v", ctx.AuthInfo, cfg.AuthInfos)
+	}
+	cluster, user := cfg.Clusters[0].Cluster, cfg.AuthInfos[0].AuthInfo
+	if cluster.Server != "https://127.0.0.1:6443" || !cluster.InsecureSkipTLSVerify {
+		t.Errorf("cluster = %+v, want server https://127.0.0.1:6443 with insecure-skip-tls-verify", cluster)
+	}
+	if user.Token != "s3cret" {
+		t.Errorf("token = %q, want s3cret", user.Token)
+	}
+}
+
+// TestComponentsBindLoopbackOnly checks every address-like argument of every
+// component: nothing may listen beyond 127.0.0.1.
+func TestComponentsBindLoopbackOnly(t *testing.T) {
+	l := layout{dir: "/state", etcdClientPort: 1, etcdPeerPort: 2, apiServerPort: 3,
+		controllerManagerPort: 4, schedulerPort: 5, kwokPort: 6}
+	components := map[string][]string{
+		binEtcd:              etcdArgs(l),
+		binAPIServer:         apiServerArgs(l),
+		binControllerManager: controllerManagerArgs(l),
+		binScheduler:         schedulerArgs(l),
+		binKWOK:              kwokArgs(l, []string{"/stages.yaml"}),
+	}
+	addressFlags := []string{"bind-address", "advertise-address", "server-address",
+		"listen-client-urls", "listen-peer-urls", "advertise-client-urls", "initial-advertise-peer-urls"}
+	for name, args := range components {
+		seen := map[string]bool{}
+		for _, arg := range args {
+			flag, value, _ := strings.Cut(strings.TrimLeft(arg, "-"), "=")
+			seen[flag] = true
+			if strings.Contains(value, "0.0.0.0") || strings.Contains(value, "[::]") {
+				t.Errorf("%s %s: binds all interfaces", name, arg)
+			}
+			for _, f := range addressFlags {
+				if flag == f && !isLoopback(value) {
+					t.Errorf("%s %s: not loopback", name, arg)
+				}
+			}
+		}
+		// A component that serves must be told where.
+		if name != binEtcd && !seen["bind-address"] && !seen["server-address"] {
+			t.Errorf("%s: no bind address in %v", name, args)
+		}
+	}
+}
+
+func isLoopback(v string) bool {
+	host := v
+	if u, err := url.Parse(v); err == nil && u.Host != "" {
+		host = u.Host
+	}
+	if h, _, err := net.SplitHostPort(host); err == nil {
+		host = h
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+func TestDecodeObjects(t *testing.T) {
+	docs := []byte(`---
+apiVersion: v1
+kind: Namespace
+metadata:
+  name: argo
+---
+# only a comment
+---
+apiVersion: v1
+kind: List
+items:
+- apiVersion: v1
+  kind: ConfigMap
+  metadata: {name: a, namespace: argo}
+- apiVersion: v1
+  kind: ServiceAccount
+  metadata: {name: b}
+`)
+	objs, err := decodeObjects(docs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, o := range objs {
+		got = append(got, o.GetKind()+" "+objectName(o))
+	}
+	want := []string{"Namespace argo", "ConfigMap argo/a", "ServiceAccount b"}
+	if strings.Join(got, ",") != strings.Join(want, ",") {
+		t.Errorf("decoded %q, want %q", got, want)
+	}
+
+	for name, bad := range map[string]string{
+		"no kind": "apiVersion: v1\nmetadata: {name: x}\n",
+		"no name": "apiVersion: v1\nkind: ConfigMap\nmetadata: {generateName: x-}\n",
+		"invalid": "apiVersion: [\n",
+	} {
+		if _, err := decodeObjects([]byte(bad)); err == nil {
+			t.Errorf("%s: want an error", name)
+		}
+	}
+}
+
+func TestTailLines(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		n    int
+		want string
+	}{
+		{"a\nb\nc\n", 2, "b\nc"},
+		{"a\nb\nc", 5, "a\nb\nc"},
+		{"", 3, ""},
+	} {
+		if got := tailLines([]byte(tc.in), tc.n); got != tc.want {
+			t.Errorf("tailLines(%q, %d) = %q, want %q", tc.in, tc.n, got, tc.want)
+		}
+	}
+}
+
+func TestOptionsWithoutBinDir(t *testing.T) {
+	t.Setenv(EnvToolsBin, "")
+	_, err := Options{}.withDefaults()
+	if err == nil || !strings.Contains(err.Error(), "run: make tools") {
+		t.Fatalf("err = %v, want one that says run: make tools", err)
+	}
+	t.Setenv(EnvToolsBin, t.TempDir())
+	_, err = Options{}.withDefaults()
+	if err == nil || !strings.Contains(err.Error(), "missing etcd") {
+		t.Fatalf("err = %v, want one about the missing etcd binary", err)
+	}
+}
