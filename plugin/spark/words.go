@@ -163,3 +163,105 @@ const (
 	// received another identical run's result.
 	AnnotationAdoptedBy = Domain + "/adopted-by"
 )
+
+// More of Spark's conf keys: the ones spark-submit writes into
+// spark.properties for dependencies, dynamic allocation and the driver's
+// own Kubernetes settings, and the ones whose values shape the driver pod
+// (Spark's BasicDriverFeatureStep, LocalDirsFeatureStep, MountSecrets- and
+// EnvSecretsFeatureStep read them at submission).
+const (
+	ConfJars             = "spark.jars"
+	ConfFiles            = "spark.files"
+	ConfPyFiles          = "spark.submit.pyFiles"
+	ConfArchives         = "spark.archives"
+	ConfJarsPackages     = "spark.jars.packages"
+	ConfJarsExcludes     = "spark.jars.excludes"
+	ConfJarsRepositories = "spark.jars.repositories"
+
+	ConfDynamicAllocationEnabled          = "spark.dynamicAllocation.enabled"
+	ConfDynamicAllocationInitialExecutors = "spark.dynamicAllocation.initialExecutors"
+	ConfDynamicAllocationMinExecutors     = "spark.dynamicAllocation.minExecutors"
+	ConfDynamicAllocationMaxExecutors     = "spark.dynamicAllocation.maxExecutors"
+	ConfShuffleTrackingEnabled            = "spark.dynamicAllocation.shuffleTracking.enabled"
+	ConfShuffleTrackingTimeout            = "spark.dynamicAllocation.shuffleTracking.timeout"
+
+	// ConfAppResourceType is java, python or r (Spark's internal
+	// spark.kubernetes.resource.type, set by DriverCommandFeatureStep).
+	ConfAppResourceType = "spark.kubernetes.resource.type"
+	// ConfDriverMaster is the API server URL the driver uses
+	// (SparkApplication's driver.kubernetesMaster).
+	ConfDriverMaster                  = "spark.kubernetes.driver.master"
+	ConfDriverMemoryOverheadFactor    = "spark.driver.memoryOverheadFactor"
+	ConfDriverMinMemoryOverhead       = "spark.driver.minMemoryOverhead"
+	ConfUIPort                        = "spark.ui.port"
+	ConfBlockManagerPortAll           = "spark.blockManager.port"
+	ConfLocalDir                      = "spark.local.dir"
+	ConfLocalDirsTmpfs                = "spark.kubernetes.local.dirs.tmpfs"
+	ConfSchedulerName                 = "spark.kubernetes.scheduler.name"
+	ConfDriverSchedulerName           = "spark.kubernetes.driver.scheduler.name"
+	ConfPySparkPython                 = "spark.pyspark.python"
+	ConfPySparkDriverPython           = "spark.pyspark.driver.python"
+	ConfDriverServiceLabelPrefix      = "spark.kubernetes.driver.service.label."
+	ConfDriverServiceAnnotationPrefix = "spark.kubernetes.driver.service.annotation."
+	ConfDriverSecretKeyRefPrefix      = "spark.kubernetes.driver.secretKeyRef."
+	ConfExecutorSecretKeyRefPrefix    = "spark.kubernetes.executor.secretKeyRef."
+	// ConfDriverResourcePrefix is followed by <name>.amount and <name>.vendor:
+	// a custom resource limit <vendor>/<name> on the driver container.
+	ConfDriverResourcePrefix = "spark.driver.resource."
+)
+
+// Values spark-submit derives rather than reads.
+const (
+	// DefaultMaster is spark.master for a driver submitted from inside the
+	// cluster.
+	DefaultMaster     = "k8s://https://kubernetes.default.svc:443"
+	DeployModeCluster = "cluster"
+
+	// PythonRunnerClass and RRunnerClass are the --class spark-submit gives
+	// the driver of Python and R applications.
+	PythonRunnerClass = "org.apache.spark.deploy.PythonRunner"
+	RRunnerClass      = "org.apache.spark.deploy.RRunner"
+
+	ResourceTypeJava   = "java"
+	ResourceTypePython = "python"
+	ResourceTypeR      = "r"
+
+	// Memory overhead: max(factor * memory, MemoryOverheadMinMiB); the
+	// factor is 0.1 for JVM applications and 0.4 for Python and R.
+	MemoryOverheadMinMiB          = 384
+	MemoryOverheadFactorJVM       = 0.1
+	MemoryOverheadFactorNonJVM    = 0.4
+	ExecutorPodNamePrefixMaxChars = 47
+)
+
+// The executor pod template: spark-submit mounts it in the driver pod from
+// a ConfigMap (PodTemplateConfigMapStep) at this path, and the driver reads
+// it when it creates executors.
+const (
+	PodTemplateVolumeName = "pod-template-volume"
+	PodTemplateDir        = "/opt/spark/pod-template"
+	PodTemplateFile       = "pod-spec-template.yml"
+	// ExecutorPodTemplateKey is the key of the template in sparkplug's
+	// ConfigMap, next to PropertiesFile.
+	ExecutorPodTemplateKey = "executor-pod-template.yaml"
+)
+
+// ConfigMaps and Secrets the Spark operator mounts for a SparkApplication's
+// sparkConfigMap, hadoopConfigMap and typed secrets, with its paths, so an
+// application moved from the operator finds its files where it did.
+const (
+	SparkConfigMapVolumeName  = "spark-configmap-volume"
+	SparkConfigMapDir         = "/etc/spark/conf"
+	HadoopConfigMapVolumeName = "hadoop-configmap-volume"
+	HadoopConfDir             = "/etc/hadoop/conf"
+
+	EnvHadoopConfDir                = "HADOOP_CONF_DIR"
+	EnvGoogleApplicationCredentials = "GOOGLE_APPLICATION_CREDENTIALS"
+	EnvHadoopTokenFileLocation      = "HADOOP_TOKEN_FILE_LOCATION"
+	EnvPySparkPython                = "PYSPARK_PYTHON"
+	EnvPySparkDriverPython          = "PYSPARK_DRIVER_PYTHON"
+	// ServiceAccountJSONKeyFile and HadoopDelegationTokenFile are the file
+	// names inside a GCPServiceAccount and a HadoopDelegationToken secret.
+	ServiceAccountJSONKeyFile = "key.json"
+	HadoopDelegationTokenFile = "hadoop.token"
+)
