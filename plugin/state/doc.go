@@ -1,0 +1,15 @@
+// Package state turns what was observed of one Spark run (the driver pod, its
+// executor pods, when the driver was created and the time now) into the Spark
+// application state of that attempt, the Argo node phase, and the one-line
+// message a person reads in the Argo UI.
+//
+// It is the "decide" step of gather -> decide -> act, and it is pure: no
+// clock (the caller passes Now), no Kubernetes client, no logging, no state
+// between calls. The same Observed always gives the same Assessment, so every
+// pod phase, container state, exit code and missing-pod case is table-tested.
+//
+// States follow the Spark operator's driver-derived states (SUBMITTED,
+// RUNNING, SUCCEEDING, FAILING, UNKNOWN); what happens next (retry, fail
+// fast on a fatal waiting reason, time out) is the caller's policy, for which
+// Assessment carries Waiting, Infrastructure and the exit code.
+package state
