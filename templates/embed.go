@@ -1,0 +1,6 @@
+package templates
+
+import "embed"
+
+//go:embed *.yaml
+var FS embed.FS
