@@ -1,0 +1,22 @@
+// Package build turns a spark body and a Run (workflow, node, attempt) into
+// the objects spark-submit --deploy-mode cluster would create: the driver
+// pod running `driver --properties-file /opt/spark/conf/spark.properties`,
+// an immutable ConfigMap with spark.properties and the executor pod
+// template, and the headless driver Service. Nothing here talks to the API
+// server; the caller creates the pod, then OwnedBy hands the other two to it.
+//
+// Properties is the effective Spark conf, derived from the body as the Spark
+// operator's spark-submit arguments are, overlaid with the body's sparkConf,
+// then with the keys sparkplug owns (OwnedConf). Where spark-submit reads
+// the conf to shape the driver pod (image, resources, labels, node
+// selectors, secrets, local dirs, ports) the builder reads the same keys,
+// so a sparkConf entry has the effect it has with spark-submit. Fields Spark
+// has no conf key for (tolerations, affinity, volumes, sidecars, ...) are
+// set on the pod and on the executor template as the operator's webhook
+// sets them.
+//
+// Names are a pure function of the Run (NamesFor), so a repeated create is
+// an AlreadyExists, never a second driver. The pod skeletons come from
+// package templates (or an operator's directory) and are decoded once by
+// New; user values are only ever set on typed objects.
+package build

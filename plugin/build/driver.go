@@ -1,0 +1,241 @@
+package build
+
+import (
+	"fmt"
+	"maps"
+	"path"
+	"slices"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+
+	"github.com/sparkplug-io/sparkplug/plugin/spark"
+	"github.com/sparkplug-io/sparkplug/plugin/spec"
+)
+
+// confFileMode is 0644, the mode spark-submit gives the files of its conf
+// volume.
+const confFileMode int32 = 0o644
+
+// noResource is what spark-submit passes as the primary resource of a JVM
+// application whose classes are already on the classpath
+// (SparkLauncher.NO_RESOURCE).
+const noResource = "spark-internal"
+
+// driverPod builds the driver pod the way spark-submit's driver feature
+// steps do from the effective conf c, then applies the body's pod fields
+// the way the Spark operator's webhook does.
+func (b *Builder) driverPod(s *spec.SparkApplicationSpec, r Run, n Names, c map[string]string) (*corev1.Pod, error) {
+	pod := b.driver.DeepCopy()
+	pod.TypeMeta = metav1.TypeMeta{APIVersion: "v1", Kind: "Pod"}
+	ctr := &pod.Spec.Containers[containerIndex(pod, spark.DriverContainerName)]
+	d := &s.Driver
+
+	// Metadata: the user's labels and annotations (Spark substitutes
+	// {{APP_ID}} in their values), Spark's labels, then sparkplug's.
+	pod.Name = n.DriverPod
+	pod.Namespace = r.Workflow.Namespace
+	pod.Labels = merged(pod.Labels, substituteAppID(prefixed(c, spark.ConfDriverLabelPrefix), n.AppID))
+	pod.Labels[spark.LabelAppSelector] = n.AppID
+	pod.Labels[spark.LabelAppName] = valueOr(labelValue(n.AppName), n.Prefix)
+	pod.Labels[spark.LabelRole] = spark.RoleDriver
+	if s.SparkVersion != "" {
+		pod.Labels[spark.LabelVersion] = s.SparkVersion
+	}
+	maps.Copy(pod.Labels, sparkplugLabels(r))
+	pod.Annotations = merged(pod.Annotations, substituteAppID(prefixed(c, spark.ConfDriverAnnotationPrefix), n.AppID))
+	maps.Copy(pod.Annotations, sparkplugAnnotations(r))
+	pod.OwnerReferences = []metav1.OwnerReference{workflowOwner(r.Workflow)}
+
+	// The container: image, command, ports, environment, resources.
+	image := valueOr(c[spark.ConfDriverContainerImage], c[spark.ConfContainerImage])
+	if image == "" {
+		return nil, fmt.Errorf("no image: set spark.image or spark.driver.image")
+	}
+	ctr.Image = image
+	ctr.ImagePullPolicy = corev1.PullPolicy(valueOr(c[spark.ConfContainerImagePullPolicy], string(corev1.PullIfNotPresent)))
+	args, err := driverArgs(s)
+	if err != nil {
+		return nil, err
+	}
+	ctr.Args = args
+	ctr.Ports = append(ctr.Ports,
+		corev1.ContainerPort{Name: spark.DriverPortName, ContainerPort: int32(driverPort(c)), Protocol: corev1.ProtocolTCP},
+		corev1.ContainerPort{Name: spark.BlockManagerPortName, ContainerPort: int32(blockManagerPort(c)), Protocol: corev1.ProtocolTCP},
+		corev1.ContainerPort{Name: spark.UIPortName, ContainerPort: int32(uiPort(c)), Protocol: corev1.ProtocolTCP},
+	)
+	ctr.Ports = append(ctr.Ports, containerPorts(d.Ports)...)
+
+	setEnv(ctr, corev1.EnvVar{Name: spark.EnvApplicationID, Value: n.AppID})
+	driverEnv := prefixed(c, spark.ConfDriverEnvPrefix)
+	for _, k := range slices.Sorted(maps.Keys(driverEnv)) {
+		setEnv(ctr, corev1.EnvVar{Name: k, Value: driverEnv[k]})
+	}
+	if s.Type == spec.TypePython {
+		if py := c[spark.ConfPySparkPython]; py != "" {
+			setEnv(ctr, corev1.EnvVar{Name: spark.EnvPySparkPython, Value: py})
+		}
+		if py := valueOr(c[spark.ConfPySparkDriverPython], c[spark.ConfPySparkPython]); py != "" {
+			setEnv(ctr, corev1.EnvVar{Name: spark.EnvPySparkDriverPython, Value: py})
+		}
+	}
+	secretEnv := prefixed(c, spark.ConfDriverSecretKeyRefPrefix)
+	for _, k := range slices.Sorted(maps.Keys(secretEnv)) {
+		name, key, ok := strings.Cut(secretEnv[k], ":")
+		if !ok || name == "" || key == "" {
+			return nil, fmt.Errorf("%s%s %q: want <secret name>:<key>", spark.ConfDriverSecretKeyRefPrefix, k, secretEnv[k])
+		}
+		setEnv(ctr, corev1.EnvVar{Name: k, ValueFrom: &corev1.EnvVarSource{
+			SecretKeyRef: &corev1.SecretKeySelector{LocalObjectReference: corev1.LocalObjectReference{Name: name}, Key: key},
+		}})
+	}
+	res, err := driverResources(c, d)
+	if err != nil {
+		return nil, err
+	}
+	ctr.Resources = res
+	if d.Lifecycle != nil {
+		ctr.Lifecycle = d.Lifecycle.DeepCopy()
+	}
+
+	// Volumes: the run's conf and executor template, the body's volumes,
+	// ConfigMaps and secrets, then the local dirs.
+	addVolume(pod, ctr, corev1.Volume{Name: spark.ConfVolumeName, VolumeSource: corev1.VolumeSource{ConfigMap: &corev1.ConfigMapVolumeSource{
+		LocalObjectReference: corev1.LocalObjectReference{Name: n.ConfigMap},
+		Items:                []corev1.KeyToPath{{Key: spark.PropertiesFile, Path: spark.PropertiesFile, Mode: ptr.To(confFileMode)}},
+	}}}, corev1.VolumeMount{Name: spark.ConfVolumeName, MountPath: spark.ConfDir})
+	addVolume(pod, ctr, corev1.Volume{Name: spark.PodTemplateVolumeName, VolumeSource: corev1.VolumeSource{ConfigMap: &corev1.ConfigMapVolumeSource{
+		LocalObjectReference: corev1.LocalObjectReference{Name: n.ConfigMap},
+		Items:                []corev1.KeyToPath{{Key: spark.ExecutorPodTemplateKey, Path: spark.PodTemplateFile, Mode: ptr.To(confFileMode)}},
+	}}}, corev1.VolumeMount{Name: spark.PodTemplateVolumeName, MountPath: spark.PodTemplateDir})
+	if err := podFields(pod, ctr, s, &d.SparkPodSpec); err != nil {
+		return nil, fmt.Errorf("driver: %w", err)
+	}
+	mounted := prefixed(c, spark.ConfDriverSecretsPrefix)
+	for _, name := range slices.Sorted(maps.Keys(mounted)) {
+		addVolume(pod, ctr, corev1.Volume{Name: volumeName(name, "-volume"), VolumeSource: corev1.VolumeSource{Secret: &corev1.SecretVolumeSource{SecretName: name}}},
+			corev1.VolumeMount{Name: volumeName(name, "-volume"), MountPath: mounted[name]})
+	}
+	localDirs(pod, ctr, c)
+	if !hasEnv(ctr, spark.EnvConfDir) {
+		// spark-submit points SPARK_CONF_DIR at the properties file's
+		// directory; with sparkConfigMap it is the user's files instead
+		// (podFields), and --properties-file still names this one.
+		setEnv(ctr, corev1.EnvVar{Name: spark.EnvConfDir, Value: spark.ConfDir})
+	}
+	// The body's environment last: it wins over everything derived.
+	for _, e := range d.Env {
+		setEnv(ctr, e)
+	}
+
+	// The pod: Spark's conf-derived settings, then the body's fields.
+	pod.Spec.RestartPolicy = corev1.RestartPolicyNever
+	if sa := c[spark.ConfDriverServiceAccount]; sa != "" {
+		pod.Spec.ServiceAccountName = sa
+	}
+	for _, name := range strings.Split(c[spark.ConfContainerImagePullSecrets], ",") {
+		if name = strings.TrimSpace(name); name != "" && !slices.ContainsFunc(pod.Spec.ImagePullSecrets, func(r corev1.LocalObjectReference) bool { return r.Name == name }) {
+			pod.Spec.ImagePullSecrets = append(pod.Spec.ImagePullSecrets, corev1.LocalObjectReference{Name: name})
+		}
+	}
+	pod.Spec.NodeSelector = merged(pod.Spec.NodeSelector, prefixed(c, spark.ConfNodeSelectorPrefix), prefixed(c, spark.ConfDriverNodeSelectorPrefix), d.NodeSelector)
+	if len(pod.Spec.NodeSelector) == 0 {
+		pod.Spec.NodeSelector = nil
+	}
+	if d.SchedulerName == nil || *d.SchedulerName == "" {
+		if name := valueOr(c[spark.ConfDriverSchedulerName], c[spark.ConfSchedulerName]); name != "" {
+			pod.Spec.SchedulerName = name
+		}
+	}
+	if d.PriorityClassName != nil && *d.PriorityClassName != "" {
+		pod.Spec.PriorityClassName = *d.PriorityClassName
+		pod.Spec.Priority = nil
+	}
+	addSidecars(pod, &d.SparkPodSpec)
+	return pod, nil
+}
+
+// driverArgs is the driver container's command line, as Spark's
+// DriverCommandFeatureStep writes it:
+//
+//	driver [--proxy-user U] --properties-file /opt/spark/conf/spark.properties [--class C] RESOURCE ARGS...
+//
+// Python and R applications run through Spark's PythonRunner and RRunner.
+// The resource is passed as written: sparkplug uploads nothing, so it must
+// be readable from the driver container (local://, a path in the image, or
+// a remote URL).
+func driverArgs(s *spec.SparkApplicationSpec) ([]string, error) {
+	args := []string{"driver"}
+	if s.ProxyUser != nil && *s.ProxyUser != "" {
+		args = append(args, "--proxy-user", *s.ProxyUser)
+	}
+	args = append(args, "--properties-file", path.Join(spark.ConfDir, spark.PropertiesFile))
+	main := ptr.Deref(s.MainApplicationFile, "")
+	var class string
+	switch s.Type {
+	case spec.TypePython, spec.TypeR:
+		class = spark.PythonRunnerClass
+		if s.Type == spec.TypeR {
+			class = spark.RRunnerClass
+		}
+		if main == "" {
+			return nil, fmt.Errorf("a %s application needs mainApplicationFile", s.Type)
+		}
+	default: // Java and Scala
+		class = ptr.Deref(s.MainClass, "")
+		if main == "" {
+			main = noResource
+		}
+	}
+	if class != "" {
+		args = append(args, "--class", class)
+	}
+	args = append(args, main)
+	return append(args, s.Arguments...), nil
+}
+
+// localDirs gives Spark its scratch space as LocalDirsFeatureStep does:
+// volumes the body mounts under the name spark-local-dir-<N> are used as
+// they are; otherwise one emptyDir per directory of spark.local.dir (or
+// one default directory), in memory when spark.kubernetes.local.dirs.tmpfs
+// is true. SPARK_LOCAL_DIRS lists them.
+func localDirs(pod *corev1.Pod, ctr *corev1.Container, c map[string]string) {
+	var dirs []string
+	for _, m := range ctr.VolumeMounts {
+		if strings.HasPrefix(m.Name, localDirVolumePrefix) {
+			dirs = append(dirs, m.MountPath)
+		}
+	}
+	if len(dirs) == 0 {
+		for _, d := range strings.Split(c[spark.ConfLocalDir], ",") {
+			if d = strings.TrimSpace(d); d != "" {
+				dirs = append(dirs, d)
+			}
+		}
+		if len(dirs) == 0 {
+			dirs = []string{spark.LocalDirPath}
+		}
+		medium := corev1.StorageMediumDefault
+		if strings.EqualFold(strings.TrimSpace(c[spark.ConfLocalDirsTmpfs]), "true") {
+			medium = corev1.StorageMediumMemory
+		}
+		for i, d := range dirs {
+			name := fmt.Sprintf("%s%d", localDirVolumePrefix, i+1)
+			addVolume(pod, ctr, corev1.Volume{Name: name, VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{Medium: medium}}},
+				corev1.VolumeMount{Name: name, MountPath: d})
+		}
+	}
+	setEnv(ctr, corev1.EnvVar{Name: spark.EnvLocalDirs, Value: strings.Join(dirs, ",")})
+}
+
+const localDirVolumePrefix = "spark-local-dir-"
+
+func substituteAppID(m map[string]string, appID string) map[string]string {
+	for k, v := range m {
+		v = strings.ReplaceAll(v, "{{APP_ID}}", appID)
+		m[k] = strings.ReplaceAll(v, "{{EXECUTOR_ID}}", "")
+	}
+	return m
+}

@@ -1,0 +1,166 @@
+package build
+
+import (
+	"flag"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/yaml"
+
+	"github.com/sparkplug-io/sparkplug/plugin/spec"
+	"github.com/sparkplug-io/sparkplug/templates"
+)
+
+var update = flag.Bool("update", false, "rewrite testdata/*.golden.yaml from the builder's output")
+
+// goldenRuns are the runs the golden inputs are built for; inputs not
+// listed use the first.
+var goldenRuns = map[string]Run{
+	"default": {
+		Workflow:    WorkflowRef{Name: "nightly-etl-x7k2p", Namespace: "data", UID: "7c1e2f4a-2b8d-4e63-9a0f-1d2c3b4a5e6f"},
+		NodeID:      "nightly-etl-x7k2p-3141592653",
+		TemplateKey: "0a1b2c3d4e5f60718293",
+		Attempt:     1,
+	},
+	"kitchen-sink": {
+		Workflow:    WorkflowRef{Name: "kitchen-sink-9qz4m", Namespace: "analytics", UID: "0d6f9a52-8c1b-4f7e-b3a2-5e4d3c2b1a09"},
+		NodeID:      "kitchen-sink-9qz4m-2718281828",
+		TemplateKey: "ffeeddccbbaa99887766",
+		Attempt:     2,
+	},
+}
+
+func TestGolden(t *testing.T) {
+	inputs, err := filepath.Glob(filepath.Join("testdata", "*.input.yaml"))
+	if err != nil || len(inputs) == 0 {
+		t.Fatalf("no inputs in testdata: %v", err)
+	}
+	b := newBuilder(t)
+	for _, in := range inputs {
+		name := strings.TrimSuffix(filepath.Base(in), ".input.yaml")
+		t.Run(name, func(t *testing.T) {
+			run, ok := goldenRuns[name]
+			if !ok {
+				run = goldenRuns["default"]
+			}
+			objs, err := b.Cluster(readBody(t, in), run)
+			if err != nil {
+				t.Fatalf("Cluster: %v", err)
+			}
+			got := renderObjects(t, objs)
+			golden := filepath.Join("testdata", name+".golden.yaml")
+			if *update {
+				if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			want, err := os.ReadFile(golden)
+			if err != nil {
+				t.Fatalf("%v (run go test ./plugin/build/ -update to write it)", err)
+			}
+			if got != string(want) {
+				t.Errorf("%s differs from the builder's output (go test ./plugin/build/ -update rewrites it):\n%s", golden, firstDiff(string(want), got))
+			}
+		})
+	}
+}
+
+// renderObjects writes the objects as one multi-document YAML file.
+func renderObjects(t *testing.T, objs *Objects) string {
+	t.Helper()
+	var docs []string
+	for _, o := range []any{objs.Driver, objs.ConfigMap, objs.Service} {
+		out, err := yaml.Marshal(o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		docs = append(docs, string(out))
+	}
+	return strings.Join(docs, "---\n")
+}
+
+func firstDiff(want, got string) string {
+	w, g := strings.Split(want, "\n"), strings.Split(got, "\n")
+	for i := 0; i < max(len(w), len(g)); i++ {
+		var wl, gl string
+		if i < len(w) {
+			wl = w[i]
+		}
+		if i < len(g) {
+			gl = g[i]
+		}
+		if wl != gl {
+			return "line " + strconv.Itoa(i+1) + ":\n  want: " + wl + "\n  got:  " + gl
+		}
+	}
+	return "(no line differs)"
+}
+
+// newBuilder builds from the embedded skeletons.
+func newBuilder(t *testing.T) *Builder {
+	t.Helper()
+	b, err := New(templates.FS)
+	if err != nil {
+		t.Fatalf("New(templates.FS): %v", err)
+	}
+	return b
+}
+
+// readBody decodes a spark body from a file and defaults it.
+func readBody(t *testing.T, path string) *spec.SparkApplicationSpec {
+	t.Helper()
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var s spec.SparkApplicationSpec
+	if err := yaml.UnmarshalStrict(raw, &s); err != nil {
+		t.Fatalf("decode %s: %v", path, err)
+	}
+	defaults(&s)
+	return &s
+}
+
+// defaults applies the minimal defaults the builder relies on, as
+// spec.SetDefaults will (the builder receives defaulted bodies).
+func defaults(s *spec.SparkApplicationSpec) {
+	if s.Mode == "" {
+		s.Mode = spec.ModeCluster
+	}
+	if s.Type == "" {
+		s.Type = spec.TypeScala
+	}
+	for _, p := range []*spec.SparkPodSpec{&s.Driver.SparkPodSpec, &s.Executor.SparkPodSpec} {
+		if p.Cores == nil && s.SparkConf[coresKey(p == &s.Driver.SparkPodSpec)] == "" {
+			p.Cores = ptr.To[int32](1)
+		}
+		if p.Memory == nil && s.SparkConf[memoryKey(p == &s.Driver.SparkPodSpec)] == "" {
+			p.Memory = ptr.To("1g")
+		}
+	}
+	if s.Executor.Instances == nil && (s.DynamicAllocation == nil || !s.DynamicAllocation.Enabled) {
+		s.Executor.Instances = ptr.To[int32](1)
+	}
+	if s.RestartPolicy.Type == "" {
+		s.RestartPolicy.Type = spec.RestartNever
+	}
+}
+
+func coresKey(driver bool) string {
+	if driver {
+		return "spark.driver.cores"
+	}
+	return "spark.executor.cores"
+}
+
+func memoryKey(driver bool) string {
+	if driver {
+		return "spark.driver.memory"
+	}
+	return "spark.executor.memory"
+}

@@ -1,0 +1,162 @@
+package build
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"strconv"
+	"strings"
+
+	"github.com/sparkplug-io/sparkplug/plugin/identity"
+	"github.com/sparkplug-io/sparkplug/plugin/spark"
+	"github.com/sparkplug-io/sparkplug/plugin/spec"
+)
+
+// WorkflowRef names the Workflow a run belongs to.
+type WorkflowRef struct{ Name, Namespace, UID string }
+
+// Run is one launch of a Spark application for one Argo node: everything
+// besides the spark body that decides names, labels and owner.
+type Run struct {
+	Workflow WorkflowRef
+	// NodeID is Argo's node id, in full (it may be longer than a label).
+	NodeID string
+	// TemplateKey is the label-safe hash of the Argo template (identity.Key).
+	TemplateKey string
+	// Attempt is the restart-policy attempt, 1 for the first run. Values
+	// below 1 are taken as 1.
+	Attempt int
+}
+
+// Names are the names of everything one run creates. They are a pure
+// function of the Run, so creating a run twice gives an AlreadyExists,
+// never a second driver.
+type Names struct {
+	// Prefix is <workflow>-<hash>[-a<attempt>]: the workflow name made a
+	// DNS-1035 label and cut to at most 30 characters, 8 hex characters of
+	// sha256(uid + "/" + node id), and "-a<N>" for attempts after the first.
+	// It is at most 47 characters, the most Spark allows for an executor pod
+	// name prefix, so every name below is a valid DNS-1035 label.
+	Prefix string
+	// DriverPod is <prefix>-driver.
+	DriverPod string
+	// ConfigMap is <prefix>-conf: spark.properties and the executor pod
+	// template.
+	ConfigMap string
+	// Service is <prefix>-driver-svc, the headless driver Service (at most
+	// 58 characters).
+	Service string
+	// ExecutorPrefix is spark.kubernetes.executor.podNamePrefix; Spark
+	// names executors <prefix>-exec-<N>.
+	ExecutorPrefix string
+	// AppID is spark-<32 hex characters> of sha256(uid/node id/attempt),
+	// the format of Spark's own application ids. It is spark.app.id and the
+	// spark-app-selector label of the driver and its executors.
+	AppID string
+	// AppName is spark.app.name. NamesFor sets it to Prefix; Cluster and
+	// Properties use the body's sparkConf["spark.app.name"] when it is set.
+	AppName string
+}
+
+const (
+	driverSuffix    = "-driver"
+	serviceSuffix   = "-driver-svc"
+	configMapSuffix = "-conf"
+	// workflowPartMax is the most characters of the workflow name kept in
+	// the prefix.
+	workflowPartMax = 30
+	// nameHashChars is the length of the node hash in the prefix.
+	nameHashChars = 8
+	// appIDHashChars is the length of the hash in an application id.
+	appIDHashChars = 32
+)
+
+// NamesFor returns the names of a run. Attempt 1 has no attempt suffix, so
+// a first run's driver reads like spark-submit's <app>-<hash>-driver;
+// attempt N > 1 appends -a<N>.
+func NamesFor(r Run) Names {
+	attempt := attemptOf(r)
+	suffix := "-" + hexSum(r.Workflow.UID + "/" + r.NodeID)[:nameHashChars]
+	if attempt > 1 {
+		suffix += "-a" + strconv.Itoa(attempt)
+	}
+	prefix := dns1035(r.Workflow.Name, min(workflowPartMax, spark.ExecutorPodNamePrefixMaxChars-len(suffix))) + suffix
+	return Names{
+		Prefix:         prefix,
+		DriverPod:      prefix + driverSuffix,
+		ConfigMap:      prefix + configMapSuffix,
+		Service:        prefix + serviceSuffix,
+		ExecutorPrefix: prefix,
+		AppID:          "spark-" + hexSum(r.Workflow.UID + "/" + r.NodeID + "/" + strconv.Itoa(attempt))[:appIDHashChars],
+		AppName:        prefix,
+	}
+}
+
+// namesFor is NamesFor with the application name the body asks for.
+func namesFor(s *spec.SparkApplicationSpec, r Run) Names {
+	n := NamesFor(r)
+	if name := s.SparkConf[spark.ConfAppName]; name != "" {
+		n.AppName = name
+	}
+	return n
+}
+
+// ServiceName is the driver Service's name for a driver pod's name.
+func ServiceName(driverPod string) string {
+	return strings.TrimSuffix(driverPod, driverSuffix) + serviceSuffix
+}
+
+// ConfigMapName is the ConfigMap's name for a driver pod's name.
+func ConfigMapName(driverPod string) string {
+	return strings.TrimSuffix(driverPod, driverSuffix) + configMapSuffix
+}
+
+// NodeLabel is the value of the sparkplug.io/node label for a node id.
+func NodeLabel(nodeID string) string { return identity.NodeHash(nodeID) }
+
+func attemptOf(r Run) int { return max(r.Attempt, 1) }
+
+func hexSum(s string) string {
+	sum := sha256.Sum256([]byte(s))
+	return hex.EncodeToString(sum[:])
+}
+
+// dns1035 turns s into a DNS-1035 label of at most limit characters:
+// lower case, runs of other characters made one "-", starting with a letter
+// and ending with a letter or digit. It returns "spark" (cut to limit) when
+// nothing is left.
+func dns1035(s string, limit int) string {
+	out := sanitize(s, limit, true)
+	if out == "" {
+		out = "spark"[:min(len("spark"), max(limit, 1))]
+	}
+	return out
+}
+
+// labelValue turns s into a valid label value the way Spark makes its
+// spark-app-name label: lower case, runs of characters other than a-z and
+// 0-9 made one "-", at most 63 characters, starting and ending with a letter
+// or digit.
+func labelValue(s string) string { return sanitize(s, 63, false) }
+
+func sanitize(s string, limit int, letterFirst bool) string {
+	var b strings.Builder
+	dash := false
+	for _, c := range strings.ToLower(s) {
+		letter := c >= 'a' && c <= 'z'
+		digit := c >= '0' && c <= '9'
+		if !letter && !digit || digit && letterFirst && b.Len() == 0 {
+			dash = true
+			continue
+		}
+		if dash && b.Len() > 0 {
+			b.WriteByte('-')
+		}
+		dash = false
+		b.WriteRune(c)
+	}
+	out := b.String()
+	if len(out) > limit {
+		out = out[:max(limit, 0)]
+	}
+	return strings.TrimRight(out, "-")
+}

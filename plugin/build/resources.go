@@ -1,0 +1,221 @@
+package build
+
+import (
+	"fmt"
+	"math"
+	"regexp"
+	"strconv"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+
+	"github.com/sparkplug-io/sparkplug/plugin/spark"
+	"github.com/sparkplug-io/sparkplug/plugin/spec"
+)
+
+const mib = 1 << 20
+
+// Spark's byte-string units (JavaUtils.byteStringAs), in bytes.
+var byteUnits = map[string]int64{
+	"":  0, // the caller's default unit
+	"b": 1,
+	"k": 1 << 10, "kb": 1 << 10,
+	"m": 1 << 20, "mb": 1 << 20,
+	"g": 1 << 30, "gb": 1 << 30,
+	"t": 1 << 40, "tb": 1 << 40,
+	"p": 1 << 50, "pb": 1 << 50,
+}
+
+var (
+	byteString     = regexp.MustCompile(`^([0-9]+)([a-z]+)?$`)
+	fractionString = regexp.MustCompile(`^([0-9]+\.[0-9]+)([a-z]+)?$`)
+)
+
+// byteStringAsMiB parses a Spark memory size ("512m", "2g", "1024") the way
+// Spark reads spark.driver.memory: a whole number and an optional unit b,
+// k, kb, m, mb, g, gb, t, tb, p or pb, case-insensitive; no unit means MiB.
+// Whole MiB are kept and the rest dropped, as Spark's conversion does.
+// Fractions ("1.5g") are an error, as in Spark.
+func byteStringAsMiB(s string) (int64, error) {
+	v := strings.ToLower(strings.TrimSpace(s))
+	if fractionString.MatchString(v) {
+		return 0, fmt.Errorf("memory %q: fractional values are not supported by Spark; use a smaller unit (1536m, not 1.5g)", s)
+	}
+	m := byteString.FindStringSubmatch(v)
+	if m == nil {
+		return 0, fmt.Errorf("memory %q: want a whole number and an optional unit (k, m, g, t, p), such as 512m or 4g", s)
+	}
+	unit, ok := byteUnits[m[2]]
+	if !ok {
+		return 0, fmt.Errorf("memory %q: unknown unit %q; use k, m, g, t or p", s, m[2])
+	}
+	n, err := strconv.ParseInt(m[1], 10, 64)
+	if err != nil {
+		return 0, fmt.Errorf("memory %q: %w", s, err)
+	}
+	if unit == 0 {
+		return n, nil
+	}
+	if unit >= mib {
+		f := unit / mib
+		if n > math.MaxInt64/f {
+			return 0, fmt.Errorf("memory %q is too large", s)
+		}
+		return n * f, nil
+	}
+	return n / (mib / unit), nil
+}
+
+// memoryQuantity reads a memory limit written either as Spark does
+// ("4g", "4096m") or as Kubernetes does ("4Gi").
+func memoryQuantity(s string) (resource.Quantity, error) {
+	v := strings.ToLower(strings.TrimSpace(s))
+	if m := byteString.FindStringSubmatch(v); m != nil && m[2] != "" {
+		if unit, ok := byteUnits[m[2]]; ok {
+			n, err := strconv.ParseInt(m[1], 10, 64)
+			if err == nil && n <= math.MaxInt64/unit {
+				return *resource.NewQuantity(n*unit, resource.BinarySI), nil
+			}
+		}
+	}
+	q, err := resource.ParseQuantity(strings.TrimSpace(s))
+	if err != nil {
+		return resource.Quantity{}, fmt.Errorf("memory %q: want a Spark size such as 4g or a Kubernetes quantity such as 4Gi", s)
+	}
+	return q, nil
+}
+
+// memory is a Spark process's memory and the overhead Spark adds for
+// everything outside its heap, in MiB; the container requests and is
+// limited to their sum.
+type memory struct {
+	MiB, OverheadMiB int64
+}
+
+// TotalMiB is what the container asks for.
+func (m memory) TotalMiB() int64 { return m.MiB + m.OverheadMiB }
+
+// driverMemory computes the driver's memory from the effective conf as
+// Spark's BasicDriverFeatureStep does: spark.driver.memory (default 1g);
+// overhead spark.driver.memoryOverhead when set, else
+// max(factor * memory, spark.driver.minMemoryOverhead or 384 MiB), where the
+// factor is spark.driver.memoryOverheadFactor when set, else
+// spark.kubernetes.memoryOverheadFactor (which Properties resolves to 0.1
+// for JVM applications and 0.4 for Python and R).
+func driverMemory(c map[string]string) (memory, error) {
+	heap, err := byteStringAsMiB(valueOr(c[spark.ConfDriverMemory], "1g"))
+	if err != nil {
+		return memory{}, fmt.Errorf("%s: %w", spark.ConfDriverMemory, err)
+	}
+	if o := c[spark.ConfDriverMemoryOverhead]; o != "" {
+		overhead, err := byteStringAsMiB(o)
+		if err != nil {
+			return memory{}, fmt.Errorf("%s: %w", spark.ConfDriverMemoryOverhead, err)
+		}
+		return memory{MiB: heap, OverheadMiB: overhead}, nil
+	}
+	key := spark.ConfDriverMemoryOverheadFactor
+	if c[key] == "" {
+		key = spark.ConfMemoryOverheadFactor
+	}
+	factor, err := strconv.ParseFloat(strings.TrimSpace(valueOr(c[key], javaDouble(spark.MemoryOverheadFactorJVM))), 64)
+	if err != nil || factor <= 0 || math.IsInf(factor, 0) || math.IsNaN(factor) {
+		return memory{}, fmt.Errorf("%s %q: want a number above 0, such as 0.1", key, c[key])
+	}
+	minimum := int64(spark.MemoryOverheadMinMiB)
+	if m := c[spark.ConfDriverMinMemoryOverhead]; m != "" {
+		if minimum, err = byteStringAsMiB(m); err != nil {
+			return memory{}, fmt.Errorf("%s: %w", spark.ConfDriverMinMemoryOverhead, err)
+		}
+	}
+	return memory{MiB: heap, OverheadMiB: max(int64(factor*float64(heap)), minimum)}, nil
+}
+
+// driverResources are the driver container's requests and limits: cpu
+// request spark.kubernetes.driver.request.cores or spark.driver.cores, cpu
+// limit spark.kubernetes.driver.limit.cores, memory request and limit
+// memory + overhead, custom resources from spark.driver.resource.*, and the
+// body's gpu and memoryLimit as the Spark operator applies them.
+func driverResources(c map[string]string, d *spec.DriverSpec) (corev1.ResourceRequirements, error) {
+	req := corev1.ResourceList{}
+	lim := corev1.ResourceList{}
+
+	cpuKey := spark.ConfDriverRequestCores
+	if c[cpuKey] == "" {
+		cpuKey = spark.ConfDriverCores
+	}
+	cpu, err := resource.ParseQuantity(strings.TrimSpace(valueOr(c[cpuKey], "1")))
+	if err != nil {
+		return corev1.ResourceRequirements{}, fmt.Errorf("%s %q: %w", cpuKey, c[cpuKey], err)
+	}
+	req[corev1.ResourceCPU] = cpu
+	if l := c[spark.ConfDriverLimitCores]; l != "" {
+		q, err := resource.ParseQuantity(strings.TrimSpace(l))
+		if err != nil {
+			return corev1.ResourceRequirements{}, fmt.Errorf("%s %q: %w", spark.ConfDriverLimitCores, l, err)
+		}
+		lim[corev1.ResourceCPU] = q
+	}
+
+	m, err := driverMemory(c)
+	if err != nil {
+		return corev1.ResourceRequirements{}, err
+	}
+	mem := resource.MustParse(strconv.FormatInt(m.TotalMiB(), 10) + "Mi")
+	req[corev1.ResourceMemory] = mem
+	lim[corev1.ResourceMemory] = mem
+
+	custom, err := customResources(c, spark.ConfDriverResourcePrefix)
+	if err != nil {
+		return corev1.ResourceRequirements{}, err
+	}
+	for k, v := range custom {
+		lim[k] = v
+	}
+	if g := d.GPU; g != nil && g.Name != "" && g.Quantity > 0 {
+		lim[corev1.ResourceName(g.Name)] = *resource.NewQuantity(g.Quantity, resource.DecimalSI)
+	}
+	if d.MemoryLimit != nil && *d.MemoryLimit != "" {
+		q, err := memoryQuantity(*d.MemoryLimit)
+		if err != nil {
+			return corev1.ResourceRequirements{}, fmt.Errorf("driver.memoryLimit: %w", err)
+		}
+		if q.Cmp(mem) < 0 {
+			return corev1.ResourceRequirements{}, fmt.Errorf("driver.memoryLimit %s is below the %dMi the driver requests (memory %dMi + overhead %dMi)", *d.MemoryLimit, m.TotalMiB(), m.MiB, m.OverheadMiB)
+		}
+		lim[corev1.ResourceMemory] = q
+	}
+	return corev1.ResourceRequirements{Requests: req, Limits: lim}, nil
+}
+
+// customResources reads <prefix><name>.amount and <prefix><name>.vendor as
+// Spark's KubernetesUtils.buildResourcesQuantities does: a limit
+// <vendor>/<name> of amount; a resource without a vendor is an error, as in
+// Spark.
+func customResources(c map[string]string, prefix string) (corev1.ResourceList, error) {
+	out := corev1.ResourceList{}
+	for k, amount := range prefixed(c, prefix) {
+		name, ok := strings.CutSuffix(k, ".amount")
+		if !ok {
+			continue
+		}
+		vendor := c[prefix+name+".vendor"]
+		if vendor == "" {
+			return nil, fmt.Errorf("%s%s.amount is set but %s%s.vendor is not: Kubernetes needs the vendor domain of the resource (such as nvidia.com)", prefix, name, prefix, name)
+		}
+		q, err := resource.ParseQuantity(strings.TrimSpace(amount))
+		if err != nil {
+			return nil, fmt.Errorf("%s%s.amount %q: %w", prefix, name, amount, err)
+		}
+		out[corev1.ResourceName(vendor+"/"+name)] = q
+	}
+	return out, nil
+}
+
+func valueOr(v, def string) string {
+	if strings.TrimSpace(v) == "" {
+		return def
+	}
+	return v
+}
