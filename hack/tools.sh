@@ -139,7 +139,7 @@ build_kwok() {
 # argo_source prints a writable, patched copy of the argo-workflows module,
 # made once per cache key from the checksum-verified module download.
 argo_source() {
-	local src=$WORK/src/argo-workflows tmp dl osdir
+	local src=$WORK/src/argo-workflows dl osdir
 	if [[ -f $src/.sparkplug-patched ]]; then
 		printf '%s\n' "$src"
 		return

@@ -410,6 +410,7 @@ func (c *Cluster) recordPID(p *process) error {
 func (c *Cluster) waitFor(ctx context.Context, p *process, what string, check func(context.Context) error) error {
 	tick := time.NewTicker(100 * time.Millisecond)
 	defer tick.Stop()
+	start := time.Now()
 	var lastErr error
 	for {
 		if exited, exitErr := p.exited(); exited {
@@ -420,6 +421,7 @@ func (c *Cluster) waitFor(ctx context.Context, p *process, what string, check fu
 		lastErr = check(checkCtx)
 		cancel()
 		if lastErr == nil {
+			p.note("### waited %v for %s", time.Since(start).Round(time.Millisecond), what)
 			return nil
 		}
 		select {

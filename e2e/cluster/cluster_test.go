@@ -133,12 +133,15 @@ spec:
 // and checks that a pod is scheduled onto the fake node and runs.
 func TestKWOK(t *testing.T) {
 	ctx := t.Context()
+	start := time.Now()
 	c, err := cluster.Start(ctx, cluster.Options{ControllerManager: true, Scheduler: true, KWOK: true})
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Logf("cluster with scheduler and KWOK up in %v", time.Since(start).Round(time.Millisecond))
+	start = time.Now()
 	t.Cleanup(func() {
-		if t.Failed() {
+		if t.Failed() || testing.Verbose() {
 			c.DumpLogs(os.Stderr, 40)
 		}
 		if err := c.Stop(); err != nil {
@@ -167,6 +170,7 @@ func TestKWOK(t *testing.T) {
 	if err != nil {
 		t.Fatalf("pod not Running: %v (last: node %q, phase %q)", err, got.Spec.NodeName, got.Status.Phase)
 	}
+	t.Logf("pod Running %v after the cluster was up", time.Since(start).Round(time.Millisecond))
 	if got.Spec.NodeName != cluster.FakeNodeName {
 		t.Errorf("pod on node %q, want %q", got.Spec.NodeName, cluster.FakeNodeName)
 	}

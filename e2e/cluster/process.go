@@ -92,6 +92,16 @@ func (p *process) stop() error {
 	}
 }
 
+// note appends a line of the harness's own to the process's log.
+func (p *process) note(format string, args ...any) {
+	f, err := os.OpenFile(p.logPath, os.O_WRONLY|os.O_APPEND, 0)
+	if err != nil {
+		return
+	}
+	defer f.Close()
+	fmt.Fprintf(f, format+"\n", args...)
+}
+
 // logTail returns the last n lines of the process's log.
 func (p *process) logTail(n int) string {
 	b, err := os.ReadFile(p.logPath)
