@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 
+	"k8s.io/apimachinery/pkg/api/resource"
+
 	"github.com/sparkplug-io/sparkplug/plugin/spark"
 	"github.com/sparkplug-io/sparkplug/plugin/spec"
 )
@@ -52,8 +54,8 @@ func Properties(s *spec.SparkApplicationSpec, r Run) map[string]string {
 	setInt(c, spark.ConfDriverCores, d.Cores)
 	setStr(c, spark.ConfDriverRequestCores, d.CoreRequest)
 	setStr(c, spark.ConfDriverLimitCores, d.CoreLimit)
-	setStr(c, spark.ConfDriverMemory, d.Memory)
-	setStr(c, spark.ConfDriverMemoryOverhead, d.MemoryOverhead)
+	setSize(c, spark.ConfDriverMemory, d.Memory)
+	setSize(c, spark.ConfDriverMemoryOverhead, d.MemoryOverhead)
 	setStr(c, spark.ConfDriverServiceAccount, d.ServiceAccount)
 	setStr(c, spark.ConfDriverExtraJavaOptions, d.JavaOptions)
 	setStr(c, spark.ConfDriverMaster, d.KubernetesMaster)
@@ -77,8 +79,8 @@ func Properties(s *spec.SparkApplicationSpec, r Run) map[string]string {
 	setInt(c, spark.ConfExecutorCores, e.Cores)
 	setStr(c, spark.ConfExecutorRequestCores, e.CoreRequest)
 	setStr(c, spark.ConfExecutorLimitCores, e.CoreLimit)
-	setStr(c, spark.ConfExecutorMemory, e.Memory)
-	setStr(c, spark.ConfExecutorMemoryOverhead, e.MemoryOverhead)
+	setSize(c, spark.ConfExecutorMemory, e.Memory)
+	setSize(c, spark.ConfExecutorMemoryOverhead, e.MemoryOverhead)
 	setStr(c, spark.ConfExecutorServiceAccount, e.ServiceAccount)
 	setStr(c, spark.ConfExecutorExtraJavaOptions, e.JavaOptions)
 	if e.DeleteOnTermination != nil {
@@ -118,8 +120,13 @@ func Properties(s *spec.SparkApplicationSpec, r Run) map[string]string {
 
 	// What sparkplug owns, and what Spark's submission steps resolve.
 	maps.Copy(c, ownedConf(s, r, n))
-	c[spark.ConfDriverPort] = strconv.Itoa(driverPort(c))
-	c[spark.ConfBlockManagerPort] = strconv.Itoa(blockManagerPort(c))
+	// DriverServiceFeatureStep writes the ports the Service exposes.
+	if c[spark.ConfDriverPort] == "" {
+		c[spark.ConfDriverPort] = strconv.Itoa(driverPort(c))
+	}
+	if c[spark.ConfBlockManagerPort] == "" {
+		c[spark.ConfBlockManagerPort] = strconv.Itoa(blockManagerPort(c))
+	}
 	if _, ok := c[spark.ConfMemoryOverheadFactor]; !ok {
 		// BasicDriverFeatureStep writes the default factor so that the
 		// executors of a Python or R application get 0.4 too.
@@ -268,8 +275,8 @@ func uiPort(c map[string]string) int {
 	return intOr(c[spark.ConfUIPort], spark.UIPort)
 }
 
-// intOr parses a port; an unset or unparsable value gives def (validation
-// rejects unparsable ports in sparkConf).
+// intOr parses a port; an unset or unparsable value gives def (Cluster
+// rejects unparsable ports, see checkConf).
 func intOr(s string, def int) int {
 	n, err := strconv.Atoi(strings.TrimSpace(s))
 	if err != nil || n <= 0 {
@@ -291,6 +298,28 @@ func setStr(c map[string]string, k string, v *string) {
 	if v != nil && *v != "" {
 		c[k] = *v
 	}
+}
+
+// setSize sets a memory size in Spark's notation. The body may also write
+// a Kubernetes quantity ("2Gi", "1.5Gi"), which Spark cannot read; it
+// becomes whole MiB, rounded up ("2048m", "1536m").
+func setSize(c map[string]string, k string, v *string) {
+	if v == nil || *v == "" {
+		return
+	}
+	c[k] = sparkSize(*v)
+}
+
+func sparkSize(v string) string {
+	if _, err := byteStringAsMiB(v); err == nil {
+		return v
+	}
+	q, err := resource.ParseQuantity(strings.TrimSpace(v))
+	if err != nil || q.Sign() < 0 {
+		return v // Cluster reports it
+	}
+	bytes := q.Value() // rounds up to whole bytes
+	return strconv.FormatInt((bytes+mib-1)/mib, 10) + "m"
 }
 
 func setInt(c map[string]string, k string, v *int32) {
