@@ -1,0 +1,111 @@
+package spec
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/api/resource"
+)
+
+const mib = 1 << 20
+
+// Errors of ParseMemory and ParseMemoryLimit; the first one's text is what
+// validation prints after the value.
+var (
+	ErrNotMemory        = errors.New("is not a Kubernetes quantity or Spark size like 512m")
+	ErrMemoryFraction   = fmt.Errorf("%w: Spark sizes take no fractions; write 1536m, not 1.5g, or a Kubernetes quantity such as 1.5Gi", ErrNotMemory)
+	ErrMemoryNegative   = errors.New("must not be negative")
+	ErrMemoryOutOfRange = errors.New("is too large")
+)
+
+// Spark's size syntax, from JavaUtils.byteStringAs: the value is trimmed and
+// lower-cased, then digits and an optional suffix, all binary units.
+var (
+	sparkSizePattern     = regexp.MustCompile(`^([0-9]+)([a-z]+)?$`)
+	sparkFractionPattern = regexp.MustCompile(`^[0-9]+\.[0-9]+([a-z]+)?$`)
+	sparkSizeSuffixes    = map[string]int64{
+		"b": 1,
+		"k": 1 << 10, "kb": 1 << 10,
+		"m": 1 << 20, "mb": 1 << 20,
+		"g": 1 << 30, "gb": 1 << 30,
+		"t": 1 << 40, "tb": 1 << 40,
+		"p": 1 << 50, "pb": 1 << 50,
+	}
+)
+
+// ParseMemory returns the bytes a `memory` or `memoryOverhead` field asks
+// for. It reads a Spark size first, as Spark would (spark.driver.memory and
+// spark.*.memoryOverhead are bytesConf(ByteUnit.MiB)): case-insensitive
+// digits with an optional binary suffix b, k|kb, m|mb, g|gb, t|tb, p|pb, and
+// a plain number in MiB; so "1G" and "512M" are GiB and MiB as Spark reads
+// them. Anything else is read as a Kubernetes quantity ("1Gi", "1.5Gi",
+// "1e9"). A fraction with a Spark suffix ("1.5g") is an error, as in Spark.
+func ParseMemory(s string) (int64, error) {
+	return parseMemory(s, mib)
+}
+
+// ParseMemoryLimit is ParseMemory for `memoryLimit`, where a plain number is
+// bytes: the Spark operator turns a Spark suffix into its binary Kubernetes
+// unit (g -> Gi) and reads the rest as a Kubernetes quantity.
+func ParseMemoryLimit(s string) (int64, error) {
+	return parseMemory(s, 1)
+}
+
+func parseMemory(s string, plainUnit int64) (int64, error) {
+	t := strings.TrimSpace(s)
+	lower := strings.ToLower(t)
+	if m := sparkSizePattern.FindStringSubmatch(lower); m != nil {
+		unit, ok := plainUnit, true
+		if m[2] != "" {
+			unit, ok = sparkSizeSuffixes[m[2]]
+		}
+		if ok {
+			n, err := strconv.ParseInt(m[1], 10, 64)
+			if err != nil || n > math.MaxInt64/unit {
+				return 0, ErrMemoryOutOfRange
+			}
+			return n * unit, nil
+		}
+	}
+	if m := sparkFractionPattern.FindStringSubmatch(lower); m != nil {
+		if _, ok := sparkSizeSuffixes[m[1]]; ok || m[1] == "" {
+			return 0, ErrMemoryFraction
+		}
+	}
+	q, err := resource.ParseQuantity(t)
+	if err != nil {
+		return 0, ErrNotMemory
+	}
+	if q.Sign() < 0 {
+		return 0, ErrMemoryNegative
+	}
+	// ParseQuantity clamps what it cannot hold to the largest int64.
+	if q.Cmp(*resource.NewQuantity(math.MaxInt64, resource.BinarySI)) >= 0 {
+		return 0, ErrMemoryOutOfRange
+	}
+	return q.Value(), nil
+}
+
+// SparkSize returns a `memory` or `memoryOverhead` value as Spark reads it:
+// a Spark size unchanged (trimmed, lower-cased), a Kubernetes quantity in
+// whole MiB rounded up ("1Gi" -> "1024m").
+func SparkSize(s string) (string, error) {
+	lower := strings.ToLower(strings.TrimSpace(s))
+	if m := sparkSizePattern.FindStringSubmatch(lower); m != nil {
+		if _, ok := sparkSizeSuffixes[m[2]]; ok || m[2] == "" {
+			if _, err := ParseMemory(s); err != nil {
+				return "", err
+			}
+			return lower, nil
+		}
+	}
+	n, err := ParseMemory(s)
+	if err != nil {
+		return "", err
+	}
+	return strconv.FormatInt(n/mib+min(n%mib, 1), 10) + "m", nil
+}
