@@ -1,0 +1,435 @@
+package spec
+
+import (
+	"bytes"
+	"encoding"
+	"encoding/json"
+	"fmt"
+	"math"
+	"reflect"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+
+	"k8s.io/apimachinery/pkg/api/resource"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+	sigsjson "sigs.k8s.io/json"
+)
+
+// rootPath is the path of the body in a plugin template: `plugin: {spark: ...}`.
+var rootPath = field.NewPath("spark")
+
+// emptyBodyDetail is what an empty or null body is told.
+const emptyBodyDetail = "the spark body is empty; give at least mainApplicationFile and image"
+
+// Decode strictly decodes the JSON `spark` body of a plugin step. Every
+// problem is returned, each with its path rooted at "spark": unknown fields
+// (with a suggestion when a known field is within edit distance 2),
+// duplicate fields, and values of the wrong JSON type (with the type
+// expected). Fields the Spark operator has but sparkplug's types do not
+// (see Unsupported) are reported as not supported yet.
+//
+// The spec is nil only when the body is empty or not a JSON object;
+// otherwise it holds everything that could be decoded, so that Parse can
+// also validate the rest of the body.
+func Decode(raw []byte) (*SparkApplicationSpec, field.ErrorList) {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || bytes.Equal(raw, []byte("null")) {
+		return nil, field.ErrorList{field.Required(rootPath, emptyBodyDetail)}
+	}
+
+	// A generic tree first: it gives the duplicate fields (a typed decode
+	// stops reporting them at the first type error) and lets checkValue find
+	// every unknown field and type error, not only the first.
+	var tree any
+	dups, err := sigsjson.UnmarshalStrict(raw, &tree, sigsjson.DisallowDuplicateFields)
+	if err != nil {
+		return nil, field.ErrorList{field.Invalid(rootPath, field.OmitValueType{}, "is not valid JSON: "+strings.TrimPrefix(err.Error(), "json: "))}
+	}
+	obj, ok := tree.(map[string]any)
+	if !ok {
+		return nil, field.ErrorList{field.TypeInvalid(rootPath, shown(tree), "must be an object of SparkApplication spec fields, not "+jsonKind(tree))}
+	}
+	if len(obj) == 0 {
+		return nil, field.ErrorList{field.Required(rootPath, emptyBodyDetail)}
+	}
+
+	var errs field.ErrorList
+	for _, d := range dups {
+		errs = append(errs, strictError(d))
+	}
+	shapeErrs := checkValue(rootPath, tree, reflect.TypeFor[SparkApplicationSpec]())
+	errs = append(errs, shapeErrs...)
+
+	// The typed decode, with sigs.k8s.io/json's own strict checks as a
+	// safety net: they can only find something checkValue missed.
+	s := &SparkApplicationSpec{}
+	strict, err := sigsjson.UnmarshalStrict(raw, s)
+	if len(shapeErrs) == 0 {
+		for _, e := range strict {
+			if !strings.HasPrefix(e.Error(), "duplicate field") {
+				errs = append(errs, strictError(e))
+			}
+		}
+		if err != nil {
+			errs = append(errs, field.Invalid(rootPath, field.OmitValueType{}, strings.TrimPrefix(err.Error(), "json: ")))
+		}
+	}
+	return s, errs
+}
+
+// strictError turns an error of sigs.k8s.io/json's strict checks into a field
+// error at the path it names.
+func strictError(err error) *field.Error {
+	msg := err.Error()
+	fe, ok := err.(sigsjson.FieldError)
+	if !ok {
+		return field.Invalid(rootPath, field.OmitValueType{}, msg)
+	}
+	p := rootPath.Child(fe.FieldPath())
+	if strings.HasPrefix(msg, "duplicate field") {
+		return field.Invalid(p, field.OmitValueType{}, "duplicate field; give it once")
+	}
+	return field.Invalid(p, field.OmitValueType{}, "unknown field")
+}
+
+var (
+	unmarshalerType     = reflect.TypeFor[json.Unmarshaler]()
+	textUnmarshalerType = reflect.TypeFor[encoding.TextUnmarshaler]()
+	quantityType        = reflect.TypeFor[resource.Quantity]()
+)
+
+// checkValue reports every place where v, a value decoded into a generic
+// tree, does not fit the Go type t: unknown struct fields and JSON values of
+// the wrong type. null fits every type, as it does for encoding/json.
+func checkValue(p *field.Path, v any, t reflect.Type) field.ErrorList {
+	if v == nil {
+		return nil
+	}
+	if t == quantityType {
+		if err := checkUnmarshal(p, v, t); err != nil {
+			return field.ErrorList{field.Invalid(p, shown(v), "is not a Kubernetes quantity like 500m or 1Gi")}
+		}
+		return nil
+	}
+	if t.Implements(unmarshalerType) || reflect.PointerTo(t).Implements(unmarshalerType) ||
+		t.Implements(textUnmarshalerType) || reflect.PointerTo(t).Implements(textUnmarshalerType) {
+		return checkUnmarshal(p, v, t)
+	}
+	switch t.Kind() {
+	case reflect.Pointer:
+		return checkValue(p, v, t.Elem())
+	case reflect.Interface:
+		return nil
+	case reflect.Struct:
+		obj, ok := v.(map[string]any)
+		if !ok {
+			return field.ErrorList{typeError(p, v, "an object")}
+		}
+		fields := jsonFields(t)
+		var errs field.ErrorList
+		for _, k := range sortedKeys(obj) {
+			f, ok := fields.byName[k]
+			if !ok {
+				errs = append(errs, unknownField(p.Child(k), k, obj[k], fields.names))
+				continue
+			}
+			errs = append(errs, checkValue(p.Child(k), obj[k], f.typ)...)
+		}
+		return errs
+	case reflect.Map:
+		obj, ok := v.(map[string]any)
+		if !ok {
+			return field.ErrorList{typeError(p, v, "an object")}
+		}
+		if t.Key().Kind() != reflect.String {
+			return checkUnmarshal(p, v, t)
+		}
+		var errs field.ErrorList
+		for _, k := range sortedKeys(obj) {
+			errs = append(errs, checkValue(p.Key(k), obj[k], t.Elem())...)
+		}
+		return errs
+	case reflect.Slice, reflect.Array:
+		if t.Elem().Kind() == reflect.Uint8 {
+			return checkUnmarshal(p, v, t)
+		}
+		list, ok := v.([]any)
+		if !ok {
+			return field.ErrorList{typeError(p, v, "a list")}
+		}
+		var errs field.ErrorList
+		for i, e := range list {
+			errs = append(errs, checkValue(p.Index(i), e, t.Elem())...)
+		}
+		return errs
+	case reflect.String:
+		if _, ok := v.(string); !ok {
+			return field.ErrorList{typeError(p, v, "a string")}
+		}
+	case reflect.Bool:
+		if _, ok := v.(bool); !ok {
+			return field.ErrorList{typeError(p, v, "true or false")}
+		}
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		n, ok := v.(int64)
+		if !ok {
+			return field.ErrorList{typeError(p, v, "an integer")}
+		}
+		if reflect.New(t).Elem().OverflowInt(n) {
+			return field.ErrorList{field.Invalid(p, n, fmt.Sprintf("must fit in a %d-bit integer", t.Bits()))}
+		}
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
+		n, ok := v.(int64)
+		if !ok || n < 0 {
+			return field.ErrorList{typeError(p, v, "a non-negative integer")}
+		}
+		if reflect.New(t).Elem().OverflowUint(uint64(n)) {
+			return field.ErrorList{field.Invalid(p, n, fmt.Sprintf("must fit in a %d-bit integer", t.Bits()))}
+		}
+	case reflect.Float32, reflect.Float64:
+		switch v.(type) {
+		case int64, float64:
+		default:
+			return field.ErrorList{typeError(p, v, "a number")}
+		}
+	default:
+		return checkUnmarshal(p, v, t)
+	}
+	return nil
+}
+
+// checkUnmarshal lets a type with its own JSON decoding (resource.Quantity,
+// intstr.IntOrString, ...) judge its value.
+func checkUnmarshal(p *field.Path, v any, t reflect.Type) field.ErrorList {
+	data, err := json.Marshal(v)
+	if err != nil {
+		return field.ErrorList{field.Invalid(p, field.OmitValueType{}, err.Error())}
+	}
+	if err := sigsjson.UnmarshalCaseSensitivePreserveInts(data, reflect.New(t).Interface()); err != nil {
+		return field.ErrorList{field.Invalid(p, shown(v), strings.TrimPrefix(err.Error(), "json: "))}
+	}
+	return nil
+}
+
+// typeError says what JSON type was expected at p and what was given, with
+// the likely fix for the common YAML slips (a quoted number, an unquoted
+// version or size).
+func typeError(p *field.Path, v any, want string) *field.Error {
+	kind := jsonKind(v)
+	if f, ok := v.(float64); ok && want == "an integer" {
+		kind = "a fraction"
+		if f == math.Trunc(f) {
+			kind = "a number with a decimal point or exponent, or out of range"
+		}
+	}
+	detail := fmt.Sprintf("must be %s, not %s", want, kind)
+	switch got := v.(type) {
+	case string:
+		if _, err := strconv.ParseFloat(got, 64); err == nil && (want == "an integer" || want == "a number") {
+			detail += "; write it without quotes"
+		}
+		if _, err := strconv.ParseBool(got); err == nil && want == "true or false" {
+			detail += "; write it without quotes"
+		}
+	case int64, float64, bool:
+		if want == "a string" {
+			detail += "; quote it"
+		}
+		if f, ok := got.(float64); ok && f != math.Trunc(f) && want == "an integer" && strings.HasSuffix(p.String(), ".cores") {
+			detail += "; for part of a CPU set coreRequest, e.g. 500m"
+		}
+	}
+	return field.TypeInvalid(p, shown(v), detail)
+}
+
+// unknownField reports a key that names no field of its object, suggesting
+// the nearest known field name.
+func unknownField(p *field.Path, key string, v any, known []string) *field.Error {
+	if u, ok := unsupportedAt(p.String()); ok {
+		return field.Forbidden(p, unsupportedMessage(u))
+	}
+	detail := fmt.Sprintf("unknown field %q", key)
+	if s := suggest(key, known); s != "" {
+		detail += fmt.Sprintf("; did you mean %q?", s)
+	} else if hint := misplaced(p, key); hint != "" {
+		detail += "; " + hint
+	}
+	return field.Invalid(p, shown(v), detail)
+}
+
+// misplaced recognises a field written at the wrong level: a whole
+// SparkApplication instead of its spec, a driver field under executor (or
+// the other way round), a pod field at the top.
+func misplaced(p *field.Path, key string) string {
+	switch p.String() {
+	case "spark." + key:
+		switch key {
+		case "apiVersion", "kind", "metadata", "spec", "status":
+			return "put the SparkApplication's spec under spark, not the whole object"
+		}
+		_, driver := jsonFields(reflect.TypeFor[DriverSpec]()).byName[key]
+		_, executor := jsonFields(reflect.TypeFor[ExecutorSpec]()).byName[key]
+		switch {
+		case driver && executor:
+			return "it is a field of spark.driver and spark.executor"
+		case driver:
+			return "it is a field of spark.driver"
+		case executor:
+			return "it is a field of spark.executor"
+		}
+	case "spark.driver." + key:
+		if _, ok := jsonFields(reflect.TypeFor[ExecutorSpec]()).byName[key]; ok {
+			return "it is a field of spark.executor"
+		}
+	case "spark.executor." + key:
+		if _, ok := jsonFields(reflect.TypeFor[DriverSpec]()).byName[key]; ok {
+			return "it is a field of spark.driver"
+		}
+	}
+	return ""
+}
+
+// suggest returns the known name nearest to name, if it is within edit
+// distance 2 (ignoring case) and nearer than the length of name.
+func suggest(name string, known []string) string {
+	best, bestDist := "", 3
+	lower := strings.ToLower(name)
+	for _, k := range known {
+		d := levenshtein(lower, strings.ToLower(k))
+		if d < bestDist && d < len([]rune(name)) {
+			best, bestDist = k, d
+		}
+	}
+	return best
+}
+
+// levenshtein is the edit distance between a and b, in runes.
+func levenshtein(a, b string) int {
+	ra, rb := []rune(a), []rune(b)
+	prev := make([]int, len(rb)+1)
+	cur := make([]int, len(rb)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(ra); i++ {
+		cur[0] = i
+		for j := 1; j <= len(rb); j++ {
+			cost := 1
+			if ra[i-1] == rb[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(rb)]
+}
+
+// shown is the value an error prints: scalars as they are, objects and
+// lists omitted.
+func shown(v any) any {
+	switch v.(type) {
+	case string, bool, int64, float64:
+		return v
+	case nil:
+		return nil
+	default:
+		return field.OmitValueType{}
+	}
+}
+
+// jsonKind names the JSON type of a decoded value.
+func jsonKind(v any) string {
+	switch v.(type) {
+	case nil:
+		return "null"
+	case string:
+		return "a string"
+	case bool:
+		return "a boolean"
+	case int64, float64:
+		return "a number"
+	case []any:
+		return "a list"
+	case map[string]any:
+		return "an object"
+	default:
+		return fmt.Sprintf("%T", v)
+	}
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}
+
+// structFields are the JSON fields of a struct type, with the fields of
+// embedded structs (`json:",inline"`) promoted as encoding/json does.
+type structFields struct {
+	byName map[string]jsonField
+	names  []string // sorted
+}
+
+type jsonField struct {
+	typ   reflect.Type
+	index []int
+}
+
+var fieldCache sync.Map // reflect.Type -> *structFields
+
+func jsonFields(t reflect.Type) *structFields {
+	if f, ok := fieldCache.Load(t); ok {
+		return f.(*structFields)
+	}
+	fs := &structFields{byName: map[string]jsonField{}}
+	// Breadth first, so that a shallower field hides a deeper one of the
+	// same name, as in encoding/json.
+	type level struct {
+		t     reflect.Type
+		index []int
+	}
+	queue := []level{{t: t}}
+	for len(queue) > 0 {
+		var next []level
+		for _, l := range queue {
+			for i := range l.t.NumField() {
+				sf := l.t.Field(i)
+				tag := sf.Tag.Get("json")
+				if tag == "-" {
+					continue
+				}
+				name, _, _ := strings.Cut(tag, ",")
+				index := append(slices.Clone(l.index), i)
+				if sf.Anonymous && name == "" {
+					ft := sf.Type
+					if ft.Kind() == reflect.Pointer {
+						ft = ft.Elem()
+					}
+					if ft.Kind() == reflect.Struct {
+						next = append(next, level{t: ft, index: index})
+						continue
+					}
+				}
+				if !sf.IsExported() {
+					continue
+				}
+				if name == "" {
+					name = sf.Name
+				}
+				if _, seen := fs.byName[name]; !seen {
+					fs.byName[name] = jsonField{typ: sf.Type, index: index}
+				}
+			}
+		}
+		queue = next
+	}
+	fs.names = sortedKeys(fs.byName)
+	f, _ := fieldCache.LoadOrStore(t, fs)
+	return f.(*structFields)
+}
