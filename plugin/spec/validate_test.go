@@ -1,0 +1,373 @@
+package spec
+
+import (
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+)
+
+// validSpec is a defaulted spec with no problems; each case of
+// TestValidate breaks one rule of it.
+func validSpec() *SparkApplicationSpec {
+	s := &SparkApplicationSpec{
+		Type:                TypeScala,
+		Image:               ptr("docker.io/apache/spark:3.5.1"),
+		MainClass:           ptr("org.apache.spark.examples.SparkPi"),
+		MainApplicationFile: ptr("local:///opt/spark/examples/jars/spark-examples.jar"),
+		Volumes:             []corev1.Volume{{Name: "data", VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{}}}},
+	}
+	SetDefaults(s)
+	return s
+}
+
+func TestValidateValidSpec(t *testing.T) {
+	checkErrs(t, Validate(validSpec()), nil)
+}
+
+func TestValidate(t *testing.T) {
+	type spec = SparkApplicationSpec
+	tests := []struct {
+		name   string
+		mutate func(s *spec)
+		want   []wantErr
+	}{
+		// type
+		{"type not supported", func(s *spec) { s.Type = "scala" },
+			[]wantErr{{"spark.type", `Unsupported value: "scala": supported values: "Java", "Scala", "Python", "R"`}}},
+		{"type empty", func(s *spec) { s.Type = "" },
+			[]wantErr{{"spark.type", "Required value: give Java, Scala, Python or R"}}},
+
+		// mode
+		{"mode client not supported yet", func(s *spec) { s.Mode = ModeClient },
+			[]wantErr{{"spark.mode", "Forbidden: not supported yet by sparkplug: client mode needs"}}},
+		{"mode in-cluster-client rejected with why", func(s *spec) { s.Mode = ModeInClusterClient },
+			[]wantErr{{"spark.mode", `Invalid value: "in-cluster-client": is not a deploy mode of spark-submit`}}},
+		{"mode unknown", func(s *spec) { s.Mode = "local" },
+			[]wantErr{{"spark.mode", `Unsupported value: "local": supported values: "cluster"`}}},
+
+		// mainApplicationFile and mainClass
+		{"mainApplicationFile missing", func(s *spec) { s.MainApplicationFile = nil },
+			[]wantErr{{"spark.mainApplicationFile", "Required value: give the jar, Python or R file to run"}}},
+		{"mainApplicationFile blank", func(s *spec) { s.MainApplicationFile = ptr("  ") },
+			[]wantErr{{"spark.mainApplicationFile", "Required value"}}},
+		{"mainClass missing for Java", func(s *spec) { s.Type, s.MainClass = TypeJava, nil },
+			[]wantErr{{"spark.mainClass", "Required value: a Java application needs the fully qualified class to run"}}},
+		{"mainClass missing for a Python file", func(s *spec) { s.MainClass, s.MainApplicationFile = nil, ptr("s3a://bucket/job.py") },
+			[]wantErr{{"spark.mainClass", "mainApplicationFile is a Python file: set type: Python"}}},
+		{"mainClass set for Python", func(s *spec) { s.Type, s.MainApplicationFile = TypePython, ptr("local:///app/job.py") },
+			[]wantErr{{"spark.mainClass", "Forbidden: a Python application has no main class; remove mainClass"}}},
+		{"mainClass set for R", func(s *spec) { s.Type = TypeR },
+			[]wantErr{{"spark.mainClass", "Forbidden: a R application has no main class"}}},
+		{"Python without mainClass is valid", func(s *spec) { s.Type, s.MainClass = TypePython, nil }, nil},
+
+		// images
+		{"image missing", func(s *spec) { s.Image = nil },
+			[]wantErr{{"spark.image", "Required value: give the Spark container image, or both spark.driver.image and spark.executor.image"}}},
+		{"image missing with only a driver image", func(s *spec) { s.Image, s.Driver.Image = nil, ptr("d:1") },
+			[]wantErr{{"spark.image", "Required value"}}},
+		{"image missing with both role images is valid", func(s *spec) { s.Image, s.Driver.Image, s.Executor.Image = nil, ptr("d:1"), ptr("e:1") }, nil},
+		{"image with a space", func(s *spec) { s.Image = ptr("spark 3.5") },
+			[]wantErr{{"spark.image", "must be a container image reference"}}},
+		{"executor image blank", func(s *spec) { s.Executor.Image = ptr("") },
+			[]wantErr{{"spark.executor.image", "must be a container image reference"}}},
+		{"imagePullPolicy", func(s *spec) { s.ImagePullPolicy = ptr("always") },
+			[]wantErr{{"spark.imagePullPolicy", `Unsupported value: "always": supported values: "Always", "IfNotPresent", "Never"`}}},
+		{"imagePullSecrets", func(s *spec) { s.ImagePullSecrets = []string{"regcred", "My_Secret"} },
+			[]wantErr{{"spark.imagePullSecrets[1]", `Invalid value: "My_Secret": is not a Secret name: a lowercase RFC 1123 subdomain`}}},
+
+		// memory
+		{"memory not a size", func(s *spec) { s.Driver.Memory = ptr("12zz") },
+			[]wantErr{{"spark.driver.memory", `spark.driver.memory: Invalid value: "12zz": is not a Kubernetes quantity or Spark size like 512m`}}},
+		{"memory as a fraction", func(s *spec) { s.Executor.MemoryOverhead = ptr("1.5g") },
+			[]wantErr{{"spark.executor.memoryOverhead", `Invalid value: "1.5g": is not a Kubernetes quantity or Spark size like 512m: Spark sizes take no fractions`}}},
+		{"memoryLimit negative", func(s *spec) { s.Driver.MemoryLimit = ptr("-1Gi") },
+			[]wantErr{{"spark.driver.memoryLimit", "must not be negative"}}},
+		{"memory zero", func(s *spec) { s.Executor.Memory = ptr("0m") },
+			[]wantErr{{"spark.executor.memory", "must be more than 0 bytes"}}},
+		{"memory sizes of both kinds are valid", func(s *spec) {
+			s.Driver.Memory, s.Driver.MemoryOverhead, s.Driver.MemoryLimit = ptr("2048k"), ptr("0"), ptr("3Gi")
+			s.Executor.Memory, s.Executor.MemoryOverhead = ptr("1Gi"), ptr("384")
+		}, nil},
+
+		// CPU
+		{"cores zero", func(s *spec) { s.Driver.Cores = ptr[int32](0) },
+			[]wantErr{{"spark.driver.cores", "Invalid value: 0: must be at least 1"}}},
+		{"coreLimit not a quantity", func(s *spec) { s.Executor.CoreLimit = ptr("two") },
+			[]wantErr{{"spark.executor.coreLimit", `Invalid value: "two": is not a Kubernetes CPU quantity like 500m or 2`}}},
+		{"coreRequest zero", func(s *spec) { s.Driver.CoreRequest = ptr("0") },
+			[]wantErr{{"spark.driver.coreRequest", "must be more than 0 CPU"}}},
+		{"coreRequest above coreLimit", func(s *spec) { s.Executor.CoreRequest, s.Executor.CoreLimit = ptr("2"), ptr("1500m") },
+			[]wantErr{{"spark.executor.coreRequest", "must not exceed coreLimit (1500m)"}}},
+		{"cores above coreLimit", func(s *spec) { s.Driver.Cores, s.Driver.CoreLimit = ptr[int32](2), ptr("1") },
+			[]wantErr{{"spark.driver.coreLimit", "must be at least cores (2)"}}},
+		{"coreRequest below cores within coreLimit is valid", func(s *spec) {
+			s.Driver.Cores, s.Driver.CoreRequest, s.Driver.CoreLimit = ptr[int32](2), ptr("500m"), ptr("1")
+		}, nil},
+
+		// executor instances and dynamic allocation
+		{"instances zero", func(s *spec) { s.Executor.Instances = ptr[int32](0) },
+			[]wantErr{{"spark.executor.instances", "must be at least 1; 0 executors is allowed only with spark.dynamicAllocation.enabled"}}},
+		{"instances zero with dynamic allocation is valid", func(s *spec) {
+			s.Executor.Instances, s.DynamicAllocation = ptr[int32](0), &DynamicAllocation{Enabled: true}
+		}, nil},
+		{"instances negative with dynamic allocation", func(s *spec) {
+			s.Executor.Instances, s.SparkConf = ptr[int32](-1), map[string]string{"spark.dynamicAllocation.enabled": "true"}
+		}, []wantErr{{"spark.executor.instances", "must be 0 or more"}}},
+		{"dynamic allocation min above max", func(s *spec) {
+			s.Executor.Instances = nil
+			s.DynamicAllocation = &DynamicAllocation{Enabled: true, MinExecutors: ptr[int32](5), MaxExecutors: ptr[int32](2)}
+		}, []wantErr{
+			{"spark.dynamicAllocation.minExecutors", "must not exceed maxExecutors (2)"},
+			{"spark.dynamicAllocation.maxExecutors", "must be at least the initial number of executors"},
+		}},
+		{"dynamic allocation max below instances", func(s *spec) {
+			s.Executor.Instances = ptr[int32](4)
+			s.DynamicAllocation = &DynamicAllocation{Enabled: true, MaxExecutors: ptr[int32](3)}
+		}, []wantErr{{"spark.dynamicAllocation.maxExecutors", "(4)"}}},
+		{"dynamic allocation max zero", func(s *spec) {
+			s.DynamicAllocation = &DynamicAllocation{Enabled: true, MaxExecutors: ptr[int32](0)}
+		}, []wantErr{{"spark.dynamicAllocation.maxExecutors", "must be at least 1"}}},
+		{"disabled dynamic allocation is not checked", func(s *spec) {
+			s.DynamicAllocation = &DynamicAllocation{MaxExecutors: ptr[int32](0)}
+		}, nil},
+
+		// labels and annotations
+		{"label spark-role reserved", func(s *spec) { s.Driver.Labels = map[string]string{"spark-role": "x"} },
+			[]wantErr{{"spark.driver.labels[spark-role]", "Forbidden: sparkplug sets it to driver or executor, and Spark finds its executors by it; remove it"}}},
+		{"label spark-app-selector reserved", func(s *spec) { s.Executor.Labels = map[string]string{"spark-app-selector": "x"} },
+			[]wantErr{{"spark.executor.labels[spark-app-selector]", "Forbidden: sparkplug sets it to the application id"}}},
+		{"label spark-app-name reserved", func(s *spec) { s.Driver.Labels = map[string]string{"spark-app-name": "x"} },
+			[]wantErr{{"spark.driver.labels[spark-app-name]", "Forbidden"}}},
+		{"label managed-by reserved", func(s *spec) { s.Driver.Labels = map[string]string{"app.kubernetes.io/managed-by": "me"} },
+			[]wantErr{{"spark.driver.labels[app.kubernetes.io/managed-by]", "sparkplug sets it to sparkplug"}}},
+		{"label in sparkplug's domain", func(s *spec) { s.Executor.Labels = map[string]string{"sparkplug.io/node": "x"} },
+			[]wantErr{{"spark.executor.labels[sparkplug.io/node]", "Forbidden: the sparkplug.io/ keys are sparkplug's bookkeeping"}}},
+		{"label in a sparkplug subdomain", func(s *spec) { s.Executor.Labels = map[string]string{"x.sparkplug.io/a": "b"} },
+			[]wantErr{{"spark.executor.labels[x.sparkplug.io/a]", "Forbidden"}}},
+		{"annotation in Argo's domain", func(s *spec) { s.Driver.Annotations = map[string]string{"workflows.argoproj.io/node-id": "x"} },
+			[]wantErr{{"spark.driver.annotations[workflows.argoproj.io/node-id]", "Forbidden: the workflows.argoproj.io/ keys are Argo's, and its controller would take the Spark pods for workflow pods"}}},
+		{"service label in sparkplug's domain", func(s *spec) { s.Driver.ServiceLabels = map[string]string{"sparkplug.io/x": "y"} },
+			[]wantErr{{"spark.driver.serviceLabels[sparkplug.io/x]", "Forbidden"}}},
+		{"label key invalid", func(s *spec) { s.Driver.Labels = map[string]string{"team name": "a", "ok": "fine"} },
+			[]wantErr{{"spark.driver.labels[team name]", `Invalid value: "team name": is not a valid label key`}}},
+		{"label value invalid", func(s *spec) { s.Executor.Labels = map[string]string{"team": "data eng"} },
+			[]wantErr{{"spark.executor.labels[team]", `Invalid value: "data eng": is not a valid label value`}}},
+		{"annotation key invalid", func(s *spec) { s.Executor.Annotations = map[string]string{"/x": "y"} },
+			[]wantErr{{"spark.executor.annotations[/x]", "is not a valid annotation key"}}},
+		{"annotation values are free", func(s *spec) { s.Executor.Annotations = map[string]string{"note": "any text at all: {}"} }, nil},
+
+		// env
+		{"env name invalid", func(s *spec) { s.Driver.Env = []corev1.EnvVar{{Name: "1BAD", Value: "x"}} },
+			[]wantErr{{"spark.driver.env[0].name", `Invalid value: "1BAD": a valid environment variable name`}}},
+		{"env name missing", func(s *spec) { s.Executor.Env = []corev1.EnvVar{{Value: "x"}} },
+			[]wantErr{{"spark.executor.env[0].name", "Required value"}}},
+		{"env value and valueFrom", func(s *spec) {
+			s.Driver.Env = []corev1.EnvVar{{Name: "A", Value: "x", ValueFrom: &corev1.EnvVarSource{FieldRef: &corev1.ObjectFieldSelector{FieldPath: "metadata.name"}}}}
+		}, []wantErr{{"spark.driver.env[0].valueFrom", "give value or valueFrom, not both"}}},
+		{"envVars key invalid", func(s *spec) { s.Executor.EnvVars = map[string]string{"A=B": "x"} },
+			[]wantErr{{"spark.executor.envVars[A=B]", "a valid environment variable name"}}},
+		{"envFrom with both sources", func(s *spec) {
+			s.Driver.EnvFrom = []corev1.EnvFromSource{{
+				ConfigMapRef: &corev1.ConfigMapEnvSource{LocalObjectReference: corev1.LocalObjectReference{Name: "a"}},
+				SecretRef:    &corev1.SecretEnvSource{LocalObjectReference: corev1.LocalObjectReference{Name: "b"}},
+			}}
+		}, []wantErr{{"spark.driver.envFrom[0]", "give exactly one of configMapRef and secretRef"}}},
+		{"envFrom secret name missing", func(s *spec) { s.Driver.EnvFrom = []corev1.EnvFromSource{{SecretRef: &corev1.SecretEnvSource{}}} },
+			[]wantErr{{"spark.driver.envFrom[0].secretRef.name", "Required value: give a Secret name"}}},
+
+		// names
+		{"serviceAccount invalid", func(s *spec) { s.Driver.ServiceAccount = ptr("Spark_SA") },
+			[]wantErr{{"spark.driver.serviceAccount", `Invalid value: "Spark_SA": is not a ServiceAccount name`}}},
+		{"schedulerName invalid", func(s *spec) { s.Executor.SchedulerName = ptr("Volcano!") },
+			[]wantErr{{"spark.executor.schedulerName", "is not a scheduler name"}}},
+		{"priorityClassName invalid", func(s *spec) { s.Executor.PriorityClassName = ptr("High") },
+			[]wantErr{{"spark.executor.priorityClassName", "is not a PriorityClass name"}}},
+		{"runtimeClassName invalid", func(s *spec) { s.Driver.RuntimeClassName = ptr("gVisor") },
+			[]wantErr{{"spark.driver.runtimeClassName", "is not a RuntimeClass name"}}},
+		{"sparkConfigMap invalid", func(s *spec) { s.SparkConfigMap = ptr("Spark Conf") },
+			[]wantErr{{"spark.sparkConfigMap", "is not a ConfigMap name"}}},
+		{"hadoopConfigMap empty", func(s *spec) { s.HadoopConfigMap = ptr("") },
+			[]wantErr{{"spark.hadoopConfigMap", "Required value: give a ConfigMap name"}}},
+
+		// node selectors and tolerations
+		{"nodeSelector value invalid", func(s *spec) { s.Executor.NodeSelector = map[string]string{"pool": "spot pool"} },
+			[]wantErr{{"spark.executor.nodeSelector[pool]", "is not a valid label value"}}},
+		{"nodeSelector key invalid", func(s *spec) { s.NodeSelector = map[string]string{"-pool": "a"} },
+			[]wantErr{{"spark.nodeSelector[-pool]", "is not a valid label key"}}},
+		{"nodeSelector at both levels", func(s *spec) {
+			s.NodeSelector, s.Driver.NodeSelector = map[string]string{"a": "b"}, map[string]string{"c": "d"}
+		}, []wantErr{{"spark.nodeSelector", "Forbidden: give the node selector either here or in spark.driver and spark.executor, not both"}}},
+		{"toleration operator", func(s *spec) { s.Driver.Tolerations = []corev1.Toleration{{Key: "k", Operator: "In"}} },
+			[]wantErr{{"spark.driver.tolerations[0].operator", `Unsupported value: "In": supported values: "Equal", "Exists"`}}},
+		{"toleration Exists with a value", func(s *spec) { s.Driver.Tolerations = []corev1.Toleration{{Key: "k", Operator: "Exists", Value: "v"}} },
+			[]wantErr{{"spark.driver.tolerations[0].value", "must be empty when operator is Exists"}}},
+		{"toleration effect", func(s *spec) { s.Executor.Tolerations = []corev1.Toleration{{Key: "k", Value: "v", Effect: "NoRun"}} },
+			[]wantErr{{"spark.executor.tolerations[0].effect", `Unsupported value: "NoRun": supported values: "NoSchedule", "PreferNoSchedule", "NoExecute"`}}},
+		{"toleration seconds without NoExecute", func(s *spec) {
+			s.Executor.Tolerations = []corev1.Toleration{{Key: "k", Operator: "Exists", Effect: "NoSchedule", TolerationSeconds: ptr[int64](60)}}
+		}, []wantErr{{"spark.executor.tolerations[0].effect", "must be NoExecute when tolerationSeconds is set"}}},
+		{"toleration without key needs Exists", func(s *spec) { s.Driver.Tolerations = []corev1.Toleration{{Operator: "Equal", Value: "v"}} },
+			[]wantErr{{"spark.driver.tolerations[0].operator", "must be Exists when key is empty"}}},
+		{"toleration of every taint is valid", func(s *spec) { s.Driver.Tolerations = []corev1.Toleration{{Operator: "Exists"}} }, nil},
+
+		// sparkConf and hadoopConf
+		{"sparkConf namespace owned", func(s *spec) { s.SparkConf = map[string]string{"spark.kubernetes.namespace": "x"} },
+			[]wantErr{{"spark.sparkConf[spark.kubernetes.namespace]", "Forbidden: sparkplug sets it: the driver runs in the workflow's namespace"}}},
+		{"sparkConf driver pod name owned", func(s *spec) { s.SparkConf = map[string]string{"spark.kubernetes.driver.pod.name": "x"} },
+			[]wantErr{{"spark.sparkConf[spark.kubernetes.driver.pod.name]", "sparkplug sets it"}}},
+		{"sparkConf app id owned", func(s *spec) { s.SparkConf = map[string]string{"spark.app.id": "x"} },
+			[]wantErr{{"spark.sparkConf[spark.app.id]", "sparkplug sets it"}}},
+		{"sparkConf executor pod name prefix owned", func(s *spec) { s.SparkConf = map[string]string{"spark.kubernetes.executor.podNamePrefix": "x"} },
+			[]wantErr{{"spark.sparkConf[spark.kubernetes.executor.podNamePrefix]", "sparkplug sets it from the driver pod name"}}},
+		{"sparkConf master owned", func(s *spec) { s.SparkConf = map[string]string{"spark.master": "local[*]"} },
+			[]wantErr{{"spark.sparkConf[spark.master]", "set spark.driver.kubernetesMaster"}}},
+		{"sparkConf deploy mode owned", func(s *spec) { s.SparkConf = map[string]string{"spark.submit.deployMode": "client"} },
+			[]wantErr{{"spark.sparkConf[spark.submit.deployMode]", "set spark.mode instead"}}},
+		{"sparkConf image points at the field", func(s *spec) { s.SparkConf = map[string]string{"spark.kubernetes.executor.container.image": "x"} },
+			[]wantErr{{"spark.sparkConf[spark.kubernetes.executor.container.image]", "Forbidden: set spark.executor.image instead"}}},
+		{"sparkConf service account points at the field", func(s *spec) {
+			s.SparkConf = map[string]string{"spark.kubernetes.authenticate.driver.serviceAccountName": "x"}
+		}, []wantErr{{"spark.sparkConf[spark.kubernetes.authenticate.driver.serviceAccountName]", "set spark.driver.serviceAccount instead"}}},
+		{"other sparkConf is free", func(s *spec) {
+			s.SparkConf = map[string]string{"spark.sql.shuffle.partitions": "10", "spark.driver.memory": "2g"}
+		}, nil},
+		{"hadoopConf with the spark.hadoop. prefix", func(s *spec) { s.HadoopConf = map[string]string{"spark.hadoop.fs.s3a.endpoint": "x"} },
+			[]wantErr{{"spark.hadoopConf[spark.hadoop.fs.s3a.endpoint]", `sparkplug adds the spark.hadoop. prefix itself; write "fs.s3a.endpoint"`}}},
+
+		// restart policy and lifetime
+		{"restartPolicy type", func(s *spec) { s.RestartPolicy.Type = "Sometimes" },
+			[]wantErr{{"spark.restartPolicy.type", `Unsupported value: "Sometimes": supported values: "Never", "OnFailure", "Always"`}}},
+		{"restartPolicy negative retries", func(s *spec) {
+			s.RestartPolicy = RestartPolicy{Type: RestartOnFailure, OnFailureRetries: ptr[int32](-1), OnSubmissionFailureRetries: ptr[int32](-2)}
+			SetDefaults(s)
+		}, []wantErr{
+			{"spark.restartPolicy.onFailureRetries", "Invalid value: -1: must be 0 or more"},
+			{"spark.restartPolicy.onSubmissionFailureRetries", "Invalid value: -2: must be 0 or more"},
+		}},
+		{"restartPolicy zero intervals", func(s *spec) {
+			s.RestartPolicy = RestartPolicy{Type: RestartAlways, OnFailureRetryInterval: ptr[int64](0), OnSubmissionFailureRetryInterval: ptr[int64](0)}
+		}, []wantErr{
+			{"spark.restartPolicy.onFailureRetryInterval", "must be at least 1 second"},
+			{"spark.restartPolicy.onSubmissionFailureRetryInterval", "must be at least 1 second"},
+		}},
+		{"timeToLiveSeconds negative", func(s *spec) { s.TimeToLiveSeconds = ptr[int64](-1) },
+			[]wantErr{{"spark.timeToLiveSeconds", "must be 0 or more seconds"}}},
+		{"terminationGracePeriodSeconds negative", func(s *spec) { s.Driver.TerminationGracePeriodSeconds = ptr[int64](-5) },
+			[]wantErr{{"spark.driver.terminationGracePeriodSeconds", "must be 0 or more seconds"}}},
+
+		// versions and factors
+		{"sparkVersion not a version", func(s *spec) { s.SparkVersion = "latest" },
+			[]wantErr{{"spark.sparkVersion", `Invalid value: "latest": must be a Spark version like 3.5.1`}}},
+		{"sparkVersion with a pre-release is valid", func(s *spec) { s.SparkVersion = "4.0.0-preview2" }, nil},
+		{"pythonVersion", func(s *spec) { s.PythonVersion = ptr("3.11") },
+			[]wantErr{{"spark.pythonVersion", `Unsupported value: "3.11": supported values: "2", "3"`}}},
+		{"memoryOverheadFactor out of range", func(s *spec) { s.MemoryOverheadFactor = ptr("1.5") },
+			[]wantErr{{"spark.memoryOverheadFactor", "must be a number from 0 up to (not including) 1"}}},
+		{"proxyUser blank", func(s *spec) { s.ProxyUser = ptr("") },
+			[]wantErr{{"spark.proxyUser", "must name a user"}}},
+
+		// volumes, mounts, configMaps, secrets
+		{"volumeMount of an unknown volume", func(s *spec) {
+			s.Executor.VolumeMounts = []corev1.VolumeMount{{Name: "scratch", MountPath: "/scratch"}}
+		},
+			[]wantErr{{"spark.executor.volumeMounts[0].name", `Not found: "scratch": add a volume named "scratch" to spark.volumes`}}},
+		{"volumeMount without a path", func(s *spec) { s.Driver.VolumeMounts = []corev1.VolumeMount{{Name: "data"}} },
+			[]wantErr{{"spark.driver.volumeMounts[0].mountPath", "Required value"}}},
+		{"volume names duplicate", func(s *spec) { s.Volumes = append(s.Volumes, corev1.Volume{Name: "data"}) },
+			[]wantErr{{"spark.volumes[1].name", `Duplicate value: "data"`}}},
+		{"volume name invalid", func(s *spec) { s.Volumes = append(s.Volumes, corev1.Volume{Name: "My.Vol"}) },
+			[]wantErr{{"spark.volumes[1].name", "is not a volume name"}}},
+		{"configMap without a name and with a relative path", func(s *spec) { s.Driver.ConfigMaps = []NamePath{{Path: "conf"}} },
+			[]wantErr{
+				{"spark.driver.configMaps[0].name", "Required value: give a ConfigMap name"},
+				{"spark.driver.configMaps[0].path", `Invalid value: "conf": must be an absolute path`},
+			}},
+		{"secret type not supported", func(s *spec) { s.Executor.Secrets = []SecretInfo{{Name: "s", Path: "/s", Type: "Opaque"}} },
+			[]wantErr{{"spark.executor.secrets[0].secretType", `Unsupported value: "Opaque": supported values: "GCPServiceAccount", "HadoopDelegationToken", "Generic"`}}},
+		{"secret without type and path", func(s *spec) { s.Executor.Secrets = []SecretInfo{{Name: "s"}} },
+			[]wantErr{
+				{"spark.executor.secrets[0].path", "Required value"},
+				{"spark.executor.secrets[0].secretType", "Required value"},
+			}},
+
+		// gpu, containers, java options
+		{"gpu quantity zero", func(s *spec) { s.Executor.GPU = &GPUSpec{Name: "nvidia.com/gpu"} },
+			[]wantErr{{"spark.executor.gpu.quantity", "must be at least 1"}}},
+		{"gpu name missing", func(s *spec) { s.Executor.GPU = &GPUSpec{Quantity: 1} },
+			[]wantErr{{"spark.executor.gpu.name", "must be a resource name such as nvidia.com/gpu"}}},
+		{"sidecar named like the Spark container", func(s *spec) { s.Driver.Sidecars = []corev1.Container{{Name: "spark-kubernetes-driver", Image: "x"}} },
+			[]wantErr{{"spark.driver.sidecars[0].name", "is the Spark container's name"}}},
+		{"init container and sidecar share a name", func(s *spec) {
+			s.Executor.InitContainers = []corev1.Container{{Name: "fetch", Image: "x"}}
+			s.Executor.Sidecars = []corev1.Container{{Name: "fetch", Image: "y"}}
+		}, []wantErr{{"spark.executor.sidecars[0].name", `Duplicate value: "fetch"`}}},
+		{"sidecar without image", func(s *spec) { s.Driver.Sidecars = []corev1.Container{{Name: "log"}} },
+			[]wantErr{{"spark.driver.sidecars[0].image", "Required value"}}},
+		{"hostAlias without an IP", func(s *spec) { s.Driver.HostAliases = []corev1.HostAlias{{IP: "db", Hostnames: []string{"db"}}} },
+			[]wantErr{{"spark.driver.hostAliases[0].ip", "must be an IP address"}}},
+		{"driver javaOptions sets the heap", func(s *spec) { s.Driver.JavaOptions = ptr("-XX:+UseG1GC -Xmx4g") },
+			[]wantErr{{"spark.driver.javaOptions", "must not set the heap size with -Xmx, which Spark rejects; set spark.driver.memory instead"}}},
+		{"executor javaOptions sets the heap", func(s *spec) { s.Executor.JavaOptions = ptr("-Xmx2g") },
+			[]wantErr{{"spark.executor.javaOptions", "set spark.executor.memory instead"}}},
+		{"kubernetesMaster blank", func(s *spec) { s.Driver.KubernetesMaster = ptr(" ") },
+			[]wantErr{{"spark.driver.kubernetesMaster", "must be the API server URL"}}},
+
+		// deps
+		{"package without a version", func(s *spec) { s.Deps.Packages = []string{"org.apache.spark:spark-avro_2.12"} },
+			[]wantErr{{"spark.deps.packages[0]", "must be Maven coordinates groupId:artifactId:version"}}},
+		{"package with a slash is valid", func(s *spec) { s.Deps.Packages = []string{"org.apache.spark/spark-avro_2.12:3.5.1"} }, nil},
+		{"excludePackage with a version", func(s *spec) { s.Deps.ExcludePackages = []string{"org.slf4j:slf4j-log4j12:1.7"} },
+			[]wantErr{{"spark.deps.excludePackages[0]", "must be groupId:artifactId"}}},
+		{"empty jar", func(s *spec) { s.Deps.Jars = []string{"local:///a.jar", ""} },
+			[]wantErr{{"spark.deps.jars[1]", "remove the empty entry"}}},
+
+		// not supported yet
+		{"driver podName", func(s *spec) { s.Driver.PodName = ptr("my-driver") },
+			[]wantErr{{"spark.driver.podName", "Forbidden: not supported yet by sparkplug: sparkplug names the driver pod"}}},
+		{"failureRetries points at restartPolicy", func(s *spec) { s.FailureRetries = ptr[int32](3) },
+			[]wantErr{{"spark.failureRetries", "not supported yet by sparkplug: deprecated by the Spark operator; use spark.restartPolicy"}}},
+		{"executor template", func(s *spec) { s.Executor.Template = &corev1.PodTemplateSpec{} },
+			[]wantErr{{"spark.executor.template", "not supported yet by sparkplug"}}},
+		{"monitoring", func(s *spec) { s.Monitoring = &MonitoringSpec{ExposeDriverMetrics: true} },
+			[]wantErr{{"spark.monitoring", "not supported yet by sparkplug"}}},
+		{"empty unsupported list is not set", func(s *spec) { s.Driver.Ports = []Port{} }, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := validSpec()
+			tt.mutate(s)
+			checkErrs(t, Validate(s), tt.want)
+		})
+	}
+}
+
+func TestValidateReportsEverythingAtOnce(t *testing.T) {
+	s := validSpec()
+	s.Type = "Go"
+	s.Image = nil
+	s.Driver.Memory = ptr("lots")
+	s.Executor.Instances = ptr[int32](0)
+	s.Driver.PodName = ptr("x")
+	checkErrs(t, Validate(s), []wantErr{
+		{"spark.driver.podName", "not supported yet"},
+		{"spark.type", "Unsupported value"},
+		{"spark.image", "Required value"},
+		{"spark.driver.memory", "is not a Kubernetes quantity"},
+		{"spark.executor.instances", "must be at least 1"},
+	})
+}
+
+func TestValidateNil(t *testing.T) {
+	checkErrs(t, Validate(nil), []wantErr{{"spark", "the spark body is empty"}})
+}
+
+func TestImages(t *testing.T) {
+	s := &SparkApplicationSpec{Image: ptr("all:1")}
+	if s.DriverImage() != "all:1" || s.ExecutorImage() != "all:1" {
+		t.Errorf("images = %q, %q; want all:1", s.DriverImage(), s.ExecutorImage())
+	}
+	s.Driver.Image, s.Executor.Image = ptr("d:1"), ptr("")
+	if s.DriverImage() != "d:1" || s.ExecutorImage() != "all:1" {
+		t.Errorf("images = %q, %q; want d:1, all:1", s.DriverImage(), s.ExecutorImage())
+	}
+}
