@@ -1,0 +1,54 @@
+package spec
+
+import (
+	"strings"
+
+	"k8s.io/apimachinery/pkg/util/validation/field"
+)
+
+// InvalidError is a spark body that cannot run, with every problem found.
+type InvalidError struct {
+	Errs field.ErrorList
+}
+
+// Error is one line a person can act on: every problem, with its path,
+// in a stable order.
+func (e *InvalidError) Error() string {
+	msgs := make([]string, len(e.Errs))
+	for i, err := range e.Errs {
+		msgs[i] = err.Error()
+	}
+	return "invalid spark body: " + strings.Join(msgs, "; ")
+}
+
+// Parse decodes, defaults and validates the JSON `spark` body of a plugin
+// step. It returns either a spec the rest of sparkplug can run, or an
+// *InvalidError listing every problem: decoding problems first, then
+// validation problems, leaving out those about a field that could not be
+// decoded (a value of the wrong type is not also reported as missing).
+func Parse(raw []byte) (*SparkApplicationSpec, error) {
+	s, errs := Decode(raw)
+	if s == nil {
+		return nil, &InvalidError{Errs: errs}
+	}
+	SetDefaults(s)
+	for _, err := range Validate(s) {
+		if !under(err.Field, errs) {
+			errs = append(errs, err)
+		}
+	}
+	if len(errs) > 0 {
+		return nil, &InvalidError{Errs: errs}
+	}
+	return s, nil
+}
+
+// under says whether path is the path of one of errs, or inside it.
+func under(path string, errs field.ErrorList) bool {
+	for _, e := range errs {
+		if path == e.Field || strings.HasPrefix(path, e.Field+".") || strings.HasPrefix(path, e.Field+"[") {
+			return true
+		}
+	}
+	return false
+}
