@@ -627,3 +627,36 @@ func volume(p *corev1.Pod, name string) *corev1.Volume {
 	}
 	return nil
 }
+
+func TestServiceIsSparksHeadlessDriverService(t *testing.T) {
+	r := goldenRuns["kitchen-sink"]
+	_, objs := kitchenSink(t)
+	n := NamesFor(r)
+	svc := objs.Service
+	if svc.Spec.ClusterIP != corev1.ClusterIPNone {
+		t.Errorf("clusterIP %q, want None (headless)", svc.Spec.ClusterIP)
+	}
+	wantSelector := map[string]string{spark.LabelAppSelector: n.AppID, spark.LabelRole: spark.RoleDriver}
+	if !reflect.DeepEqual(svc.Spec.Selector, wantSelector) {
+		t.Errorf("selector %v, want %v", svc.Spec.Selector, wantSelector)
+	}
+	for k, v := range svc.Spec.Selector {
+		if objs.Driver.Labels[k] != v {
+			t.Errorf("selector %s=%s does not select the driver (%q)", k, v, objs.Driver.Labels[k])
+		}
+	}
+	var ports []string
+	for _, p := range svc.Spec.Ports {
+		ports = append(ports, p.Name+":"+p.TargetPort.String())
+	}
+	if got := strings.Join(ports, ","); got != "driver-rpc-port:7078,blockmanager:7079,spark-ui:4040" {
+		t.Errorf("ports %s", got)
+	}
+	host := Properties(readBody(t, "testdata/kitchen-sink.input.yaml"), r)[spark.ConfDriverHost]
+	if host != svc.Name+"."+r.Workflow.Namespace+".svc" {
+		t.Errorf("spark.driver.host %q does not name the Service %s", host, svc.Name)
+	}
+	if svc.Labels["svc-team"] != "data" || svc.Annotations["example.com/scrape"] != "true" {
+		t.Errorf("serviceLabels/serviceAnnotations missing: %v %v", svc.Labels, svc.Annotations)
+	}
+}
