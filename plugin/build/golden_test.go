@@ -8,7 +8,6 @@ import (
 	"strings"
 	"testing"
 
-	"k8s.io/utils/ptr"
 	"sigs.k8s.io/yaml"
 
 	"github.com/sparkplug-io/sparkplug/plugin/spec"
@@ -111,7 +110,8 @@ func newBuilder(t *testing.T) *Builder {
 	return b
 }
 
-// readBody decodes a spark body from a file and defaults it.
+// readBody decodes a spark body from a file and defaults it as the plugin
+// does before it builds (spec.SetDefaults).
 func readBody(t *testing.T, path string) *spec.SparkApplicationSpec {
 	t.Helper()
 	raw, err := os.ReadFile(path)
@@ -122,45 +122,6 @@ func readBody(t *testing.T, path string) *spec.SparkApplicationSpec {
 	if err := yaml.UnmarshalStrict(raw, &s); err != nil {
 		t.Fatalf("decode %s: %v", path, err)
 	}
-	defaults(&s)
+	spec.SetDefaults(&s)
 	return &s
-}
-
-// defaults applies the minimal defaults the builder relies on, as
-// spec.SetDefaults will (the builder receives defaulted bodies).
-func defaults(s *spec.SparkApplicationSpec) {
-	if s.Mode == "" {
-		s.Mode = spec.ModeCluster
-	}
-	if s.Type == "" {
-		s.Type = spec.TypeScala
-	}
-	for _, p := range []*spec.SparkPodSpec{&s.Driver.SparkPodSpec, &s.Executor.SparkPodSpec} {
-		if p.Cores == nil && s.SparkConf[coresKey(p == &s.Driver.SparkPodSpec)] == "" {
-			p.Cores = ptr.To[int32](1)
-		}
-		if p.Memory == nil && s.SparkConf[memoryKey(p == &s.Driver.SparkPodSpec)] == "" {
-			p.Memory = ptr.To("1g")
-		}
-	}
-	if s.Executor.Instances == nil && (s.DynamicAllocation == nil || !s.DynamicAllocation.Enabled) {
-		s.Executor.Instances = ptr.To[int32](1)
-	}
-	if s.RestartPolicy.Type == "" {
-		s.RestartPolicy.Type = spec.RestartNever
-	}
-}
-
-func coresKey(driver bool) string {
-	if driver {
-		return "spark.driver.cores"
-	}
-	return "spark.executor.cores"
-}
-
-func memoryKey(driver bool) string {
-	if driver {
-		return "spark.driver.memory"
-	}
-	return "spark.executor.memory"
 }
