@@ -37,16 +37,13 @@ var Unsupported = []UnsupportedField{
 	{Path: "spark.batchScheduler", Why: "sparkplug does not create PodGroups for Volcano or YuniKorn; set spark.driver.schedulerName and spark.executor.schedulerName"},
 	{Path: "spark.batchSchedulerOptions", Why: "sparkplug does not create PodGroups for Volcano or YuniKorn; set spark.driver.schedulerName and spark.executor.schedulerName"},
 	{Path: "spark.sparkUIOptions", Why: "sparkplug creates no UI Service or Ingress; port-forward to the driver pod's port 4040 while it runs, or use a Spark History Server"},
+	{Path: "spark.timeToLiveSeconds", Why: "finished drivers are not deleted on a timer yet; a driver lives as long as its Workflow (it is owned by it), so the Workflow's ttlStrategy and podGC govern cleanup"},
 	{Path: "spark.driverIngressOptions", Why: "sparkplug creates no Ingress for driver ports; port-forward to the driver pod while it runs"},
 	{Path: "spark.driverPodDisruptionBudget", Why: "sparkplug creates no PodDisruptionBudget for the driver"},
 	{Path: "spark.driver.template", Why: "sparkplug builds the driver pod from the driver fields; move the template's settings to fields such as spark.driver.affinity, tolerations, securityContext, volumeMounts and sidecars"},
 	{Path: "spark.executor.template", Why: "sparkplug builds the executor pod template from the executor fields; move the template's settings to fields such as spark.executor.affinity, tolerations, securityContext, volumeMounts and sidecars"},
 	{Path: "spark.driver.podName", Why: "sparkplug names the driver pod after the workflow node so that it finds the pod again after a restart; remove podName"},
-	{Path: "spark.driver.ports", Why: "extra container ports are not added to the driver yet; Spark's driver, block-manager and UI ports are always open"},
-	{Path: "spark.executor.ports", Why: "extra container ports are not added to the executors yet"},
 	{Path: "spark.executor.memoryLimit", Why: "Spark sets each executor's memory limit to its memory plus overhead, overriding the executor pod template; raise spark.executor.memoryOverhead instead"},
-	{Path: "spark.driver.envSecretKeyRefs", Why: "deprecated by the Spark operator; use spark.driver.env with valueFrom.secretKeyRef"},
-	{Path: "spark.executor.envSecretKeyRefs", Why: "deprecated by the Spark operator; use spark.executor.env with valueFrom.secretKeyRef"},
 }
 
 // unsupportedMessage is the detail of the Forbidden error for u.

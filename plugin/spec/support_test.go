@@ -11,7 +11,7 @@ import (
 // are honoured with all their fields.
 var honoured = []string{
 	"type", "mode", "image", "imagePullPolicy", "imagePullSecrets", "mainApplicationFile", "mainClass", "arguments",
-	"sparkConf", "hadoopConf", "sparkVersion", "restartPolicy", "timeToLiveSeconds", "nodeSelector", "volumes", "deps",
+	"sparkConf", "hadoopConf", "sparkVersion", "restartPolicy", "nodeSelector", "volumes", "deps",
 	"proxyUser", "memoryOverheadFactor", "pythonVersion", "sparkConfigMap", "hadoopConfigMap", "dynamicAllocation",
 }
 
@@ -20,7 +20,7 @@ var honouredPod = []string{
 	"labels", "annotations", "serviceAccount", "nodeSelector", "tolerations", "securityContext", "podSecurityContext",
 	"affinity", "volumeMounts", "javaOptions", "schedulerName", "priorityClassName", "terminationGracePeriodSeconds",
 	"configMaps", "secrets", "gpu", "hostNetwork", "dnsConfig", "hostAliases", "shareProcessNamespace",
-	"runtimeClassName", "initContainers", "sidecars", "lifecycle",
+	"runtimeClassName", "initContainers", "sidecars", "lifecycle", "ports", "envSecretKeyRefs",
 }
 
 var honouredRole = map[string][]string{
@@ -87,12 +87,9 @@ var unsupportedValues = map[string]string{
 	"spark.driverPodDisruptionBudget": `true`,
 	"spark.driver.template":           `{"metadata":{"labels":{"a":"b"}}}`,
 	"spark.executor.template":         `{"metadata":{"labels":{"a":"b"}}}`,
+	"spark.timeToLiveSeconds":         `3600`,
 	"spark.driver.podName":            `"driver"`,
-	"spark.driver.ports":              `[{"name":"p","protocol":"TCP","containerPort":8080}]`,
-	"spark.executor.ports":            `[{"name":"p","protocol":"TCP","containerPort":8080}]`,
 	"spark.executor.memoryLimit":      `"2g"`,
-	"spark.driver.envSecretKeyRefs":   `{"A":{"name":"s","key":"k"}}`,
-	"spark.executor.envSecretKeyRefs": `{"A":{"name":"s","key":"k"}}`,
 }
 
 // Each row is rejected with its path and its Why, whether the types have

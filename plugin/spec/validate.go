@@ -146,12 +146,22 @@ func validateApplication(s *SparkApplicationSpec) field.ErrorList {
 // Spark operator rejects too (internal/webhook/sparkconf_validator.go), each
 // pointing at the field that sets it.
 var ownedSparkConf = map[string]string{
-	spark.ConfDriverPodName:         "sparkplug sets it: it names the driver pod after the workflow node so that it finds the pod again",
-	spark.ConfNamespace:             "sparkplug sets it: the driver runs in the workflow's namespace",
-	spark.ConfAppID:                 "sparkplug sets it: it finds the pods of each run by the application id",
-	spark.ConfExecutorPodNamePrefix: "sparkplug sets it from the driver pod name",
-	spark.ConfMaster:                "sparkplug sets it to the cluster's API server; to use another, set spark.driver.kubernetesMaster",
-	spark.ConfSubmitDeployMode:      "sparkplug sets it from spark.mode; set spark.mode instead",
+	spark.ConfDriverPodName:                                "sparkplug sets it: it names the driver pod after the workflow node so that it finds the pod again",
+	spark.ConfNamespace:                                    "sparkplug sets it: the driver runs in the workflow's namespace",
+	spark.ConfAppID:                                        "sparkplug sets it: it finds the pods of each run by the application id",
+	spark.ConfExecutorPodNamePrefix:                        "sparkplug sets it from the driver pod name",
+	spark.ConfMaster:                                       "sparkplug sets it to the cluster's API server; to use another, set spark.driver.kubernetesMaster",
+	spark.ConfSubmitDeployMode:                             "sparkplug sets it from spark.mode; set spark.mode instead",
+	spark.ConfSubmitInDriver:                               "sparkplug sets it: the driver pod runs spark-submit in client mode inside the pod",
+	spark.ConfDriverHost:                                   "sparkplug sets it to the driver's headless Service",
+	spark.ConfAppResourceType:                              "sparkplug sets it from spark.type",
+	spark.ConfExecutorPodTemplateFile:                      "sparkplug generates the executor pod template from spark.executor; set the fields there",
+	spark.ConfExecutorPodTemplateContName:                  "sparkplug generates the executor pod template from spark.executor",
+	spark.ConfExecutorLabelPrefix + spark.LabelWorkflowUID: "sparkplug labels the executors with their workflow; it finds them by it",
+	spark.ConfExecutorLabelPrefix + spark.LabelNode:        "sparkplug labels the executors with their node",
+	spark.ConfExecutorLabelPrefix + spark.LabelTemplate:    "sparkplug labels the executors with their template",
+	spark.ConfExecutorLabelPrefix + spark.LabelAttempt:     "sparkplug labels the executors with their attempt",
+	spark.ConfExecutorLabelPrefix + spark.LabelManagedBy:   "sparkplug marks the executors as its own",
 
 	"spark.kubernetes.driver.master":                        "set spark.driver.kubernetesMaster instead",
 	spark.ConfContainerImage:                                "set spark.image instead",
@@ -352,6 +362,7 @@ func validatePod(p *field.Path, role string, s *SparkPodSpec, volumes map[string
 
 func validateDriver(p *field.Path, d *DriverSpec, volumes map[string]bool) field.ErrorList {
 	errs := validatePod(p, spark.RoleDriver, &d.SparkPodSpec, volumes)
+	errs = append(errs, validatePorts(p.Child("ports"), d.Ports)...)
 	errs = append(errs, validateCoreRequest(p, d.CoreRequest, d.Cores, d.CoreLimit)...)
 	errs = append(errs, validateJavaOptions(p.Child("javaOptions"), d.JavaOptions, spark.RoleDriver)...)
 	if d.KubernetesMaster != nil && strings.TrimSpace(*d.KubernetesMaster) == "" {
@@ -367,6 +378,7 @@ func validateDriver(p *field.Path, d *DriverSpec, volumes map[string]bool) field
 
 func validateExecutor(p *field.Path, e *ExecutorSpec, volumes map[string]bool, dynamic bool) field.ErrorList {
 	errs := validatePod(p, spark.RoleExecutor, &e.SparkPodSpec, volumes)
+	errs = append(errs, validatePorts(p.Child("ports"), e.Ports)...)
 	if e.Instances != nil {
 		switch {
 		case dynamic && *e.Instances < 0:
@@ -509,6 +521,15 @@ func validateEnv(p *field.Path, s *SparkPodSpec) field.ErrorList {
 	}
 	for _, k := range sortedKeys(s.EnvVars) {
 		errs = append(errs, validateEnvName(p.Child("envVars").Key(k), k)...)
+	}
+	for _, k := range sortedKeys(s.EnvSecretKeyRefs) {
+		kp := p.Child("envSecretKeyRefs").Key(k)
+		errs = append(errs, validateEnvName(kp, k)...)
+		ref := s.EnvSecretKeyRefs[k]
+		errs = append(errs, validateName(kp.Child("name"), ref.Name, validation.IsDNS1123Subdomain, "a Secret name")...)
+		if ref.Key == "" {
+			errs = append(errs, field.Required(kp.Child("key"), "name the key of the Secret to read"))
+		}
 	}
 	for i, e := range s.EnvFrom {
 		ep := p.Child("envFrom").Index(i)
@@ -711,3 +732,33 @@ func validateName(p *field.Path, name string, is func(string) []string, what str
 }
 
 func isBlank(s string) bool { return strings.TrimSpace(s) == "" }
+
+// validatePorts checks extra container ports; Spark's own ports (driver
+// RPC, block manager, UI) are always added and must not be repeated.
+func validatePorts(p *field.Path, ports []Port) field.ErrorList {
+	var errs field.ErrorList
+	names := map[string]bool{}
+	for i, port := range ports {
+		pp := p.Index(i)
+		for _, msg := range validation.IsValidPortName(port.Name) {
+			errs = append(errs, field.Invalid(pp.Child("name"), port.Name, msg))
+		}
+		if names[port.Name] {
+			errs = append(errs, field.Duplicate(pp.Child("name"), port.Name))
+		}
+		names[port.Name] = true
+		for _, msg := range validation.IsValidPortNum(int(port.ContainerPort)) {
+			errs = append(errs, field.Invalid(pp.Child("containerPort"), port.ContainerPort, msg))
+		}
+		switch port.ContainerPort {
+		case spark.DriverPort, spark.BlockManagerPort, spark.UIPort:
+			errs = append(errs, field.Invalid(pp.Child("containerPort"), port.ContainerPort, "is one of Spark's own ports (7078, 7079, 4040), which sparkplug always opens; choose another"))
+		}
+		switch port.Protocol {
+		case "", "TCP", "UDP", "SCTP":
+		default:
+			errs = append(errs, field.NotSupported(pp.Child("protocol"), port.Protocol, []string{"TCP", "UDP", "SCTP"}))
+		}
+	}
+	return errs
+}

@@ -251,7 +251,20 @@ func TestValidate(t *testing.T) {
 			{"spark.restartPolicy.onSubmissionFailureRetryInterval", "must be at least 1 second"},
 		}},
 		{"timeToLiveSeconds negative", func(s *spec) { s.TimeToLiveSeconds = ptr[int64](-1) },
-			[]wantErr{{"spark.timeToLiveSeconds", "must be 0 or more seconds"}}},
+			[]wantErr{{"spark.timeToLiveSeconds", "not supported yet"}, {"spark.timeToLiveSeconds", "must be 0 or more seconds"}}},
+		{"driver port out of range", func(s *spec) { s.Driver.Ports = []Port{{Name: "metrics", ContainerPort: 70000}} },
+			[]wantErr{{"spark.driver.ports[0].containerPort", "between 1 and 65535"}}},
+		{"executor port is one of Spark's own", func(s *spec) { s.Executor.Ports = []Port{{Name: "ui", ContainerPort: 4040}} },
+			[]wantErr{{"spark.executor.ports[0].containerPort", "Spark's own ports"}}},
+		{"port protocol", func(s *spec) { s.Driver.Ports = []Port{{Name: "m", Protocol: "HTTP", ContainerPort: 8080}} },
+			[]wantErr{{"spark.driver.ports[0].protocol", "Unsupported value"}}},
+		{"duplicate port name", func(s *spec) {
+			s.Driver.Ports = []Port{{Name: "m", ContainerPort: 8080}, {Name: "m", ContainerPort: 8081}}
+		}, []wantErr{{"spark.driver.ports[1].name", "Duplicate value"}}},
+		{"envSecretKeyRefs without key", func(s *spec) { s.Driver.EnvSecretKeyRefs = map[string]NameKey{"PASSWORD": {Name: "db"}} },
+			[]wantErr{{"spark.driver.envSecretKeyRefs[PASSWORD].key", "name the key"}}},
+		{"envSecretKeyRefs bad variable name", func(s *spec) { s.Executor.EnvSecretKeyRefs = map[string]NameKey{"1BAD": {Name: "db", Key: "k"}} },
+			[]wantErr{{"spark.executor.envSecretKeyRefs[1BAD]", ""}}},
 		{"terminationGracePeriodSeconds negative", func(s *spec) { s.Driver.TerminationGracePeriodSeconds = ptr[int64](-5) },
 			[]wantErr{{"spark.driver.terminationGracePeriodSeconds", "must be 0 or more seconds"}}},
 
