@@ -1,0 +1,682 @@
+//go:build integration
+
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"net/http"
+	"os"
+	"path/filepath"
+	"runtime/debug"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	wfv1 "github.com/argoproj/argo-workflows/v3/pkg/apis/workflow/v1alpha1"
+	wfclient "github.com/argoproj/argo-workflows/v3/pkg/client/clientset/versioned"
+	"github.com/argoproj/argo-workflows/v3/pkg/plugins/executor"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"sigs.k8s.io/yaml"
+
+	"github.com/sparkplug-io/sparkplug/e2e/cluster"
+	"github.com/sparkplug-io/sparkplug/plugin/spark"
+)
+
+var testCluster *cluster.Cluster
+
+func TestMain(m *testing.M) {
+	os.Exit(cluster.Main(m, cluster.Options{ControllerManager: true}, func(c *cluster.Cluster) { testCluster = c }))
+}
+
+const pluginToken = "integration-token"
+
+// env is one namespace with Argo's CRDs, sparkplug's RBAC from manifests/,
+// a Workflow, and a running plugin server authenticated as the plugin's
+// ServiceAccount.
+type env struct {
+	t        *testing.T
+	ns       string
+	wf       *wfv1.Workflow
+	wfc      wfclient.Interface
+	url      string
+	requests *atomic.Int64 // API requests the plugin made
+}
+
+func argoModuleDir(t *testing.T) string {
+	t.Helper()
+	info, ok := debug.ReadBuildInfo()
+	if !ok {
+		t.Fatal("no build info")
+	}
+	for _, d := range info.Deps {
+		if d.Path == "github.com/argoproj/argo-workflows/v3" {
+			modcache := os.Getenv("GOMODCACHE")
+			if modcache == "" {
+				home, _ := os.UserHomeDir()
+				gopath := os.Getenv("GOPATH")
+				if gopath == "" {
+					gopath = filepath.Join(home, "go")
+				}
+				modcache = filepath.Join(gopath, "pkg", "mod")
+			}
+			return filepath.Join(modcache, "github.com/argoproj/argo-workflows/v3@"+d.Version)
+		}
+	}
+	t.Fatal("argo-workflows is not a dependency")
+	return ""
+}
+
+func newEnv(t *testing.T, name string) *env {
+	t.Helper()
+	ctx := context.Background()
+	crds := filepath.Join(argoModuleDir(t), "manifests/base/crds/minimal")
+	for _, f := range []string{"argoproj.io_workflows.yaml", "argoproj.io_workflowtasksets.yaml"} {
+		b, err := os.ReadFile(filepath.Join(crds, f))
+		if err != nil {
+			t.Fatalf("read Argo CRD (is the module downloaded? go mod download): %v", err)
+		}
+		if err := testCluster.Apply(ctx, b); err != nil {
+			t.Fatalf("apply %s: %v", f, err)
+		}
+	}
+	ns := name
+	if _, err := testCluster.Client.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	rbac, err := os.ReadFile("../../manifests/rbac.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := testCluster.Apply(ctx, withNamespace(t, rbac, ns)); err != nil {
+		t.Fatalf("apply manifests/rbac.yaml: %v", err)
+	}
+	wfc := wfclient.NewForConfigOrDie(testCluster.Config)
+	wf, err := wfc.ArgoprojV1alpha1().Workflows(ns).Create(ctx, &wfv1.Workflow{
+		ObjectMeta: metav1.ObjectMeta{Name: "spark-pi"},
+		Spec:       wfv1.WorkflowSpec{Entrypoint: "main"},
+	}, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	dir := t.TempDir()
+	kubeconfig := filepath.Join(dir, "kubeconfig")
+	if err := testCluster.WriteServiceAccountKubeconfig(ctx, ns, "spark-executor-plugin", kubeconfig); err != nil {
+		t.Fatal(err)
+	}
+	tokenFile := filepath.Join(dir, "token")
+	if err := os.WriteFile(tokenFile, []byte(pluginToken), 0o440); err != nil {
+		t.Fatal(err)
+	}
+	e := &env{t: t, ns: ns, wf: wf, wfc: wfc, requests: &atomic.Int64{}}
+	o := serveOptions{
+		addr: "127.0.0.1:0", tokenFile: tokenFile, kubeconfig: kubeconfig, logLevel: "debug", logFormat: "text",
+		idleTimeout: time.Minute, shutdownGrace: 5 * time.Second, qps: 50, burst: 100,
+		wrapTransport: func(rt http.RoundTripper) http.RoundTripper { return counting{rt, e.requests} },
+	}
+	o.core.RequeuePending, o.core.RequeueRunning = time.Second, 2*time.Second
+	o.core.NotFoundGrace = 3 * time.Second
+	if err := o.validate(); err != nil {
+		t.Fatal(err)
+	}
+	addr := make(chan string, 1)
+	o.listening = func(a string) { addr <- a }
+	srvCtx, cancel := context.WithCancel(ctx)
+	done := make(chan error, 1)
+	logFile, err := os.Create(filepath.Join(dir, "plugin.log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	go func() {
+		done <- serve(srvCtx, o, slog.New(slog.NewTextHandler(logFile, &slog.HandlerOptions{Level: slog.LevelDebug})))
+	}()
+	select {
+	case a := <-addr:
+		e.url = "http://" + a
+	case err := <-done:
+		t.Fatalf("server stopped: %v", err)
+	case <-time.After(30 * time.Second):
+		t.Fatal("server did not start listening")
+	}
+	t.Cleanup(func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("server: %v", err)
+		}
+		if t.Failed() {
+			b, _ := os.ReadFile(logFile.Name())
+			t.Logf("plugin log:\n%s", tail(string(b), 60))
+		}
+	})
+	return e
+}
+
+func tail(s string, n int) string {
+	lines := strings.Split(s, "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.Join(lines, "\n")
+}
+
+func withNamespace(t *testing.T, docs []byte, ns string) []byte {
+	t.Helper()
+	var out [][]byte
+	for _, doc := range bytes.Split(docs, []byte("\n---\n")) {
+		var m map[string]any
+		if err := yaml.Unmarshal(doc, &m); err != nil {
+			t.Fatal(err)
+		}
+		if m == nil {
+			continue
+		}
+		m["metadata"].(map[string]any)["namespace"] = ns
+		if subjects, ok := m["subjects"].([]any); ok {
+			for _, s := range subjects {
+				s.(map[string]any)["namespace"] = ns
+			}
+		}
+		b, err := yaml.Marshal(m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, b)
+	}
+	return bytes.Join(out, []byte("\n---\n"))
+}
+
+type counting struct {
+	rt http.RoundTripper
+	n  *atomic.Int64
+}
+
+func (c counting) RoundTrip(r *http.Request) (*http.Response, error) {
+	c.n.Add(1)
+	return c.rt.RoundTrip(r)
+}
+
+// template returns an Argo plugin template with the given spark body.
+func template(t *testing.T, name, body string) *wfv1.Template {
+	t.Helper()
+	var spark map[string]any
+	if err := yaml.Unmarshal([]byte(body), &spark); err != nil {
+		t.Fatal(err)
+	}
+	raw, err := json.Marshal(map[string]any{"spark": spark})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmpl := &wfv1.Template{Name: name, Plugin: &wfv1.Plugin{}}
+	tmpl.Plugin.Value = raw
+	return tmpl
+}
+
+// setTasks writes the WorkflowTaskSet's open nodes as the controller does.
+func (e *env) setTasks(tasks map[string]*wfv1.Template) {
+	e.t.Helper()
+	ctx := context.Background()
+	spec := wfv1.WorkflowTaskSetSpec{Tasks: map[string]wfv1.Template{}}
+	for id, tmpl := range tasks {
+		spec.Tasks[id] = *tmpl
+	}
+	ts := &wfv1.WorkflowTaskSet{
+		ObjectMeta: metav1.ObjectMeta{Name: e.wf.Name, Namespace: e.ns,
+			OwnerReferences: []metav1.OwnerReference{{APIVersion: "argoproj.io/v1alpha1", Kind: "Workflow", Name: e.wf.Name, UID: e.wf.UID}}},
+		Spec: spec,
+	}
+	client := e.wfc.ArgoprojV1alpha1().WorkflowTaskSets(e.ns)
+	existing, err := client.Get(ctx, e.wf.Name, metav1.GetOptions{})
+	switch {
+	case apierrors.IsNotFound(err):
+		_, err = client.Create(ctx, ts, metav1.CreateOptions{})
+	case err == nil:
+		existing.Spec = spec
+		_, err = client.Update(ctx, existing, metav1.UpdateOptions{})
+	}
+	if err != nil {
+		e.t.Fatal(err)
+	}
+}
+
+type response struct {
+	status int
+	body   string
+	reply  executor.ExecuteTemplateReply
+}
+
+func (e *env) post(token string, body []byte) response {
+	e.t.Helper()
+	req, err := http.NewRequest(http.MethodPost, e.url+"/api/v1/template.execute", bytes.NewReader(body))
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	r := response{status: resp.StatusCode, body: string(b)}
+	if resp.StatusCode == http.StatusOK {
+		if err := json.Unmarshal(b, &r.reply); err != nil {
+			e.t.Fatalf("decode reply %s: %v", b, err)
+		}
+	}
+	return r
+}
+
+// execute posts template.execute for tmpl as the agent does, retrying 503
+// (the cache of a new workflow warming up) like the agent.
+func (e *env) execute(tmpl *wfv1.Template) executor.ExecuteTemplateReply {
+	e.t.Helper()
+	body, err := json.Marshal(executor.ExecuteTemplateArgs{
+		Workflow: &executor.Workflow{ObjectMeta: executor.ObjectMeta{Name: e.wf.Name, Namespace: e.ns, UID: string(e.wf.UID)}},
+		Template: tmpl,
+	})
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	for i := 0; ; i++ {
+		r := e.post(pluginToken, body)
+		if r.status == http.StatusServiceUnavailable && i < 10 {
+			time.Sleep(time.Second)
+			continue
+		}
+		if r.status != http.StatusOK {
+			e.t.Fatalf("status %d: %s", r.status, r.body)
+		}
+		return r.reply
+	}
+}
+
+func (e *env) drivers() []corev1.Pod {
+	e.t.Helper()
+	pods, err := testCluster.Client.CoreV1().Pods(e.ns).List(context.Background(), metav1.ListOptions{LabelSelector: spark.LabelRole + "=" + spark.RoleDriver})
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	return pods.Items
+}
+
+func (e *env) setDriverStatus(name string, status corev1.PodStatus) {
+	e.t.Helper()
+	ctx := context.Background()
+	pod, err := testCluster.Client.CoreV1().Pods(e.ns).Get(ctx, name, metav1.GetOptions{})
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	pod.Status = status
+	if _, err := testCluster.Client.CoreV1().Pods(e.ns).UpdateStatus(ctx, pod, metav1.UpdateOptions{}); err != nil {
+		e.t.Fatal(err)
+	}
+}
+
+// eventually polls execute until check accepts the reply.
+func (e *env) eventually(tmpl *wfv1.Template, what string, check func(executor.ExecuteTemplateReply) bool) executor.ExecuteTemplateReply {
+	e.t.Helper()
+	var last executor.ExecuteTemplateReply
+	err := wait.PollUntilContextTimeout(context.Background(), 100*time.Millisecond, 20*time.Second, true, func(context.Context) (bool, error) {
+		last = e.execute(tmpl)
+		return check(last), nil
+	})
+	if err != nil {
+		e.t.Fatalf("%s: last reply %s", what, describe(last))
+	}
+	return last
+}
+
+func describe(r executor.ExecuteTemplateReply) string {
+	b, _ := json.Marshal(r)
+	return string(b)
+}
+
+func param(r executor.ExecuteTemplateReply, name string) string {
+	if r.Node == nil || r.Node.Outputs == nil {
+		return ""
+	}
+	for _, p := range r.Node.Outputs.Parameters {
+		if p.Name == name && p.Value != nil {
+			return p.Value.String()
+		}
+	}
+	return ""
+}
+
+const sparkPi = `
+type: Scala
+mode: cluster
+image: spark:3.5.3
+mainClass: org.apache.spark.examples.SparkPi
+mainApplicationFile: local:///opt/spark/examples/jars/spark-examples_2.12-3.5.3.jar
+arguments: ["1000"]
+sparkVersion: 3.5.3
+driver:
+  cores: 1
+  memory: 512m
+  serviceAccount: spark
+executor:
+  cores: 1
+  instances: 2
+  memory: 512m
+`
+
+func running(ready bool) corev1.PodStatus {
+	cs := corev1.ContainerStatus{Name: spark.DriverContainerName, Ready: ready, State: corev1.ContainerState{Running: &corev1.ContainerStateRunning{StartedAt: metav1.Now()}}}
+	return corev1.PodStatus{Phase: corev1.PodRunning, ContainerStatuses: []corev1.ContainerStatus{cs}}
+}
+
+func terminated(phase corev1.PodPhase, code int32, reason, message string) corev1.PodStatus {
+	cs := corev1.ContainerStatus{Name: spark.DriverContainerName, State: corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{
+		ExitCode: code, Reason: reason, Message: message, FinishedAt: metav1.Now()}}}
+	return corev1.PodStatus{Phase: phase, ContainerStatuses: []corev1.ContainerStatus{cs}}
+}
+
+func TestSparkPiLifecycle(t *testing.T) {
+	e := newEnv(t, "lifecycle")
+	tmpl := template(t, "spark-pi", sparkPi)
+	e.setTasks(map[string]*wfv1.Template{"spark-pi-1234": tmpl})
+
+	// Given a SparkPi request, exactly one driver, ConfigMap and Service.
+	r := e.execute(tmpl)
+	if r.Node == nil || r.Node.Phase != wfv1.NodePending || r.Requeue == nil {
+		t.Fatalf("first reply: %s; want Pending with a requeue", describe(r))
+	}
+	drivers := e.drivers()
+	if len(drivers) != 1 {
+		t.Fatalf("%d driver pods, want 1", len(drivers))
+	}
+	d := drivers[0]
+	checkDriver(t, e, d)
+	if param(r, "driver-pod") != d.Name || param(r, "application-id") != d.Labels[spark.LabelAppSelector] {
+		t.Fatalf("outputs %s do not name driver %s", describe(r), d.Name)
+	}
+	cms, _ := testCluster.Client.CoreV1().ConfigMaps(e.ns).List(context.Background(), metav1.ListOptions{LabelSelector: spark.LabelWorkflowUID})
+	svcs, _ := testCluster.Client.CoreV1().Services(e.ns).List(context.Background(), metav1.ListOptions{LabelSelector: spark.LabelWorkflowUID})
+	if len(cms.Items) != 1 || len(svcs.Items) != 1 {
+		t.Fatalf("%d configmaps and %d services, want 1 and 1", len(cms.Items), len(svcs.Items))
+	}
+	for _, obj := range []metav1.Object{&cms.Items[0], &svcs.Items[0]} {
+		refs := obj.GetOwnerReferences()
+		if len(refs) != 1 || refs[0].Kind != "Pod" || refs[0].UID != d.UID {
+			t.Fatalf("%s owners %+v, want the driver pod %s", obj.GetName(), refs, d.UID)
+		}
+	}
+	if !strings.Contains(cms.Items[0].Data[spark.PropertiesFile], "spark.kubernetes.driver.pod.name="+d.Name) {
+		t.Fatalf("spark.properties does not name the driver pod:\n%s", cms.Items[0].Data[spark.PropertiesFile])
+	}
+
+	// Posting again creates nothing.
+	for i := 0; i < 3; i++ {
+		e.execute(tmpl)
+	}
+	if n := len(e.drivers()); n != 1 {
+		t.Fatalf("after repeated calls: %d driver pods, want 1", n)
+	}
+
+	// Running.
+	e.setDriverStatus(d.Name, running(true))
+	r = e.eventually(tmpl, "Running", func(r executor.ExecuteTemplateReply) bool {
+		return r.Node.Phase == wfv1.NodeRunning
+	})
+	if !strings.HasPrefix(r.Node.Message, "RUNNING") || r.Requeue == nil {
+		t.Fatalf("running reply %s", describe(r))
+	}
+
+	// Steady state: polls are answered from the cache, no API request.
+	time.Sleep(500 * time.Millisecond)
+	before := e.requests.Load()
+	for i := 0; i < 20; i++ {
+		if r := e.execute(tmpl); r.Node.Phase != wfv1.NodeRunning {
+			t.Fatalf("poll %d: %s", i, describe(r))
+		}
+	}
+	if n := e.requests.Load() - before; n != 0 {
+		t.Fatalf("20 status polls made %d API requests, want 0", n)
+	}
+
+	// Completed.
+	e.setDriverStatus(d.Name, terminated(corev1.PodSucceeded, 0, "Completed", ""))
+	r = e.eventually(tmpl, "Succeeded", func(r executor.ExecuteTemplateReply) bool {
+		return r.Node.Phase == wfv1.NodeSucceeded
+	})
+	if r.Requeue != nil {
+		t.Fatalf("terminal reply carries a requeue: %s", describe(r))
+	}
+	if r.Node.Outputs == nil || r.Node.Outputs.Result == nil || *r.Node.Outputs.Result != d.Labels[spark.LabelAppSelector] {
+		t.Fatalf("result is not the application id: %s", describe(r))
+	}
+
+	// Deleting the Workflow collects the driver and, through it, its
+	// ConfigMap and Service.
+	if err := e.wfc.ArgoprojV1alpha1().Workflows(e.ns).Delete(context.Background(), e.wf.Name, metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	err := wait.PollUntilContextTimeout(context.Background(), 200*time.Millisecond, 60*time.Second, true, func(ctx context.Context) (bool, error) {
+		pods, _ := testCluster.Client.CoreV1().Pods(e.ns).List(ctx, metav1.ListOptions{})
+		cms, _ := testCluster.Client.CoreV1().ConfigMaps(e.ns).List(ctx, metav1.ListOptions{LabelSelector: spark.LabelWorkflowUID})
+		svcs, _ := testCluster.Client.CoreV1().Services(e.ns).List(ctx, metav1.ListOptions{LabelSelector: spark.LabelWorkflowUID})
+		return len(pods.Items)+len(cms.Items)+len(svcs.Items) == 0, nil
+	})
+	if err != nil {
+		t.Fatal("driver, ConfigMap and Service were not garbage-collected after the Workflow was deleted")
+	}
+}
+
+func checkDriver(t *testing.T, e *env, d corev1.Pod) {
+	t.Helper()
+	for k := range d.Labels {
+		if strings.HasPrefix(k, "workflows.argoproj.io/") {
+			t.Fatalf("driver carries Argo's label %s", k)
+		}
+	}
+	want := map[string]string{
+		spark.LabelRole:        spark.RoleDriver,
+		spark.LabelWorkflowUID: string(e.wf.UID),
+		spark.LabelAttempt:     "1",
+		spark.LabelVersion:     "3.5.3",
+	}
+	for k, v := range want {
+		if d.Labels[k] != v {
+			t.Fatalf("driver label %s=%q, want %q (labels %v)", k, d.Labels[k], v, d.Labels)
+		}
+	}
+	if !strings.HasPrefix(d.Labels[spark.LabelAppSelector], "spark-") || d.Labels[spark.LabelAppName] == "" {
+		t.Fatalf("driver lacks Spark's app labels: %v", d.Labels)
+	}
+	refs := d.OwnerReferences
+	if len(refs) != 1 || refs[0].Kind != "Workflow" || refs[0].UID != e.wf.UID {
+		t.Fatalf("driver owners %+v, want the Workflow", refs)
+	}
+	c := d.Spec.Containers[0]
+	if c.Name != spark.DriverContainerName || c.Image != "spark:3.5.3" {
+		t.Fatalf("driver container %s image %s", c.Name, c.Image)
+	}
+	args := strings.Join(c.Args, " ")
+	if !strings.HasPrefix(args, "driver --properties-file /opt/spark/conf/spark.properties --class org.apache.spark.examples.SparkPi") || !strings.HasSuffix(args, " 1000") {
+		t.Fatalf("driver args %q", args)
+	}
+	if d.Spec.ServiceAccountName != "spark" {
+		t.Fatalf("service account %q", d.Spec.ServiceAccountName)
+	}
+}
+
+func TestFailedDriverReportsExitCodeAndException(t *testing.T) {
+	e := newEnv(t, "failure")
+	tmpl := template(t, "spark-pi", sparkPi)
+	e.setTasks(map[string]*wfv1.Template{"spark-pi-1": tmpl})
+	e.execute(tmpl)
+	d := e.drivers()[0]
+	e.setDriverStatus(d.Name, terminated(corev1.PodFailed, 1, "Error",
+		"24/01/01 INFO SparkContext: Running Spark\nException in thread \"main\" java.lang.IllegalArgumentException: bad input\n\tat org.apache.spark.examples.SparkPi$.main(SparkPi.scala:10)\n"))
+	r := e.eventually(tmpl, "Failed", func(r executor.ExecuteTemplateReply) bool { return r.Node.Phase == wfv1.NodeFailed })
+	for _, want := range []string{"FAILED", "exited 1", "Error", "java.lang.IllegalArgumentException: bad input"} {
+		if !strings.Contains(r.Node.Message, want) {
+			t.Fatalf("message %q lacks %q", r.Node.Message, want)
+		}
+	}
+	if param(r, "driver-pod") != d.Name {
+		t.Fatalf("a failed node still reports its outputs: %s", describe(r))
+	}
+}
+
+func TestBadRequests(t *testing.T) {
+	e := newEnv(t, "requests")
+	good, _ := json.Marshal(executor.ExecuteTemplateArgs{
+		Workflow: &executor.Workflow{ObjectMeta: executor.ObjectMeta{Name: e.wf.Name, Namespace: e.ns, UID: string(e.wf.UID)}},
+		Template: template(t, "spark-pi", sparkPi),
+	})
+	if r := e.post("wrong", good); r.status != http.StatusForbidden {
+		t.Fatalf("wrong token: status %d, want 403", r.status)
+	}
+	if r := e.post("", good); r.status != http.StatusForbidden {
+		t.Fatalf("no token: status %d, want 403", r.status)
+	}
+	if r := e.post(pluginToken, []byte("{garbage")); r.status != http.StatusBadRequest || !strings.Contains(r.body, "error") {
+		t.Fatalf("garbage: status %d body %s, want 400 with a message", r.status, r.body)
+	}
+	foreign := &wfv1.Template{Name: "other", Plugin: &wfv1.Plugin{}}
+	foreign.Plugin.Value = json.RawMessage(`{"slack":{"channel":"#data"}}`)
+	if r := e.execute(foreign); r.Node != nil {
+		t.Fatalf("foreign template: %s, want {}", describe(r))
+	}
+	bad := template(t, "bad", strings.Replace(sparkPi, "memory: 512m\n  serviceAccount", "memory: 12zz\n  serviceAccount", 1))
+	r := e.execute(bad)
+	if r.Node == nil || r.Node.Phase != wfv1.NodeFailed || !strings.Contains(r.Node.Message, "spark.driver.memory") || !strings.Contains(r.Node.Message, "12zz") {
+		t.Fatalf("invalid memory: %s; want Failed naming spark.driver.memory", describe(r))
+	}
+	if r.Requeue != nil {
+		t.Fatalf("a Failed reply carries a requeue: %s", describe(r))
+	}
+	if n := len(e.drivers()); n != 0 {
+		t.Fatalf("bad requests created %d drivers", n)
+	}
+}
+
+func TestIdenticalTasksGetTheirOwnDrivers(t *testing.T) {
+	e := newEnv(t, "identical")
+	tmpl := template(t, "spark-pi", sparkPi)
+	e.setTasks(map[string]*wfv1.Template{"wf-a": tmpl, "wf-b": tmpl})
+	e.execute(tmpl)
+	e.execute(tmpl)
+	drivers := e.drivers()
+	if len(drivers) != 2 {
+		t.Fatalf("%d drivers for two identical tasks, want 2", len(drivers))
+	}
+	nodes := map[string]bool{}
+	for _, d := range drivers {
+		nodes[d.Annotations[spark.AnnotationNodeID]] = true
+	}
+	if !nodes["wf-a"] || !nodes["wf-b"] {
+		t.Fatalf("drivers belong to %v, want wf-a and wf-b", nodes)
+	}
+	// The first to finish is handed out once; the second node gets the other.
+	e.setDriverStatus(drivers[0].Name, terminated(corev1.PodSucceeded, 0, "Completed", ""))
+	first := e.eventually(tmpl, "first result", func(r executor.ExecuteTemplateReply) bool { return r.Node.Phase == wfv1.NodeSucceeded })
+	// The agent records it for one of the nodes; say wf-b received it.
+	e.recordResult("wf-b", first)
+	r := e.execute(tmpl)
+	if r.Node.Phase != wfv1.NodeRunning {
+		t.Fatalf("second node while the other driver runs: %s, want Running", describe(r))
+	}
+	e.setDriverStatus(drivers[1].Name, terminated(corev1.PodFailed, 1, "Error", "boom"))
+	second := e.eventually(tmpl, "second result", func(r executor.ExecuteTemplateReply) bool { return r.Node.Phase.Completed() })
+	if param(second, "driver-pod") == param(first, "driver-pod") {
+		t.Fatalf("both nodes got driver %s", param(first, "driver-pod"))
+	}
+	if n := len(e.drivers()); n != 2 {
+		t.Fatalf("%d drivers at the end, want 2", n)
+	}
+}
+
+// recordResult patches a node's result into the TaskSet status, as the agent does.
+func (e *env) recordResult(node string, r executor.ExecuteTemplateReply) {
+	e.t.Helper()
+	patch, _ := json.Marshal(map[string]any{"status": map[string]any{"nodes": map[string]any{node: r.Node}}})
+	if _, err := e.wfc.ArgoprojV1alpha1().WorkflowTaskSets(e.ns).Patch(context.Background(), e.wf.Name, "application/merge-patch+json", patch, metav1.PatchOptions{}, "status"); err != nil {
+		e.t.Fatal(err)
+	}
+}
+
+func TestRestartedPluginContinuesWithTheSameDriver(t *testing.T) {
+	ns := "restart"
+	e := newEnv(t, ns)
+	tmpl := template(t, "spark-pi", sparkPi)
+	e.setTasks(map[string]*wfv1.Template{"node-1": tmpl})
+	e.execute(tmpl)
+	d := e.drivers()[0]
+	// A second server process (a restarted sidecar) over the same cluster.
+	again := &env{t: t, ns: ns, wf: e.wf, wfc: e.wfc, requests: &atomic.Int64{}}
+	again.url = startAnotherServer(t, e)
+	again.execute(tmpl)
+	if n := len(e.drivers()); n != 1 {
+		t.Fatalf("after a restart: %d drivers, want 1", n)
+	}
+	e.setDriverStatus(d.Name, terminated(corev1.PodSucceeded, 0, "Completed", ""))
+	r := again.eventually(tmpl, "Succeeded", func(r executor.ExecuteTemplateReply) bool { return r.Node.Phase == wfv1.NodeSucceeded })
+	if param(r, "driver-pod") != d.Name {
+		t.Fatalf("restarted plugin answered from %s, want %s", param(r, "driver-pod"), d.Name)
+	}
+}
+
+func TestDriverDeletedBySomeoneElseFailsNotFound(t *testing.T) {
+	e := newEnv(t, "deleted")
+	tmpl := template(t, "spark-pi", sparkPi)
+	e.setTasks(map[string]*wfv1.Template{"node-1": tmpl})
+	r := e.execute(tmpl)
+	e.recordResult("node-1", r) // the agent records the Pending reply with its outputs
+	d := e.drivers()[0]
+	if err := testCluster.Client.CoreV1().Pods(e.ns).Delete(context.Background(), d.Name, metav1.DeleteOptions{GracePeriodSeconds: new(int64)}); err != nil {
+		t.Fatal(err)
+	}
+	r = e.eventually(tmpl, "Failed not found", func(r executor.ExecuteTemplateReply) bool { return r.Node.Phase == wfv1.NodeFailed })
+	if !strings.Contains(r.Node.Message, "not found") {
+		t.Fatalf("message %q, want driver pod not found", r.Node.Message)
+	}
+	if n := len(e.drivers()); n != 0 {
+		t.Fatalf("a deleted driver was silently recreated: %d drivers", n)
+	}
+}
+
+func startAnotherServer(t *testing.T, e *env) string {
+	t.Helper()
+	dir := t.TempDir()
+	kubeconfig := filepath.Join(dir, "kubeconfig")
+	if err := testCluster.WriteServiceAccountKubeconfig(context.Background(), e.ns, "spark-executor-plugin", kubeconfig); err != nil {
+		t.Fatal(err)
+	}
+	tokenFile := filepath.Join(dir, "token")
+	if err := os.WriteFile(tokenFile, []byte(pluginToken), 0o440); err != nil {
+		t.Fatal(err)
+	}
+	o := serveOptions{addr: "127.0.0.1:0", tokenFile: tokenFile, kubeconfig: kubeconfig, logLevel: "info", logFormat: "text",
+		idleTimeout: time.Minute, shutdownGrace: 5 * time.Second, qps: 50, burst: 100}
+	if err := o.validate(); err != nil {
+		t.Fatal(err)
+	}
+	addr := make(chan string, 1)
+	o.listening = func(a string) { addr <- a }
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- serve(ctx, o, slog.New(slog.NewTextHandler(io.Discard, nil))) }()
+	t.Cleanup(func() { cancel(); <-done })
+	select {
+	case a := <-addr:
+		return "http://" + a
+	case err := <-done:
+		t.Fatalf("second server: %v", err)
+	}
+	return ""
+}
+

@@ -1,0 +1,19 @@
+// Package execute answers Argo's template.execute for `spark` steps: it is
+// the request core between the thin HTTP server and the cluster.
+//
+// Each request goes gather -> decide -> act:
+//   - gather: parse the spark body, key the template, read the workflow's
+//     TaskSet and the runs already launched from the workflow's cache
+//     (package scope); no API request in steady state;
+//   - decide: which node is asking (package identity), what state its run
+//     is in (package state), and what the restart policy says (judge, a
+//     pure function in this package);
+//   - act: create the driver objects built by package build, record
+//     hand-outs and adoptions as annotations on the driver pod, and reply.
+//
+// Nothing is remembered only in memory except submission-failure counts:
+// attempts, hand-outs and adoptions live on the driver pods, so a restarted
+// plugin continues where the last one stopped and repeated calls never
+// create a second driver (names are deterministic; a create that finds the
+// object is an adoption, not an error).
+package execute

@@ -1,0 +1,94 @@
+package execute
+
+import (
+	"fmt"
+	"time"
+
+	wfv1 "github.com/argoproj/argo-workflows/v3/pkg/apis/workflow/v1alpha1"
+
+	"github.com/sparkplug-io/sparkplug/plugin/spec"
+	"github.com/sparkplug-io/sparkplug/plugin/state"
+)
+
+// Verdict is what one run amounts to, given its newest attempt and the
+// restart policy.
+type Verdict struct {
+	// Final: no further attempt will start; Phase is Succeeded or Failed.
+	Final   bool
+	Phase   wfv1.NodePhase
+	Message string
+	// Relaunch: start attempt Attempt+1 now.
+	Relaunch bool
+}
+
+// judge applies the restart policy to the newest attempt of a run.
+//
+// Backoff is linear, as the Spark operator does it: attempt N waits
+// N x interval after the previous one ended, so users who move their
+// restartPolicy over see the timing they know. OnFailure reruns while the
+// attempts so far are at most onFailureRetries (so retries+1 runs in all)
+// and never reruns a success; Always reruns after success and failure
+// without limit.
+func judge(a state.Assessment, attempt int, p spec.RestartPolicy, endedAt, now time.Time) Verdict {
+	suffix := attemptSuffix(attempt, p)
+	if !a.Done {
+		return Verdict{Phase: a.Phase(), Message: a.Message() + suffix}
+	}
+	rerun := false
+	var interval int64
+	switch p.Type {
+	case spec.RestartAlways:
+		rerun = true
+		interval = deref64(p.OnFailureRetryInterval, 5)
+	case spec.RestartOnFailure:
+		rerun = !a.Succeeded && int32(attempt) <= deref32(p.OnFailureRetries, 0)
+		interval = deref64(p.OnFailureRetryInterval, 5)
+	default: // Never, and anything validation let through, is no rerun.
+	}
+	if !rerun {
+		return Verdict{Final: true, Phase: a.Phase(), Message: a.Message() + suffix}
+	}
+	wait := time.Duration(int64(attempt)*interval) * time.Second
+	at := endedAt.Add(wait)
+	if !now.Before(at) {
+		return Verdict{Phase: wfv1.NodeRunning, Relaunch: true,
+			Message: fmt.Sprintf("PENDING_RERUN: starting attempt %d%s after: %s", attempt+1, maxSuffix(p), a.Message())}
+	}
+	return Verdict{Phase: wfv1.NodeRunning,
+		Message: fmt.Sprintf("PENDING_RERUN: attempt %d%s in %s: %s", attempt+1, maxSuffix(p), at.Sub(now).Round(time.Second), a.Message())}
+}
+
+// attemptSuffix is " (attempt 2/3)" when the policy can rerun, else "".
+func attemptSuffix(attempt int, p spec.RestartPolicy) string {
+	switch p.Type {
+	case spec.RestartOnFailure:
+		if deref32(p.OnFailureRetries, 0) == 0 {
+			return ""
+		}
+		return fmt.Sprintf(" (attempt %d/%d)", attempt, deref32(p.OnFailureRetries, 0)+1)
+	case spec.RestartAlways:
+		return fmt.Sprintf(" (attempt %d)", attempt)
+	}
+	return ""
+}
+
+func maxSuffix(p spec.RestartPolicy) string {
+	if p.Type == spec.RestartOnFailure {
+		return fmt.Sprintf("/%d", deref32(p.OnFailureRetries, 0)+1)
+	}
+	return ""
+}
+
+func deref32(p *int32, def int32) int32 {
+	if p == nil {
+		return def
+	}
+	return *p
+}
+
+func deref64(p *int64, def int64) int64 {
+	if p == nil {
+		return def
+	}
+	return *p
+}

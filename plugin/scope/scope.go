@@ -1,0 +1,269 @@
+package scope
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/go-logr/logr"
+
+	wfv1 "github.com/argoproj/argo-workflows/v3/pkg/apis/workflow/v1alpha1"
+	wfclient "github.com/argoproj/argo-workflows/v3/pkg/client/clientset/versioned"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/tools/cache"
+
+	"github.com/sparkplug-io/sparkplug/plugin/spark"
+)
+
+// ErrNotReady means the workflow's cache has not synced yet; the caller
+// should answer 503 so the agent retries.
+var ErrNotReady = errors.New("the workflow's cache is not ready yet")
+
+// Workflow names the workflow a request belongs to.
+type Workflow struct {
+	Name, Namespace, UID string
+}
+
+// Clients are the API clients a Scope lists, watches and writes with.
+type Clients struct {
+	Kube      kubernetes.Interface
+	Workflows wfclient.Interface
+}
+
+// mutationTTL is how long a write of ours overrides an older cached copy.
+const mutationTTL = 15 * time.Second
+
+// Scope is the cache of one workflow.
+type Scope struct {
+	Workflow Workflow
+
+	pods, configMaps, services cache.MutationCache
+	taskSets                   cache.Store
+	informers                  []cache.SharedIndexInformer
+	cancel                     context.CancelFunc
+	synced                     chan struct{}
+	lastUsed                   time.Time
+	keysMu                     sync.Mutex
+	keys                       map[string]string // node id -> template key (node templates never change)
+}
+
+// Registry holds the scopes of the workflows this process serves.
+type Registry struct {
+	clients Clients
+	idle    time.Duration
+	resync  time.Duration
+	log     *slog.Logger
+	now     func() time.Time
+
+	mu     sync.Mutex
+	scopes map[string]*Scope
+}
+
+// NewRegistry returns a registry whose scopes stop after idle without use.
+func NewRegistry(clients Clients, idle time.Duration, log *slog.Logger, now func() time.Time) *Registry {
+	return &Registry{clients: clients, idle: idle, log: log, now: now, scopes: map[string]*Scope{}}
+}
+
+// Get returns the workflow's scope, starting it on first use, and waits
+// for its cache to sync until ctx is done, then returns ErrNotReady.
+func (r *Registry) Get(ctx context.Context, wf Workflow) (*Scope, error) {
+	r.mu.Lock()
+	s, ok := r.scopes[wf.UID]
+	if !ok {
+		s = r.start(wf)
+		r.scopes[wf.UID] = s
+	}
+	s.lastUsed = r.now()
+	r.mu.Unlock()
+	select {
+	case <-s.synced:
+		return s, nil
+	case <-ctx.Done():
+		return nil, fmt.Errorf("workflow %s/%s: %w", wf.Namespace, wf.Name, ErrNotReady)
+	}
+}
+
+// Scopes returns the workflows with a running scope.
+func (r *Registry) Scopes() []*Scope {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	out := make([]*Scope, 0, len(r.scopes))
+	for _, s := range r.scopes {
+		out = append(out, s)
+	}
+	return out
+}
+
+// Run stops idle scopes until ctx is done, then stops them all.
+func (r *Registry) Run(ctx context.Context) {
+	tick := time.NewTicker(r.idle / 4)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			r.mu.Lock()
+			for uid, s := range r.scopes {
+				s.cancel()
+				delete(r.scopes, uid)
+			}
+			r.mu.Unlock()
+			return
+		case <-tick.C:
+			r.mu.Lock()
+			for uid, s := range r.scopes {
+				if r.now().Sub(s.lastUsed) > r.idle {
+					r.log.Info("stopping idle workflow cache", "workflow", s.Workflow.Name, "namespace", s.Workflow.Namespace)
+					s.cancel()
+					delete(r.scopes, uid)
+				}
+			}
+			r.mu.Unlock()
+		}
+	}
+}
+
+func (r *Registry) start(wf Workflow) *Scope {
+	ctx, cancel := context.WithCancel(context.Background())
+	s := &Scope{Workflow: wf, cancel: cancel, synced: make(chan struct{}), keys: map[string]string{}}
+	selector := labels.Set{spark.LabelWorkflowUID: wf.UID}.AsSelector().String()
+	kube := r.clients.Kube.CoreV1()
+	indexers := cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc}
+
+	newInformer := func(lw *cache.ListWatch, obj runtime.Object) cache.SharedIndexInformer {
+		inf := cache.NewSharedIndexInformer(lw, obj, r.resync, indexers)
+		s.informers = append(s.informers, inf)
+		return inf
+	}
+	podInf := newInformer(&cache.ListWatch{
+		ListWithContextFunc: func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
+			o.LabelSelector = selector
+			return kube.Pods(wf.Namespace).List(ctx, o)
+		},
+		WatchFuncWithContext: func(ctx context.Context, o metav1.ListOptions) (watch.Interface, error) {
+			o.LabelSelector = selector
+			return kube.Pods(wf.Namespace).Watch(ctx, o)
+		},
+	}, &corev1.Pod{})
+	cmInf := newInformer(&cache.ListWatch{
+		ListWithContextFunc: func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
+			o.LabelSelector = selector
+			return kube.ConfigMaps(wf.Namespace).List(ctx, o)
+		},
+		WatchFuncWithContext: func(ctx context.Context, o metav1.ListOptions) (watch.Interface, error) {
+			o.LabelSelector = selector
+			return kube.ConfigMaps(wf.Namespace).Watch(ctx, o)
+		},
+	}, &corev1.ConfigMap{})
+	svcInf := newInformer(&cache.ListWatch{
+		ListWithContextFunc: func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
+			o.LabelSelector = selector
+			return kube.Services(wf.Namespace).List(ctx, o)
+		},
+		WatchFuncWithContext: func(ctx context.Context, o metav1.ListOptions) (watch.Interface, error) {
+			o.LabelSelector = selector
+			return kube.Services(wf.Namespace).Watch(ctx, o)
+		},
+	}, &corev1.Service{})
+	byName := fields.OneTermEqualSelector("metadata.name", wf.Name).String()
+	taskSets := r.clients.Workflows.ArgoprojV1alpha1().WorkflowTaskSets(wf.Namespace)
+	tsInf := newInformer(&cache.ListWatch{
+		ListWithContextFunc: func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
+			o.FieldSelector = byName
+			return taskSets.List(ctx, o)
+		},
+		WatchFuncWithContext: func(ctx context.Context, o metav1.ListOptions) (watch.Interface, error) {
+			o.FieldSelector = byName
+			return taskSets.Watch(ctx, o)
+		},
+	}, &wfv1.WorkflowTaskSet{})
+
+	mutation := func(inf cache.SharedIndexInformer) cache.MutationCache {
+		return cache.NewIntegerResourceVersionMutationCache(logr.FromSlogHandler(r.log.Handler()), inf.GetStore(), inf.GetIndexer(), mutationTTL, true)
+	}
+	s.pods, s.configMaps, s.services = mutation(podInf), mutation(cmInf), mutation(svcInf)
+	s.taskSets = tsInf.GetStore()
+
+	var hasSynced []cache.InformerSynced
+	for _, inf := range s.informers {
+		go inf.RunWithContext(ctx)
+		hasSynced = append(hasSynced, inf.HasSynced)
+	}
+	go func() {
+		if cache.WaitForCacheSync(ctx.Done(), hasSynced...) {
+			close(s.synced)
+			r.log.Info("workflow cache synced", "workflow", wf.Name, "namespace", wf.Namespace)
+		}
+	}()
+	r.log.Info("starting workflow cache", "workflow", wf.Name, "namespace", wf.Namespace, "selector", selector)
+	return s
+}
+
+// TaskSet returns the cached WorkflowTaskSet, nil when there is none.
+func (s *Scope) TaskSet() *wfv1.WorkflowTaskSet {
+	obj, ok, err := s.taskSets.GetByKey(s.Workflow.Namespace + "/" + s.Workflow.Name)
+	if err != nil || !ok {
+		return nil
+	}
+	return obj.(*wfv1.WorkflowTaskSet)
+}
+
+// Pods returns the cached pods of the workflow (drivers and executors).
+func (s *Scope) Pods() []*corev1.Pod {
+	objs, err := s.pods.ByIndex(cache.NamespaceIndex, s.Workflow.Namespace)
+	if err != nil {
+		return nil
+	}
+	out := make([]*corev1.Pod, 0, len(objs))
+	for _, o := range objs {
+		if p, ok := o.(*corev1.Pod); ok {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// HasConfigMap and HasService report whether the named object is cached.
+func (s *Scope) HasConfigMap(name string) bool { return has(s.configMaps, s.Workflow.Namespace, name) }
+func (s *Scope) HasService(name string) bool   { return has(s.services, s.Workflow.Namespace, name) }
+
+func has(c cache.MutationCache, ns, name string) bool {
+	_, ok, err := c.GetByKey(ns + "/" + name)
+	return err == nil && ok
+}
+
+// Wrote folds an object this process created or updated into the cache.
+func (s *Scope) Wrote(obj runtime.Object) {
+	switch obj.(type) {
+	case *corev1.Pod:
+		s.pods.Mutation(obj)
+	case *corev1.ConfigMap:
+		s.configMaps.Mutation(obj)
+	case *corev1.Service:
+		s.services.Mutation(obj)
+	}
+}
+
+// TemplateKey returns the memoised template key of a node, computing it
+// with key on first use.
+func (s *Scope) TemplateKey(nodeID string, tmpl *wfv1.Template, key func(*wfv1.Template) (string, error)) (string, error) {
+	s.keysMu.Lock()
+	defer s.keysMu.Unlock()
+	if k, ok := s.keys[nodeID]; ok {
+		return k, nil
+	}
+	k, err := key(tmpl)
+	if err != nil {
+		return "", err
+	}
+	s.keys[nodeID] = k
+	return k, nil
+}

@@ -1,0 +1,13 @@
+// Package server is sparkplug's HTTP edge: the gin engine the Argo agent
+// calls at POST /api/v1/template.execute, plus /healthz and /readyz.
+//
+// It is thin on purpose: authenticate the bearer token (constant-time, 403
+// on mismatch; there is no way to turn the check off), decode the request,
+// call the request core, encode the reply. Status codes follow what the
+// agent does with them (see argo-plugin-contract in the design notes):
+// 200 {} for templates that are not ours, 400 for a body that is not a
+// template.execute request, 503 while the workflow's cache is not ready or
+// on a transient failure (the agent retries within the call), and never
+// 404 on template.execute, which would disable the plugin for the whole
+// workflow. Kubernetes calls use the request's context, never gin's.
+package server

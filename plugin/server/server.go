@@ -1,0 +1,193 @@
+package server
+
+import (
+	"context"
+	"crypto/sha256"
+	"crypto/subtle"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"os"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/argoproj/argo-workflows/v3/pkg/plugins/executor"
+	"github.com/gin-gonic/gin"
+
+	"github.com/sparkplug-io/sparkplug/plugin/execute"
+)
+
+// ExecutePath is where the Argo agent posts template.execute.
+const ExecutePath = "/api/v1/template.execute"
+
+// maxBody bounds a request body; a template is a few KiB.
+const maxBody = 4 << 20
+
+// Executor is the request core.
+type Executor interface {
+	Execute(ctx context.Context, args executor.ExecuteTemplateArgs) (executor.ExecuteTemplateReply, error)
+}
+
+// Readiness reports whether the process can serve (its Kubernetes client
+// reached the API server).
+type Readiness interface {
+	Ready() error
+}
+
+// Token reads the bearer token the agent sends, from the file Argo mounts.
+type Token interface {
+	Matches(bearer string) (bool, error)
+}
+
+// New builds the engine: gin.New with only the middleware chosen here.
+func New(core Executor, token Token, ready Readiness, log *slog.Logger) *gin.Engine {
+	gin.SetMode(gin.ReleaseMode)
+	e := gin.New()
+	e.HandleMethodNotAllowed = true
+	e.Use(recovery(log), requestLog(log))
+	h := &handler{core: core, token: token, log: log}
+	e.POST(ExecutePath, h.execute)
+	e.GET("/healthz", func(c *gin.Context) { c.String(http.StatusOK, "ok") })
+	e.GET("/readyz", func(c *gin.Context) {
+		if err := ready.Ready(); err != nil {
+			c.String(http.StatusServiceUnavailable, "not ready: %s", err)
+			return
+		}
+		c.String(http.StatusOK, "ok")
+	})
+	return e
+}
+
+type handler struct {
+	core  Executor
+	token Token
+	log   *slog.Logger
+}
+
+func (h *handler) execute(c *gin.Context) {
+	bearer, ok := strings.CutPrefix(c.GetHeader("Authorization"), "Bearer ")
+	match, err := h.token.Matches(bearer)
+	if err != nil {
+		h.log.Error("cannot read the plugin token", "error", err.Error())
+		c.JSON(http.StatusServiceUnavailable, gin.H{"error": "the plugin cannot read its token file"})
+		return
+	}
+	if !ok || !match {
+		c.JSON(http.StatusForbidden, gin.H{"error": "invalid or missing bearer token"})
+		return
+	}
+	var args executor.ExecuteTemplateArgs
+	dec := json.NewDecoder(http.MaxBytesReader(c.Writer, c.Request.Body, maxBody))
+	if err := dec.Decode(&args); err != nil {
+		c.JSON(http.StatusBadRequest, gin.H{"error": fmt.Sprintf("request body is not a template.execute request: %s", err)})
+		return
+	}
+	reply, err := h.core.Execute(c.Request.Context(), args)
+	switch {
+	case errors.Is(err, execute.ErrBadRequest):
+		c.JSON(http.StatusBadRequest, gin.H{"error": err.Error()})
+	case err != nil:
+		h.log.Info("answering 503; the agent retries", "error", err.Error())
+		c.JSON(http.StatusServiceUnavailable, gin.H{"error": err.Error()})
+	default:
+		c.JSON(http.StatusOK, reply)
+	}
+}
+
+// recovery turns a panic into a 500 with a message instead of a dropped
+// connection, and logs it. The core is written not to panic; this is the
+// net under it.
+func recovery(log *slog.Logger) gin.HandlerFunc {
+	return func(c *gin.Context) {
+		defer func() {
+			if v := recover(); v != nil {
+				log.Error("panic while serving a request", "path", c.Request.URL.Path, "panic", fmt.Sprint(v))
+				c.AbortWithStatusJSON(http.StatusInternalServerError, gin.H{"error": "internal error in the spark plugin; see its log"})
+			}
+		}()
+		c.Next()
+	}
+}
+
+func requestLog(log *slog.Logger) gin.HandlerFunc {
+	return func(c *gin.Context) {
+		start := time.Now()
+		c.Next()
+		level := slog.LevelDebug
+		if c.Writer.Status() >= 400 {
+			level = slog.LevelInfo
+		}
+		log.Log(c.Request.Context(), level, "request", "method", c.Request.Method, "path", c.Request.URL.Path,
+			"status", c.Writer.Status(), "duration", time.Since(start).String())
+	}
+}
+
+// TokenFile compares bearer tokens with the content of a file, re-read
+// when the file changes (the agent's init container writes it, possibly
+// after this process started).
+type TokenFile struct {
+	Path string
+
+	mu      sync.Mutex
+	modTime time.Time
+	size    int64
+	sum     [sha256.Size]byte
+	loaded  bool
+}
+
+// Matches compares in constant time. An empty token never matches.
+func (t *TokenFile) Matches(bearer string) (bool, error) {
+	sum, err := t.current()
+	if err != nil {
+		return false, err
+	}
+	if bearer == "" {
+		return false, nil
+	}
+	got := sha256.Sum256([]byte(bearer))
+	return subtle.ConstantTimeCompare(got[:], sum[:]) == 1, nil
+}
+
+func (t *TokenFile) current() ([sha256.Size]byte, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	fi, err := os.Stat(t.Path)
+	if err != nil {
+		return [sha256.Size]byte{}, fmt.Errorf("stat token file: %w", err)
+	}
+	if t.loaded && fi.ModTime().Equal(t.modTime) && fi.Size() == t.size {
+		return t.sum, nil
+	}
+	b, err := os.ReadFile(t.Path)
+	if err != nil {
+		return [sha256.Size]byte{}, fmt.Errorf("read token file: %w", err)
+	}
+	tok := strings.TrimSpace(string(b))
+	if tok == "" {
+		return [sha256.Size]byte{}, fmt.Errorf("token file %s is empty", t.Path)
+	}
+	t.sum = sha256.Sum256([]byte(tok))
+	t.modTime, t.size, t.loaded = fi.ModTime(), fi.Size(), true
+	return t.sum, nil
+}
+
+// Ready is a Readiness that is set once.
+type Ready struct {
+	err atomic.Pointer[error]
+}
+
+// Set records the readiness outcome; nil means ready.
+func (r *Ready) Set(err error) { r.err.Store(&err) }
+
+// Ready returns nil once Set(nil) was called.
+func (r *Ready) Ready() error {
+	p := r.err.Load()
+	if p == nil {
+		return errors.New("starting")
+	}
+	return *p
+}

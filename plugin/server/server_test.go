@@ -1,0 +1,172 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	wfv1 "github.com/argoproj/argo-workflows/v3/pkg/apis/workflow/v1alpha1"
+	"github.com/argoproj/argo-workflows/v3/pkg/plugins/executor"
+
+	"github.com/sparkplug-io/sparkplug/plugin/execute"
+	"github.com/sparkplug-io/sparkplug/plugin/scope"
+)
+
+type fakeCore struct {
+	reply executor.ExecuteTemplateReply
+	err   error
+	panic bool
+	calls int
+	ctx   context.Context
+}
+
+func (f *fakeCore) Execute(ctx context.Context, args executor.ExecuteTemplateArgs) (executor.ExecuteTemplateReply, error) {
+	f.calls++
+	f.ctx = ctx
+	if f.panic {
+		panic("boom")
+	}
+	return f.reply, f.err
+}
+
+type readyFunc func() error
+
+func (r readyFunc) Ready() error { return r() }
+
+func tokenFile(t *testing.T, content string) *TokenFile {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "token")
+	if err := os.WriteFile(p, []byte(content), 0o440); err != nil {
+		t.Fatal(err)
+	}
+	return &TokenFile{Path: p}
+}
+
+const validBody = `{"workflow":{"metadata":{"name":"wf","namespace":"ns","uid":"u"}},"template":{"name":"t","plugin":{"spark":{}}}}`
+
+func TestExecute(t *testing.T) {
+	running := executor.ExecuteTemplateReply{Node: &wfv1.NodeResult{Phase: wfv1.NodeRunning, Message: "RUNNING"}}
+	cases := []struct {
+		name       string
+		auth       string
+		body       string
+		core       *fakeCore
+		wantStatus int
+		wantBody   string // substring
+		wantCalls  int
+	}{
+		{"no token", "", validBody, &fakeCore{reply: running}, 403, "bearer token", 0},
+		{"wrong token", "Bearer nope", validBody, &fakeCore{reply: running}, 403, "bearer token", 0},
+		{"wrong scheme", "Basic secret-token", validBody, &fakeCore{reply: running}, 403, "bearer token", 0},
+		{"token with a prefix of the real one", "Bearer secret", validBody, &fakeCore{reply: running}, 403, "bearer token", 0},
+		{"garbage body", "Bearer secret-token", "{not json", &fakeCore{reply: running}, 400, "not a template.execute request", 0},
+		{"not ours", "Bearer secret-token", validBody, &fakeCore{}, 200, "{}", 1},
+		{"running", "Bearer secret-token", validBody, &fakeCore{reply: running}, 200, `"phase":"Running"`, 1},
+		{"bad request from core", "Bearer secret-token", validBody, &fakeCore{err: fmt.Errorf("%w: no workflow", execute.ErrBadRequest)}, 400, "no workflow", 1},
+		{"cache not ready", "Bearer secret-token", validBody, &fakeCore{err: fmt.Errorf("wf: %w", scope.ErrNotReady)}, 503, "not ready", 1},
+		{"transient", "Bearer secret-token", validBody, &fakeCore{err: errors.New("etcd is slow")}, 503, "etcd is slow", 1},
+		{"panic", "Bearer secret-token", validBody, &fakeCore{panic: true}, 500, "internal error", 1},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			e := New(tc.core, tokenFile(t, "secret-token\n"), readyFunc(func() error { return nil }), slog.New(slog.NewTextHandler(io.Discard, nil)))
+			req := httptest.NewRequest(http.MethodPost, ExecutePath, strings.NewReader(tc.body))
+			if tc.auth != "" {
+				req.Header.Set("Authorization", tc.auth)
+			}
+			rec := httptest.NewRecorder()
+			e.ServeHTTP(rec, req)
+			if rec.Code != tc.wantStatus {
+				t.Fatalf("status %d, want %d; body %s", rec.Code, tc.wantStatus, rec.Body)
+			}
+			if !strings.Contains(rec.Body.String(), tc.wantBody) {
+				t.Fatalf("body %q does not contain %q", rec.Body, tc.wantBody)
+			}
+			if tc.core.calls != tc.wantCalls {
+				t.Fatalf("core called %d times, want %d", tc.core.calls, tc.wantCalls)
+			}
+			if tc.wantCalls > 0 && tc.core.ctx == nil {
+				t.Fatal("core got no context")
+			}
+		})
+	}
+}
+
+func TestNotOursIsExactlyEmptyObject(t *testing.T) {
+	e := New(&fakeCore{}, tokenFile(t, "tok"), readyFunc(func() error { return nil }), slog.New(slog.NewTextHandler(io.Discard, nil)))
+	req := httptest.NewRequest(http.MethodPost, ExecutePath, strings.NewReader(validBody))
+	req.Header.Set("Authorization", "Bearer tok")
+	rec := httptest.NewRecorder()
+	e.ServeHTTP(rec, req)
+	if got := strings.TrimSpace(rec.Body.String()); got != "{}" {
+		t.Fatalf("body %q, want {}", got)
+	}
+}
+
+func TestWrongMethodIsNot404(t *testing.T) {
+	e := New(&fakeCore{}, tokenFile(t, "tok"), readyFunc(func() error { return nil }), slog.New(slog.NewTextHandler(io.Discard, nil)))
+	rec := httptest.NewRecorder()
+	e.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, ExecutePath, nil))
+	if rec.Code != http.StatusMethodNotAllowed {
+		t.Fatalf("GET %s: status %d, want 405", ExecutePath, rec.Code)
+	}
+}
+
+func TestTokenFileIsReReadWhenItChanges(t *testing.T) {
+	tf := tokenFile(t, "first")
+	if ok, err := tf.Matches("first"); err != nil || !ok {
+		t.Fatalf("first token: ok=%v err=%v", ok, err)
+	}
+	if err := os.WriteFile(tf.Path, []byte("second-token"), 0o440); err != nil {
+		t.Fatal(err)
+	}
+	if ok, _ := tf.Matches("first"); ok {
+		t.Fatal("old token still accepted after the file changed")
+	}
+	if ok, err := tf.Matches("second-token"); err != nil || !ok {
+		t.Fatalf("new token: ok=%v err=%v", ok, err)
+	}
+}
+
+func TestTokenFileMissingOrEmptyIsAnError(t *testing.T) {
+	missing := &TokenFile{Path: filepath.Join(t.TempDir(), "absent")}
+	if _, err := missing.Matches("x"); err == nil {
+		t.Fatal("missing token file: no error")
+	}
+	empty := tokenFile(t, "  \n")
+	if ok, err := empty.Matches(""); err == nil || ok {
+		t.Fatalf("empty token file: ok=%v err=%v; want an error", ok, err)
+	}
+}
+
+func TestReadyz(t *testing.T) {
+	var r Ready
+	e := New(&fakeCore{}, tokenFile(t, "tok"), &r, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	get := func(path string) int {
+		rec := httptest.NewRecorder()
+		e.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, path, nil))
+		return rec.Code
+	}
+	if code := get("/readyz"); code != 503 {
+		t.Fatalf("readyz before Set: %d, want 503", code)
+	}
+	if code := get("/healthz"); code != 200 {
+		t.Fatalf("healthz: %d, want 200", code)
+	}
+	r.Set(errors.New("api server unreachable"))
+	if code := get("/readyz"); code != 503 {
+		t.Fatalf("readyz after failure: %d, want 503", code)
+	}
+	r.Set(nil)
+	if code := get("/readyz"); code != 200 {
+		t.Fatalf("readyz when ready: %d, want 200", code)
+	}
+}
