@@ -12,6 +12,7 @@
 #   hack/tools.sh build    build whatever is missing (cold: ~15 min, warm: seconds)
 #   hack/tools.sh bindir   print the bin dir (whether or not it is built yet)
 #   hack/tools.sh key      print the cache key
+#   hack/tools.sh prune    remove cached builds of other keys (older pins)
 set -euo pipefail
 
 HACK_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -81,7 +82,8 @@ go_build() {
 	shift
 	pkgs=("$@")
 	out=$(mktemp -d "$WORK/.build.XXXXXX")
-	go -C "$moddir" build -trimpath -ldflags "$ldflags" -o "$out/" "${pkgs[@]}"
+	# -s -w: no symbol table or DWARF; these are tools, not code under test.
+	go -C "$moddir" build -trimpath -ldflags "-s -w $ldflags" -o "$out/" "${pkgs[@]}"
 	install_from "$out" "${bins[@]}"
 }
 
@@ -109,7 +111,7 @@ build_etcd() {
 	local out
 	# The etcd main package is the module root, go.etcd.io/etcd/server/v3.
 	out=$(mktemp -d "$WORK/.build.XXXXXX")
-	go -C "$TOOLS_DIR/etcd" build -trimpath -o "$out/etcd" go.etcd.io/etcd/server/v3
+	go -C "$TOOLS_DIR/etcd" build -trimpath -ldflags "-s -w" -o "$out/etcd" go.etcd.io/etcd/server/v3
 	install_from "$out" etcd
 }
 
@@ -198,6 +200,7 @@ build() {
 			flock 9
 		fi
 	fi
+	rm -rf "$WORK"/.build.* # left by an interrupted build
 	log "bin dir: $BIN"
 	step "etcd $(version etcd go.etcd.io/etcd/server/v3)" "~1 min" etcd -- build_etcd
 	step "kube-apiserver, kube-controller-manager, kube-scheduler, kubectl $(version kubernetes k8s.io/kubernetes)" "~5 min" \
@@ -207,10 +210,23 @@ build() {
 	log "all tools ready in $((SECONDS - start))s: $BIN"
 }
 
+# prune removes every cached build but the current one.
+prune() {
+	local current d
+	current=$(key)
+	for d in "$CACHE_ROOT"/tools/*/; do
+		[[ -d $d && $(basename "$d") != "$current" ]] || continue
+		log "removing $d"
+		chmod -R u+w "$d" # the argo source copy comes read-only from the module cache
+		rm -rf "$d"
+	done
+}
+
 case ${1:-} in
 build) build ;;
 bindir) bin_dir ;;
 key) key ;;
+prune) prune ;;
 *)
 	sed -n '2,/^set -euo/p' "${BASH_SOURCE[0]}" | sed '$d; s/^# \{0,1\}//' >&2
 	exit 2

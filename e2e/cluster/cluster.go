@@ -17,6 +17,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -137,7 +138,8 @@ func Start(ctx context.Context, opts Options) (_ *Cluster, err error) {
 		ctx, cancel = context.WithTimeout(ctx, defaultStartTimeout)
 		defer cancel()
 	}
-	dir, err := os.MkdirTemp("", "sparkplug-cluster-")
+	removeStaleDirs(os.TempDir(), time.Now())
+	dir, err := os.MkdirTemp("", stateDirPrefix)
 	if err != nil {
 		return nil, fmt.Errorf("create state dir: %w", err)
 	}
@@ -484,14 +486,55 @@ func (c *Cluster) Stop() error {
 		for i := len(c.procs) - 1; i >= 0; i-- {
 			errs = append(errs, c.procs[i].stop())
 		}
-		if !c.opts.KeepDir {
-			if err := os.RemoveAll(c.Dir); err != nil {
-				errs = append(errs, fmt.Errorf("remove state dir: %w", err))
-			}
+		if c.opts.KeepDir {
+			_ = os.WriteFile(c.layout.path(fileKept), nil, 0o644)
+		} else if err := os.RemoveAll(c.Dir); err != nil {
+			errs = append(errs, fmt.Errorf("remove state dir: %w", err))
 		}
 		c.stopErr = errors.Join(errs...)
 	})
 	return c.stopErr
+}
+
+// removeStaleDirs removes the state dirs of clusters whose test binary was
+// killed before it could call Stop (a -timeout panic, SIGKILL): Pdeathsig
+// ended their processes, but the dirs (over 100 MB, mostly etcd's WAL)
+// stay. A dir is stale when it has a pids file older than a minute, none of
+// its pids is alive, and it was not kept on purpose (Options.KeepDir).
+// Best effort: errors leave a dir in place.
+func removeStaleDirs(tmp string, now time.Time) {
+	dirs, _ := filepath.Glob(filepath.Join(tmp, stateDirPrefix+"*"))
+	for _, dir := range dirs {
+		if _, err := os.Stat(filepath.Join(dir, fileKept)); err == nil {
+			continue
+		}
+		pidsPath := filepath.Join(dir, filePIDs)
+		info, err := os.Stat(pidsPath)
+		if err != nil || now.Sub(info.ModTime()) < time.Minute {
+			continue
+		}
+		b, err := os.ReadFile(pidsPath)
+		if err != nil || anyAlive(b) {
+			continue
+		}
+		_ = os.RemoveAll(dir)
+	}
+}
+
+// anyAlive reports whether any pid of a pids file ("<name> <pid>" lines)
+// still exists; a reused pid counts as alive, which only keeps a dir.
+func anyAlive(pids []byte) bool {
+	for _, line := range strings.Split(strings.TrimSpace(string(pids)), "\n") {
+		var name string
+		var pid int
+		if _, err := fmt.Sscanf(line, "%s %d", &name, &pid); err != nil || pid <= 0 {
+			return true // unreadable: assume alive
+		}
+		if err := syscall.Kill(pid, 0); err == nil || errors.Is(err, syscall.EPERM) {
+			return true
+		}
+	}
+	return false
 }
 
 // DumpLogs writes the state and the last lines of every component's log

@@ -1,10 +1,15 @@
 package cluster
 
 import (
+	"fmt"
 	"net"
 	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	clientcmdv1 "k8s.io/client-go/tools/clientcmd/api/v1"
 	"sigs.k8s.io/yaml"
@@ -155,4 +160,69 @@ func TestOptionsWithoutBinDir(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "missing etcd") {
 		t.Fatalf("err = %v, want one about the missing etcd binary", err)
 	}
+}
+
+func TestRemoveStaleDirs(t *testing.T) {
+	tmp := t.TempDir()
+	now := time.Now()
+	old := now.Add(-time.Hour)
+	mk := func(name, pids string, mtime time.Time, kept bool) string {
+		dir := filepath.Join(tmp, stateDirPrefix+name)
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if pids != "" {
+			p := filepath.Join(dir, filePIDs)
+			if err := os.WriteFile(p, []byte(pids), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Chtimes(p, mtime, mtime); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if kept {
+			if err := os.WriteFile(filepath.Join(dir, fileKept), nil, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return dir
+	}
+	dead := deadPID(t)
+	alive := fmt.Sprintf("etcd %d\nkube-apiserver %d\n", dead, os.Getpid())
+	deadOnly := fmt.Sprintf("etcd %d\n", dead)
+
+	stale := mk("stale", deadOnly, old, false)
+	keep := map[string]string{
+		"alive":    mk("alive", alive, old, false),
+		"recent":   mk("recent", deadOnly, now, false),
+		"starting": mk("starting", "", old, false),
+		"kept":     mk("kept", deadOnly, old, true),
+		"garbled":  mk("garbled", "etcd x\n", old, false),
+	}
+	other := filepath.Join(tmp, "unrelated")
+	if err := os.MkdirAll(other, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	keep["unrelated"] = other
+
+	removeStaleDirs(tmp, now)
+
+	if _, err := os.Stat(stale); !os.IsNotExist(err) {
+		t.Errorf("stale dir not removed (stat: %v)", err)
+	}
+	for name, dir := range keep {
+		if _, err := os.Stat(dir); err != nil {
+			t.Errorf("%s dir removed: %v", name, err)
+		}
+	}
+}
+
+// deadPID returns the pid of a process that has exited and been reaped.
+func deadPID(t *testing.T) int {
+	t.Helper()
+	cmd := exec.Command("true")
+	if err := cmd.Run(); err != nil {
+		t.Fatal(err)
+	}
+	return cmd.Process.Pid
 }

@@ -53,6 +53,8 @@ const (
 	fileSAKey           = "sa.key"
 	fileSAPub           = "sa.pub"
 	filePIDs            = "pids"
+	fileKept            = "kept" // Stop kept the dir on purpose
+	stateDirPrefix      = "sparkplug-cluster-"
 	dirEtcd             = "etcd"
 	dirCerts            = "certs"
 	dirKWOKHome         = "kwok-home"

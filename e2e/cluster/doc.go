@@ -8,7 +8,8 @@
 // Options.BinDir or $SPARKPLUG_TOOLS_BIN. Start picks free loopback ports,
 // keeps all state in a fresh temp dir, records every pid in <Dir>/pids and
 // starts every process with Pdeathsig, so nothing outlives the test binary
-// even when it panics; Stop terminates them in reverse order.
+// even when it panics; Stop terminates them in reverse order and removes
+// the dir, and the next Start removes dirs left by killed test binaries.
 //
 // One cluster is shared by all tests of a test binary: see Main.
 package cluster
