@@ -1,0 +1,125 @@
+package main
+
+import (
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/argoproj/argo-workflows/v3/pkg/plugins/spec"
+	"github.com/google/go-cmp/cmp"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+const (
+	pluginFile    = "../../plugin.yaml"
+	configMapFile = "../../manifests/spark-executor-plugin-configmap.yaml"
+)
+
+// TestCheckedInConfigMapIsFresh is what `make verify` checks with diff.
+func TestCheckedInConfigMapIsFresh(t *testing.T) {
+	manifest, err := os.ReadFile(pluginFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := generate(manifest)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := os.ReadFile(configMapFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(string(want), string(got)); diff != "" {
+		t.Errorf("%s is stale: run make plugin (-want +got):\n%s", configMapFile, diff)
+	}
+}
+
+// TestToConfigMapAsArgo runs the cases of Argo's own TestToConfigMap
+// (workflow/util/plugins/configmap_test.go) against the copy.
+func TestToConfigMapAsArgo(t *testing.T) {
+	t.Run("Invalid", func(t *testing.T) {
+		_, err := toConfigMap(&spec.Plugin{})
+		if err == nil || err.Error() != "sidecar is invalid: at least one port is mandatory" {
+			t.Errorf("err = %v", err)
+		}
+	})
+	t.Run("Valid", func(t *testing.T) {
+		cm, err := toConfigMap(&spec.Plugin{
+			TypeMeta: metav1.TypeMeta{Kind: "ExecutorPlugin"},
+			ObjectMeta: metav1.ObjectMeta{
+				Name:        "my-plug",
+				Annotations: map[string]string{"my-anno": "my-value"},
+				Labels:      map[string]string{"my-label": "my-value"},
+			},
+			Spec: spec.PluginSpec{Sidecar: spec.Sidecar{
+				AutomountServiceAccountToken: true,
+				Container: corev1.Container{
+					Ports: []corev1.ContainerPort{{ContainerPort: 1234}},
+					Resources: corev1.ResourceRequirements{
+						Limits:   map[corev1.ResourceName]resource.Quantity{},
+						Requests: map[corev1.ResourceName]resource.Quantity{},
+					},
+					SecurityContext: &corev1.SecurityContext{},
+				},
+			}},
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if cm.Name != "my-plug-executor-plugin" {
+			t.Errorf("name = %q", cm.Name)
+		}
+		if diff := cmp.Diff(map[string]string{"my-anno": "my-value"}, cm.Annotations); diff != "" {
+			t.Errorf("annotations (-want +got):\n%s", diff)
+		}
+		if diff := cmp.Diff(map[string]string{
+			"my-label":                             "my-value",
+			"workflows.argoproj.io/configmap-type": "ExecutorPlugin",
+		}, cm.Labels); diff != "" {
+			t.Errorf("labels (-want +got):\n%s", diff)
+		}
+		if diff := cmp.Diff(map[string]string{
+			"sidecar.automountServiceAccountToken": "true",
+			"sidecar.container":                    "name: \"\"\nports:\n- containerPort: 1234\nresources: {}\nsecurityContext: {}\n",
+		}, cm.Data); diff != "" {
+			t.Errorf("data (-want +got):\n%s", diff)
+		}
+	})
+}
+
+func TestGenerateRejects(t *testing.T) {
+	for _, tc := range []struct {
+		name, manifest, wantErr string
+	}{
+		{"unknown field", "apiVersion: argoproj.io/v1alpha1\nkind: ExecutorPlugin\nmetadata: {name: x}\nspec: {sidecar: {contaner: {}}}\n", `unknown field "contaner"`},
+		{"no port", "apiVersion: argoproj.io/v1alpha1\nkind: ExecutorPlugin\nmetadata: {name: x}\nspec: {sidecar: {container: {name: x}}}\n", "at least one port is mandatory"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := generate([]byte(tc.manifest))
+			if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+				t.Errorf("err = %v, want one containing %q", err, tc.wantErr)
+			}
+		})
+	}
+}
+
+func TestRunWritesTheFile(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "cm.yaml")
+	if err := run([]string{"-in", pluginFile, "-out", out}, io.Discard); err != nil {
+		t.Fatal(err)
+	}
+	got, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(string(got), header+"\napiVersion: v1\n") {
+		t.Errorf("%s starts %q", out, got[:min(len(got), 80)])
+	}
+	if err := run([]string{"-in", pluginFile, "stray"}, io.Discard); err == nil {
+		t.Error("a stray argument was accepted")
+	}
+}
