@@ -1,0 +1,13 @@
+// Package manifests holds no code: it tests what users install. The YAML
+// next to it is the install (see README.md there): the plugin ConfigMap
+// generated from ../plugin.yaml, the plugin's ServiceAccount, token Secret,
+// Role and RoleBinding (rbac.yaml), and controller/, the patch that turns
+// executor plugins on in Argo's workflow-controller.
+//
+// The unit tests decode ../plugin.yaml with Argo's own types and run its
+// Validate, tie the sidecar's port, user and image to what `sparkplug serve`
+// and the image expect, and pin the Role to the least privilege the plugin
+// needs. The integration tests (build tag integration) build the
+// kustomization with the pinned kubectl, apply it to a real API server with
+// server-side apply, and ask the API server what the ServiceAccount may do.
+package manifests
