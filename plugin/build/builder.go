@@ -242,9 +242,10 @@ func checkMetadata(objs *Objects) error {
 	return errors.Join(errs...)
 }
 
-// workflowOwner is the driver's ownerReference: deleting the Workflow
-// deletes the driver, and through it the rest.
-func workflowOwner(w WorkflowRef) metav1.OwnerReference {
+// WorkflowOwner is the driver's ownerReference (and a stopped driver's
+// tombstone's): deleting the Workflow deletes the driver, and through it
+// the rest.
+func WorkflowOwner(w WorkflowRef) metav1.OwnerReference {
 	return metav1.OwnerReference{
 		APIVersion: "argoproj.io/v1alpha1",
 		Kind:       "Workflow",

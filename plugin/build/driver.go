@@ -47,7 +47,7 @@ func (b *Builder) driverPod(s *spec.SparkApplicationSpec, r Run, n Names, c map[
 	maps.Copy(pod.Labels, sparkplugLabels(r))
 	pod.Annotations = merged(pod.Annotations, substituteAppID(prefixed(c, spark.ConfDriverAnnotationPrefix), n.AppID))
 	maps.Copy(pod.Annotations, sparkplugAnnotations(r))
-	pod.OwnerReferences = []metav1.OwnerReference{workflowOwner(r.Workflow)}
+	pod.OwnerReferences = []metav1.OwnerReference{WorkflowOwner(r.Workflow)}
 
 	// The container: image, command, ports, environment, resources.
 	image := valueOr(c[spark.ConfDriverContainerImage], c[spark.ConfContainerImage])

@@ -132,6 +132,10 @@ func (c *Core) Execute(ctx context.Context, args executor.ExecuteTemplateArgs) (
 		log.Info("invalid spark body", "error", err.Error())
 		return failed(err.Error()), nil
 	}
+	timeout, err := parseTimeout(args.Template.Timeout)
+	if err != nil {
+		return failed(err.Error()), nil
+	}
 	key, err := identity.Key(args.Template)
 	if err != nil {
 		return none, fmt.Errorf("%w: %w", ErrBadRequest, err)
@@ -147,7 +151,7 @@ func (c *Core) Execute(ctx context.Context, args executor.ExecuteTemplateArgs) (
 	unlock := c.locks.lock(wf.UID + "/" + key)
 	defer unlock()
 
-	req := &request{core: c, ctx: ctx, log: log, wf: wf, scope: sc, body: body, key: key, now: c.opts.Now()}
+	req := &request{core: c, ctx: ctx, log: log, wf: wf, scope: sc, body: body, key: key, timeout: timeout, now: c.opts.Now()}
 	return req.answer()
 }
 
@@ -160,7 +164,9 @@ type request struct {
 	scope *scope.Scope
 	body  *spec.SparkApplicationSpec
 	key   string
-	now   time.Time
+	// timeout is the template's timeout over the whole run; 0 is none.
+	timeout time.Duration
+	now     time.Time
 }
 
 func (r *request) answer() (executor.ExecuteTemplateReply, error) {
@@ -217,7 +223,13 @@ func (r *request) answer() (executor.ExecuteTemplateReply, error) {
 // report answers from one run, advancing its restart policy.
 func (r *request) report(run *run, record identity.Mode) (executor.ExecuteTemplateReply, error) {
 	head := run.head()
-	v := r.verdict(run)
+	v, l := r.verdict(run)
+	if l != limitNone && (v.Relaunch || v.Final) {
+		// The attempt was ended by a limit, not by Spark: stop its driver.
+		if err := r.stop(run, l, v.ended); err != nil {
+			return executor.ExecuteTemplateReply{}, err
+		}
+	}
 	if v.Relaunch {
 		next, failure := r.launch(run.nodeID, run.attempt()+1, head)
 		if failure != nil {
@@ -225,8 +237,8 @@ func (r *request) report(run *run, record identity.Mode) (executor.ExecuteTempla
 		}
 		run = next
 		head = run.head()
-		v = r.verdict(run)
-	} else if !v.Final && !run.ghost {
+		v, _ = r.verdict(run)
+	} else if !v.Final && !run.ghost && run.tomb == nil {
 		if err := r.ensureCompanions(run); err != nil {
 			return executor.ExecuteTemplateReply{}, err
 		}
@@ -243,8 +255,13 @@ func (r *request) report(run *run, record identity.Mode) (executor.ExecuteTempla
 	return r.reply(v.Phase, v.Message, head), nil
 }
 
-func (r *request) verdict(run *run) Verdict {
+// verdict assesses a run's newest attempt, applies the time limits and the
+// restart policy, and says which limit, if any, ended the attempt.
+func (r *request) verdict(run *run) (Verdict, limit) {
 	head := run.head()
+	if run.tomb != nil {
+		return r.tombVerdict(run)
+	}
 	a := state.Assess(state.Observed{
 		Driver:        run.observedHead(),
 		Executors:     r.executors(head),
@@ -254,11 +271,98 @@ func (r *request) verdict(run *run) Verdict {
 		Now:           r.now,
 		NotFoundGrace: r.core.opts.NotFoundGrace,
 	})
+	pending := r.body.PendingTimeout()
+	a, l := limits(a, run.observedHead(), runStart(run), r.now, r.timeout, pending)
 	ended := endedAt(head, r.now)
-	if run.ghost {
+	switch {
+	case l == limitTimeout:
+		return Verdict{Final: true, Phase: a.Phase(), Message: a.Message() + attemptSuffix(run.attempt(), r.body.RestartPolicy), ended: a}, l
+	case l == limitPending:
+		ended = head.CreationTimestamp.Add(pending)
+	case l == limitCannotStart:
+		ended = head.CreationTimestamp.Time
+	case run.ghost:
 		ended = run.missingSince.Add(r.core.opts.NotFoundGrace)
 	}
-	return judge(a, run.attempt(), r.body.RestartPolicy, ended, r.now)
+	return judge(a, run.attempt(), r.body.RestartPolicy, ended, r.now), l
+}
+
+// tombVerdict is the verdict of a run whose newest driver sparkplug
+// stopped: what the tombstone recorded, with the restart policy applied
+// again (a stopped attempt may still be followed by another).
+func (r *request) tombVerdict(run *run) (Verdict, limit) {
+	ann := run.tomb.Annotations
+	l := limit(ann[spark.AnnotationStopped])
+	a := state.Assessment{State: spark.StateFailing, Done: true, Reason: ann[spark.AnnotationStoppedReason], Detail: ann[spark.AnnotationStoppedDetail]}
+	if l == limitTimeout {
+		return Verdict{Final: true, Phase: a.Phase(), Message: a.Message() + attemptSuffix(run.attempt(), r.body.RestartPolicy)}, limitNone
+	}
+	stoppedAt, err := time.Parse(time.RFC3339, ann[spark.AnnotationStoppedAt])
+	if err != nil {
+		stoppedAt = run.tomb.CreationTimestamp.Time
+	}
+	return judge(a, run.attempt(), r.body.RestartPolicy, stoppedAt, r.now), limitNone
+}
+
+// runStart is when the run's first driver that still exists was created.
+func runStart(rn *run) time.Time {
+	if rn.ghost && len(rn.attempts) == 1 {
+		return rn.missingSince
+	}
+	return rn.attempts[0].CreationTimestamp.Time
+}
+
+// stop ends a run's newest driver that a limit ended. It first turns the
+// driver's ConfigMap into a tombstone (owned by the Workflow instead of the
+// driver, annotated with what happened and with the run's bookkeeping), so
+// the run is remembered once the pod is gone; then it deletes the pod, and
+// with it, through ownership, the Service and the executors.
+func (r *request) stop(rn *run, l limit, a state.Assessment) error {
+	head := rn.head()
+	if rn.ghost || rn.tomb != nil {
+		return nil
+	}
+	ann := map[string]any{
+		spark.AnnotationStopped:       string(l),
+		spark.AnnotationStoppedAt:     r.now.UTC().Format(time.RFC3339),
+		spark.AnnotationStoppedReason: a.Reason,
+		spark.AnnotationStoppedDetail: a.Detail,
+		spark.AnnotationDriver:        head.Name,
+	}
+	for _, k := range []string{spark.AnnotationReported, spark.AnnotationReportedMode, spark.AnnotationAdoptedBy} {
+		if v, ok := head.Annotations[k]; ok {
+			ann[k] = v
+		}
+	}
+	owner := build.WorkflowOwner(build.WorkflowRef{Name: r.wf.Name, Namespace: r.wf.Namespace, UID: r.wf.UID})
+	patch, err := json.Marshal(map[string]any{"metadata": map[string]any{
+		"annotations":     ann,
+		"ownerReferences": []metav1.OwnerReference{owner},
+	}})
+	if err != nil {
+		return fmt.Errorf("encode tombstone patch: %w", err)
+	}
+	cmName := build.ConfigMapName(head.Name)
+	cm, err := r.core.clients.Kube.CoreV1().ConfigMaps(head.Namespace).Patch(r.ctx, cmName, types.MergePatchType, patch, metav1.PatchOptions{})
+	if err != nil {
+		return fmt.Errorf("write tombstone on configmap %s: %w", cmName, err)
+	}
+	r.scope.Wrote(cm)
+	if head.DeletionTimestamp == nil {
+		uid := head.UID
+		err = r.core.clients.Kube.CoreV1().Pods(head.Namespace).Delete(r.ctx, head.Name, metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &uid}})
+		if err != nil && !apierrors.IsNotFound(err) && !apierrors.IsConflict(err) {
+			return fmt.Errorf("stop driver pod %s: %w", head.Name, err)
+		}
+	}
+	r.log.Info("driver stopped", "node", rn.nodeID, "driver", head.Name, "limit", string(l), "detail", a.Detail)
+	stand := head.DeepCopy()
+	for k, v := range ann {
+		stand.Annotations[k] = v.(string)
+	}
+	rn.attempts[len(rn.attempts)-1] = stand
+	rn.tomb = cm
+	return nil
 }
 
 func (r *request) reply(phase wfv1.NodePhase, message string, driver *corev1.Pod) executor.ExecuteTemplateReply {
@@ -322,14 +426,30 @@ type run struct {
 	// missingSince from when this process first missed it.
 	ghost        bool
 	missingSince time.Time
+	// tomb: the newest driver was stopped by sparkplug; head is a stand-in
+	// built from its tombstone ConfigMap, which carries the bookkeeping.
+	tomb *corev1.ConfigMap
 }
 
 func (rn *run) head() *corev1.Pod { return rn.attempts[len(rn.attempts)-1] }
-func (rn *run) attempt() int      { return attemptOf(rn.head()) }
 
-// observedHead is the newest driver as observed: nil for a ghost.
+// newest is the attempt with the highest number (attempts may not be
+// sorted yet while runs are being gathered).
+func (rn *run) newest() *corev1.Pod {
+	n := rn.attempts[0]
+	for _, p := range rn.attempts[1:] {
+		if attemptOf(p) > attemptOf(n) {
+			n = p
+		}
+	}
+	return n
+}
+func (rn *run) attempt() int { return attemptOf(rn.head()) }
+
+// observedHead is the newest driver as observed: nil for a ghost or a
+// tombstone.
 func (rn *run) observedHead() *corev1.Pod {
-	if rn.ghost {
+	if rn.ghost || rn.tomb != nil {
 		return nil
 	}
 	return rn.head()
@@ -364,15 +484,38 @@ func (r *request) runs(tasks []identity.Task) map[string]*run {
 		}
 		rn.attempts = append(rn.attempts, p)
 	}
+	for _, cm := range r.scope.ConfigMaps() {
+		if cm.Labels[spark.LabelTemplate] != r.key || cm.Annotations[spark.AnnotationStopped] == "" {
+			continue
+		}
+		node := cm.Annotations[spark.AnnotationNodeID]
+		rn := out[node]
+		if rn != nil && attemptOf(rn.newest()) >= attemptOf(&corev1.Pod{ObjectMeta: cm.ObjectMeta}) {
+			continue // the stopped pod is still visible, or a later attempt exists
+		}
+		if rn == nil {
+			rn = &run{nodeID: node}
+			out[node] = rn
+		}
+		stand := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{
+			Name: cm.Annotations[spark.AnnotationDriver], Namespace: cm.Namespace,
+			Labels: cm.Labels, Annotations: cm.Annotations, CreationTimestamp: cm.CreationTimestamp,
+		}}
+		rn.attempts = append(rn.attempts, stand)
+		rn.tomb = cm
+	}
 	for _, rn := range out {
 		sort.Slice(rn.attempts, func(i, j int) bool { return attemptOf(rn.attempts[i]) < attemptOf(rn.attempts[j]) })
+		if rn.tomb != nil && rn.head().Name != rn.tomb.Annotations[spark.AnnotationDriver] {
+			rn.tomb = nil // a later attempt supersedes the tombstone
+		}
 	}
 	for _, t := range tasks {
 		driver, attempt := recordedDriver(t.Recorded)
 		if driver == "" {
 			continue
 		}
-		if rn := out[t.NodeID]; rn != nil && rn.attempt() >= attempt {
+		if rn := out[t.NodeID]; rn != nil && attemptOf(rn.newest()) >= attempt {
 			continue
 		}
 		ghost := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{
@@ -427,7 +570,7 @@ func (r *request) views(runs map[string]*run) []identity.Run {
 		h := rn.head()
 		v := identity.Run{
 			NodeID:    rn.nodeID,
-			Final:     r.verdict(rn).Final,
+			Final:     finalOf(r.verdict(rn)),
 			Reported:  identity.Mode(h.Annotations[spark.AnnotationReportedMode]),
 			AdoptedBy: h.Annotations[spark.AnnotationAdoptedBy],
 		}
@@ -598,6 +741,20 @@ func (r *request) annotate(rn *run, ann map[string]string) error {
 	if err != nil {
 		return fmt.Errorf("encode annotation patch: %w", err)
 	}
+	if rn.tomb != nil {
+		cm, err := r.core.clients.Kube.CoreV1().ConfigMaps(rn.tomb.Namespace).Patch(r.ctx, rn.tomb.Name, types.MergePatchType, patch, metav1.PatchOptions{})
+		if err != nil {
+			return fmt.Errorf("annotate tombstone %s: %w", rn.tomb.Name, err)
+		}
+		r.scope.Wrote(cm)
+		rn.tomb = cm
+		stand := head.DeepCopy()
+		for k, v := range ann {
+			stand.Annotations[k] = v
+		}
+		rn.attempts[len(rn.attempts)-1] = stand
+		return nil
+	}
 	updated, err := r.core.clients.Kube.CoreV1().Pods(head.Namespace).Patch(r.ctx, head.Name, types.MergePatchType, patch, metav1.PatchOptions{})
 	if err != nil {
 		return fmt.Errorf("annotate driver pod %s: %w", head.Name, err)
@@ -758,3 +915,5 @@ func (m *missingSince) since(key string, now time.Time) time.Time {
 	m.m[key] = now
 	return now
 }
+
+func finalOf(v Verdict, _ limit) bool { return v.Final }

@@ -19,6 +19,8 @@ type Verdict struct {
 	Message string
 	// Relaunch: start attempt Attempt+1 now.
 	Relaunch bool
+	// ended is the assessment that ended the attempt, when it is over.
+	ended state.Assessment
 }
 
 // judge applies the restart policy to the newest attempt of a run.
@@ -46,15 +48,15 @@ func judge(a state.Assessment, attempt int, p spec.RestartPolicy, endedAt, now t
 	default: // Never, and anything validation let through, is no rerun.
 	}
 	if !rerun {
-		return Verdict{Final: true, Phase: a.Phase(), Message: a.Message() + suffix}
+		return Verdict{Final: true, Phase: a.Phase(), Message: a.Message() + suffix, ended: a}
 	}
 	wait := time.Duration(int64(attempt)*interval) * time.Second
 	at := endedAt.Add(wait)
 	if !now.Before(at) {
-		return Verdict{Phase: wfv1.NodeRunning, Relaunch: true,
+		return Verdict{Phase: wfv1.NodeRunning, Relaunch: true, ended: a,
 			Message: fmt.Sprintf("PENDING_RERUN: starting attempt %d%s after: %s", attempt+1, maxSuffix(p), a.Message())}
 	}
-	return Verdict{Phase: wfv1.NodeRunning,
+	return Verdict{Phase: wfv1.NodeRunning, ended: a,
 		Message: fmt.Sprintf("PENDING_RERUN: attempt %d%s in %s: %s", attempt+1, maxSuffix(p), at.Sub(now).Round(time.Second), a.Message())}
 }
 

@@ -231,6 +231,21 @@ func (s *Scope) Pods() []*corev1.Pod {
 	return out
 }
 
+// ConfigMaps returns the cached ConfigMaps of the workflow.
+func (s *Scope) ConfigMaps() []*corev1.ConfigMap {
+	objs, err := s.configMaps.ByIndex(cache.NamespaceIndex, s.Workflow.Namespace)
+	if err != nil {
+		return nil
+	}
+	out := make([]*corev1.ConfigMap, 0, len(objs))
+	for _, o := range objs {
+		if cm, ok := o.(*corev1.ConfigMap); ok {
+			out = append(out, cm)
+		}
+	}
+	return out
+}
+
 // HasConfigMap and HasService report whether the named object is cached.
 func (s *Scope) HasConfigMap(name string) bool { return has(s.configMaps, s.Workflow.Namespace, name) }
 func (s *Scope) HasService(name string) bool   { return has(s.services, s.Workflow.Namespace, name) }

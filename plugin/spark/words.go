@@ -162,6 +162,16 @@ const (
 	// AnnotationAdoptedBy names the node that took over a run whose own node
 	// received another identical run's result.
 	AnnotationAdoptedBy = Domain + "/adopted-by"
+
+	// A driver sparkplug stopped itself (a time limit, a driver that
+	// cannot start) leaves a tombstone: its ConfigMap, re-owned by the
+	// Workflow, keeps these annotations so the run is never launched again
+	// for the same attempt and its result can be reported again.
+	AnnotationStopped       = Domain + "/stopped"        // the limit: Timeout, PendingTimeout, CannotStart
+	AnnotationStoppedAt     = Domain + "/stopped-at"     // RFC 3339
+	AnnotationStoppedReason = Domain + "/stopped-reason" // the failure reason shown in the message
+	AnnotationStoppedDetail = Domain + "/stopped-detail" // the one line a person reads
+	AnnotationDriver        = Domain + "/driver"         // the stopped driver pod's name
 )
 
 // More of Spark's conf keys: the ones spark-submit writes into

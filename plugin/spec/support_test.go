@@ -13,6 +13,7 @@ var honoured = []string{
 	"type", "mode", "image", "imagePullPolicy", "imagePullSecrets", "mainApplicationFile", "mainClass", "arguments",
 	"sparkConf", "hadoopConf", "sparkVersion", "restartPolicy", "nodeSelector", "volumes", "deps",
 	"proxyUser", "memoryOverheadFactor", "pythonVersion", "sparkConfigMap", "hadoopConfigMap", "dynamicAllocation",
+	"sparkplug",
 }
 
 var honouredPod = []string{

@@ -41,6 +41,20 @@ type SparkApplicationSpec struct {
 	SparkUIOptions        *SparkUIConfiguration        `json:"sparkUIOptions,omitempty"`
 	DriverIngressOptions  []DriverIngressConfiguration `json:"driverIngressOptions,omitempty"`
 	DynamicAllocation     *DynamicAllocation           `json:"dynamicAllocation,omitempty"`
+
+	// Sparkplug holds settings of sparkplug's own, for which the Spark
+	// operator has no field.
+	Sparkplug *SparkplugOptions `json:"sparkplug,omitempty"`
+}
+
+// SparkplugOptions are sparkplug's own settings of one Spark step.
+type SparkplugOptions struct {
+	// PendingTimeout fails an attempt whose driver has not started running
+	// within it (a Go duration such as 10m; default DefaultPendingTimeout).
+	// A driver waiting on a reason that never resolves by itself
+	// (ImagePullBackOff, InvalidImageName, CreateContainerConfigError, ...)
+	// fails at once, whatever the timeout.
+	PendingTimeout *string `json:"pendingTimeout,omitempty"`
 }
 
 // ApplicationType is the language of the application.

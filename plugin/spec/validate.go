@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -39,7 +40,38 @@ func Validate(s *SparkApplicationSpec) field.ErrorList {
 	errs = append(errs, validateDriver(rootPath.Child("driver"), &s.Driver, volumes)...)
 	errs = append(errs, validateExecutor(rootPath.Child("executor"), &s.Executor, volumes, s.DynamicAllocationEnabled())...)
 	errs = append(errs, validateDynamicAllocation(rootPath.Child("dynamicAllocation"), s.DynamicAllocation, s.Executor.Instances)...)
+	errs = append(errs, validateSparkplug(rootPath.Child("sparkplug"), s.Sparkplug)...)
 	return errs
+}
+
+func validateSparkplug(p *field.Path, o *SparkplugOptions) field.ErrorList {
+	if o == nil || o.PendingTimeout == nil {
+		return nil
+	}
+	d, err := time.ParseDuration(*o.PendingTimeout)
+	switch {
+	case err != nil:
+		return field.ErrorList{field.Invalid(p.Child("pendingTimeout"), *o.PendingTimeout, "must be a duration such as 90s or 10m")}
+	case d <= 0:
+		return field.ErrorList{field.Invalid(p.Child("pendingTimeout"), *o.PendingTimeout, "must be positive; remove it for the default of "+DefaultPendingTimeout.String())}
+	}
+	return nil
+}
+
+// DefaultPendingTimeout is how long a driver may wait to start when the
+// body sets no sparkplug.pendingTimeout: long enough for a large image
+// pull or a node autoscaler, short enough that a stuck step is seen the
+// same hour.
+const DefaultPendingTimeout = 10 * time.Minute
+
+// PendingTimeout is the body's pending timeout, or the default.
+func (s *SparkApplicationSpec) PendingTimeout() time.Duration {
+	if s.Sparkplug != nil && s.Sparkplug.PendingTimeout != nil {
+		if d, err := time.ParseDuration(*s.Sparkplug.PendingTimeout); err == nil && d > 0 {
+			return d
+		}
+	}
+	return DefaultPendingTimeout
 }
 
 var (

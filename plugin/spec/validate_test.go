@@ -252,6 +252,10 @@ func TestValidate(t *testing.T) {
 		}},
 		{"timeToLiveSeconds negative", func(s *spec) { s.TimeToLiveSeconds = ptr[int64](-1) },
 			[]wantErr{{"spark.timeToLiveSeconds", "not supported yet"}, {"spark.timeToLiveSeconds", "must be 0 or more seconds"}}},
+		{"pendingTimeout not a duration", func(s *spec) { s.Sparkplug = &SparkplugOptions{PendingTimeout: ptr("ten minutes")} },
+			[]wantErr{{"spark.sparkplug.pendingTimeout", "must be a duration"}}},
+		{"pendingTimeout not positive", func(s *spec) { s.Sparkplug = &SparkplugOptions{PendingTimeout: ptr("0s")} },
+			[]wantErr{{"spark.sparkplug.pendingTimeout", "must be positive"}}},
 		{"driver port out of range", func(s *spec) { s.Driver.Ports = []Port{{Name: "metrics", ContainerPort: 70000}} },
 			[]wantErr{{"spark.driver.ports[0].containerPort", "between 1 and 65535"}}},
 		{"executor port is one of Spark's own", func(s *spec) { s.Executor.Ports = []Port{{Name: "ui", ContainerPort: 4040}} },
@@ -382,5 +386,17 @@ func TestImages(t *testing.T) {
 	s.Driver.Image, s.Executor.Image = ptr("d:1"), ptr("")
 	if s.DriverImage() != "d:1" || s.ExecutorImage() != "all:1" {
 		t.Errorf("images = %q, %q; want d:1, all:1", s.DriverImage(), s.ExecutorImage())
+	}
+}
+
+func TestPendingTimeoutDefault(t *testing.T) {
+	s := &SparkApplicationSpec{}
+	if got := s.PendingTimeout(); got != DefaultPendingTimeout {
+		t.Fatalf("default pending timeout %s, want %s", got, DefaultPendingTimeout)
+	}
+	v := "90s"
+	s.Sparkplug = &SparkplugOptions{PendingTimeout: &v}
+	if got := s.PendingTimeout(); got.Seconds() != 90 {
+		t.Fatalf("pending timeout %s, want 90s", got)
 	}
 }

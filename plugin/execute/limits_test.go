@@ -1,0 +1,78 @@
+package execute
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/sparkplug-io/sparkplug/plugin/spark"
+	"github.com/sparkplug-io/sparkplug/plugin/state"
+)
+
+func TestLimits(t *testing.T) {
+	created := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{CreationTimestamp: metav1.NewTime(created)}}
+	submitted := state.Assessment{State: spark.StateSubmitted}
+	pulling := state.Assessment{State: spark.StateSubmitted, Waiting: "ImagePullBackOff", Detail: `Back-off pulling image "spark:nope"`}
+	creating := state.Assessment{State: spark.StateSubmitted, Waiting: "ContainerCreating"}
+	running := state.Assessment{State: spark.StateRunning}
+	exit := int32(1)
+	failed := state.Assessment{State: spark.StateFailing, Done: true, ExitCode: &exit}
+
+	cases := []struct {
+		name       string
+		a          state.Assessment
+		now        time.Time
+		timeout    time.Duration
+		wantLimit  limit
+		wantDetail string
+	}{
+		{"running within the timeout", running, created.Add(time.Minute), time.Hour, limitNone, ""},
+		{"running past the timeout", running, created.Add(time.Hour), time.Hour, limitTimeout, "timed out after 1h0m0s"},
+		{"no timeout set", running, created.Add(100 * time.Hour), 0, limitNone, ""},
+		{"a finished attempt is never overridden", failed, created.Add(100 * time.Hour), time.Hour, limitNone, ""},
+		{"pending within the pending timeout", submitted, created.Add(time.Minute), 0, limitNone, ""},
+		{"pending past the pending timeout", creating, created.Add(10 * time.Minute), 0, limitPending, "did not start within 10m0s (spark.sparkplug.pendingTimeout); it was waiting: ContainerCreating"},
+		{"image pull back-off fails at once", pulling, created.Add(time.Second), 0, limitCannotStart, `the driver cannot start: Back-off pulling image "spark:nope"`},
+		{"the template timeout wins over a pending driver", pulling, created.Add(2 * time.Hour), time.Hour, limitTimeout, "timed out"},
+		{"a transient wait is not fatal", creating, created.Add(time.Second), 0, limitNone, ""},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			got, l := limits(tc.a, pod, created, tc.now, tc.timeout, 10*time.Minute)
+			if l != tc.wantLimit {
+				t.Fatalf("limit %q, want %q", l, tc.wantLimit)
+			}
+			if l == limitNone {
+				if got.State != tc.a.State || got.Done != tc.a.Done {
+					t.Fatalf("assessment changed without a limit: %+v", got)
+				}
+				return
+			}
+			if !got.Done || got.Succeeded || got.State != spark.StateFailing {
+				t.Fatalf("a limit must fail the attempt: %+v", got)
+			}
+			if !strings.Contains(got.Detail, tc.wantDetail) {
+				t.Fatalf("detail %q lacks %q", got.Detail, tc.wantDetail)
+			}
+			if !strings.HasPrefix(got.Message(), "FAILED") {
+				t.Fatalf("message %q", got.Message())
+			}
+		})
+	}
+}
+
+func TestParseTimeout(t *testing.T) {
+	for in, want := range map[string]time.Duration{"": 0, "90s": 90 * time.Second, "1h30m": 90 * time.Minute, "300": 300 * time.Second, " 10m ": 10 * time.Minute} {
+		got, err := parseTimeout(in)
+		if err != nil || got != want {
+			t.Errorf("parseTimeout(%q) = %s, %v; want %s", in, got, err, want)
+		}
+	}
+	if _, err := parseTimeout("soon"); err == nil {
+		t.Error(`parseTimeout("soon") returned no error`)
+	}
+}
