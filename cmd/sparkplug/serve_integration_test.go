@@ -694,7 +694,6 @@ func startAnotherServer(t *testing.T, e *env) string {
 	return ""
 }
 
-
 func waiting(reason, message string) corev1.PodStatus {
 	cs := corev1.ContainerStatus{Name: spark.DriverContainerName, State: corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{Reason: reason, Message: message}}}
 	return corev1.PodStatus{Phase: corev1.PodPending, ContainerStatuses: []corev1.ContainerStatus{cs}}
