@@ -15,9 +15,13 @@ import (
 	"time"
 
 	wfclient "github.com/argoproj/argo-workflows/v3/pkg/client/clientset/versioned"
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/kubernetes/scheme"
+	typedcorev1 "k8s.io/client-go/kubernetes/typed/core/v1"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
+	"k8s.io/client-go/tools/record"
 	"k8s.io/klog/v2"
 
 	"github.com/sparkplug-io/sparkplug/plugin/build"
@@ -135,7 +139,11 @@ func serve(ctx context.Context, o serveOptions, log *slog.Logger) error {
 	}
 	clients := scope.Clients{Kube: kube, Workflows: wf}
 	registry := scope.NewRegistry(clients, o.idleTimeout, log, o.core.Now)
-	core := execute.New(o.core, clients, registry, builder, log)
+	broadcaster := record.NewBroadcaster(record.WithContext(ctx))
+	broadcaster.StartRecordingToSink(&typedcorev1.EventSinkImpl{Interface: kube.CoreV1().Events("")})
+	defer broadcaster.Shutdown()
+	recorder := broadcaster.NewRecorder(scheme.Scheme, corev1.EventSource{Component: "sparkplug"})
+	core := execute.New(o.core, clients, registry, builder, recorder, log)
 	ready := &server.Ready{}
 	srv := &http.Server{
 		Handler:           server.New(core, &server.TokenFile{Path: o.tokenFile}, ready, log),
@@ -160,6 +168,11 @@ func serve(ctx context.Context, o serveOptions, log *slog.Logger) error {
 	defer cancel()
 	if err := srv.Shutdown(shutdownCtx); err != nil {
 		return fmt.Errorf("shutdown: %w", err)
+	}
+	// The agent pod, and with it this sidecar, is deleted when its
+	// workflow ends: delete what still runs for a stopped workflow.
+	if err := core.SweepEnding(shutdownCtx); err != nil {
+		log.Error("cleanup at shutdown incomplete", "error", err.Error())
 	}
 	return nil
 }

@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"runtime/debug"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -472,12 +473,28 @@ func TestSparkPiLifecycle(t *testing.T) {
 		t.Fatalf("result is not the application id: %s", describe(r))
 	}
 
+	// Each state change is a Kubernetes Event on the Workflow.
+	err := wait.PollUntilContextTimeout(context.Background(), 200*time.Millisecond, 20*time.Second, true, func(ctx context.Context) (bool, error) {
+		evs, err := testCluster.Client.CoreV1().Events(e.ns).List(ctx, metav1.ListOptions{FieldSelector: "involvedObject.kind=Workflow,involvedObject.name=" + e.wf.Name})
+		if err != nil {
+			return false, err
+		}
+		reasons := map[string]bool{}
+		for _, ev := range evs.Items {
+			reasons[ev.Reason] = true
+		}
+		return reasons["SparkSubmitted"] && reasons["SparkRunning"] && reasons["SparkCompleted"], nil
+	})
+	if err != nil {
+		t.Fatalf("no SparkSubmitted, SparkRunning and SparkCompleted Events on the Workflow: %v", err)
+	}
+
 	// Deleting the Workflow collects the driver and, through it, its
 	// ConfigMap and Service.
 	if err := e.wfc.ArgoprojV1alpha1().Workflows(e.ns).Delete(context.Background(), e.wf.Name, metav1.DeleteOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	err := wait.PollUntilContextTimeout(context.Background(), 200*time.Millisecond, 60*time.Second, true, func(ctx context.Context) (bool, error) {
+	err = wait.PollUntilContextTimeout(context.Background(), 200*time.Millisecond, 60*time.Second, true, func(ctx context.Context) (bool, error) {
 		pods, _ := testCluster.Client.CoreV1().Pods(e.ns).List(ctx, metav1.ListOptions{})
 		cms, _ := testCluster.Client.CoreV1().ConfigMaps(e.ns).List(ctx, metav1.ListOptions{LabelSelector: spark.LabelWorkflowUID})
 		svcs, _ := testCluster.Client.CoreV1().Services(e.ns).List(ctx, metav1.ListOptions{LabelSelector: spark.LabelWorkflowUID})
@@ -665,6 +682,14 @@ func TestDriverDeletedBySomeoneElseFailsNotFound(t *testing.T) {
 
 func startAnotherServer(t *testing.T, e *env) string {
 	t.Helper()
+	url, _ := startStoppableServer(t, e)
+	return url
+}
+
+// startStoppableServer starts a second plugin server and returns its URL
+// and a function that stops it as SIGTERM does (idempotent).
+func startStoppableServer(t *testing.T, e *env) (string, func()) {
+	t.Helper()
 	dir := t.TempDir()
 	kubeconfig := filepath.Join(dir, "kubeconfig")
 	if err := testCluster.WriteServiceAccountKubeconfig(context.Background(), e.ns, "spark-executor-plugin", kubeconfig); err != nil {
@@ -684,14 +709,23 @@ func startAnotherServer(t *testing.T, e *env) string {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- serve(ctx, o, slog.New(slog.NewTextHandler(io.Discard, nil))) }()
-	t.Cleanup(func() { cancel(); <-done })
+	var once sync.Once
+	stop := func() {
+		once.Do(func() {
+			cancel()
+			if err := <-done; err != nil {
+				t.Errorf("second server: %v", err)
+			}
+		})
+	}
+	t.Cleanup(stop)
 	select {
 	case a := <-addr:
-		return "http://" + a
+		return "http://" + a, stop
 	case err := <-done:
 		t.Fatalf("second server: %v", err)
 	}
-	return ""
+	return "", stop
 }
 
 func waiting(reason, message string) corev1.PodStatus {
@@ -826,5 +860,72 @@ func TestOnFailureNeverRerunsASuccess(t *testing.T) {
 	}
 	if n := len(e.drivers()); n != 1 {
 		t.Fatalf("a success was rerun: %d drivers", n)
+	}
+}
+
+func (e *env) shutdownWorkflow(how wfv1.ShutdownStrategy) {
+	e.t.Helper()
+	patch, _ := json.Marshal(map[string]any{"spec": map[string]any{"shutdown": how}})
+	if _, err := e.wfc.ArgoprojV1alpha1().Workflows(e.ns).Patch(context.Background(), e.wf.Name, "application/merge-patch+json", patch, metav1.PatchOptions{}); err != nil {
+		e.t.Fatal(err)
+	}
+}
+
+func (e *env) waitDeleted(name, what string) {
+	e.t.Helper()
+	err := wait.PollUntilContextTimeout(context.Background(), 100*time.Millisecond, 15*time.Second, true, func(context.Context) (bool, error) {
+		return e.deleted(name), nil
+	})
+	if err != nil {
+		e.t.Fatalf("%s: driver %s was not deleted", what, name)
+	}
+}
+
+func TestTerminatedWorkflowDeletesItsRunningDrivers(t *testing.T) {
+	e := newEnv(t, "terminate")
+	a := template(t, "a", sparkPi)
+	b := template(t, "b", strings.Replace(sparkPi, `["1000"]`, `["2000"]`, 1))
+	e.setTasks(map[string]*wfv1.Template{"node-a": a, "node-b": b})
+	e.execute(a)
+	e.execute(b)
+	drivers := e.drivers()
+	if len(drivers) != 2 {
+		t.Fatalf("%d drivers, want 2", len(drivers))
+	}
+	// node-a finished, node-b still runs when the workflow is terminated.
+	var done, live corev1.Pod
+	for _, d := range drivers {
+		if d.Annotations[spark.AnnotationNodeID] == "node-a" {
+			done = d
+		} else {
+			live = d
+		}
+	}
+	e.setDriverStatus(done.Name, terminated(corev1.PodSucceeded, 0, "Completed", ""))
+	e.setDriverStatus(live.Name, running(true))
+	e.eventually(a, "a succeeded", func(r executor.ExecuteTemplateReply) bool { return r.Node.Phase == wfv1.NodeSucceeded })
+
+	e.shutdownWorkflow(wfv1.ShutdownStrategyTerminate)
+	e.waitDeleted(live.Name, "after terminate")
+	if e.deleted(done.Name) {
+		t.Fatalf("the finished driver %s was deleted too; it is kept for its logs", done.Name)
+	}
+}
+
+func TestShutdownLeavesRunningWorkflowsAlone(t *testing.T) {
+	ns := "sigterm"
+	e := newEnv(t, ns)
+	tmpl := template(t, "spark-pi", sparkPi)
+	e.setTasks(map[string]*wfv1.Template{"node-1": tmpl})
+	// A second server serves the request and is then stopped (SIGTERM).
+	other := &env{t: t, ns: ns, wf: e.wf, wfc: e.wfc, requests: &atomic.Int64{}}
+	var stop func()
+	other.url, stop = startStoppableServer(t, e)
+	other.execute(tmpl)
+	d := e.onlyDriver()
+	e.setDriverStatus(d.Name, running(true))
+	stop() // the workflow still runs: its driver must survive the sidecar
+	if e.deleted(d.Name) {
+		t.Fatalf("a sidecar shutdown deleted the driver of a running workflow")
 	}
 }

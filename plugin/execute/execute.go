@@ -97,12 +97,18 @@ type Core struct {
 	locks    keyedMutex
 	failures submissionFailures
 	missing  missingSince
+	recorder Recorder
+	events   eventLog
 }
 
-// New returns a Core. opts must have been validated.
-func New(opts Options, clients scope.Clients, scopes *scope.Registry, builder *build.Builder, log *slog.Logger) *Core {
-	return &Core{opts: opts, clients: clients, scopes: scopes, builder: builder, log: log,
+// New returns a Core. opts must have been validated; recorder may be nil
+// (no Events). It registers itself for the registry's workflow-ending
+// callback, to delete the drivers of stopped workflows.
+func New(opts Options, clients scope.Clients, scopes *scope.Registry, builder *build.Builder, recorder Recorder, log *slog.Logger) *Core {
+	c := &Core{opts: opts, clients: clients, scopes: scopes, builder: builder, recorder: recorder, log: log,
 		failures: submissionFailures{m: map[string]submissionFailure{}}, missing: missingSince{m: map[string]time.Time{}}}
+	scopes.OnEnding(c.OnWorkflowEnding)
+	return c
 }
 
 // Execute answers one request. A nil reply node means "not a spark
@@ -252,6 +258,7 @@ func (r *request) report(run *run, record identity.Mode) (executor.ExecuteTempla
 		}
 		r.log.Info("final result handed out", "node", run.nodeID, "driver", head.Name, "mode", record, "phase", v.Phase, "message", v.Message)
 	}
+	r.core.stateEvent(r.wf, run.nodeID, head.Name, v.Message)
 	return r.reply(v.Phase, v.Message, head), nil
 }
 

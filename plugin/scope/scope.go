@@ -17,6 +17,7 @@ import (
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/cache"
@@ -47,7 +48,7 @@ type Scope struct {
 	Workflow Workflow
 
 	pods, configMaps, services cache.MutationCache
-	taskSets                   cache.Store
+	taskSets, workflows        cache.Store
 	informers                  []cache.SharedIndexInformer
 	cancel                     context.CancelFunc
 	synced                     chan struct{}
@@ -64,8 +65,53 @@ type Registry struct {
 	log     *slog.Logger
 	now     func() time.Time
 
+	// onEnding is called (from an informer goroutine) when a scope's
+	// Workflow is stopped, terminated, finished or being deleted.
+	onEnding func(*Scope, *wfv1.Workflow)
+
 	mu     sync.Mutex
 	scopes map[string]*Scope
+}
+
+// OnEnding sets the function called when a workflow with a scope is
+// stopped, terminated, finished or being deleted. Set it before the first
+// Get.
+func (r *Registry) OnEnding(f func(*Scope, *wfv1.Workflow)) { r.onEnding = f }
+
+// Ending reports whether a Workflow is stopped or terminated
+// (spec.shutdown), finished, or being deleted: nothing it launched should
+// run on.
+func Ending(w *wfv1.Workflow) bool {
+	return w.Spec.Shutdown != "" || w.Status.Phase.Completed() || w.DeletionTimestamp != nil
+}
+
+// WorkflowObject returns the cached Workflow, nil when there is none.
+func (s *Scope) WorkflowObject() *wfv1.Workflow {
+	obj, ok, err := s.workflows.GetByKey(s.Workflow.Namespace + "/" + s.Workflow.Name)
+	if err != nil || !ok {
+		return nil
+	}
+	return obj.(*wfv1.Workflow)
+}
+
+// lister is what a typed client of one resource offers.
+type lister[L runtime.Object] interface {
+	List(ctx context.Context, opts metav1.ListOptions) (L, error)
+	Watch(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error)
+}
+
+// listWatch lists and watches with the options narrowed by set.
+func listWatch[L runtime.Object](c lister[L], set func(*metav1.ListOptions)) *cache.ListWatch {
+	return &cache.ListWatch{
+		ListWithContextFunc: func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
+			set(&o)
+			return c.List(ctx, o)
+		},
+		WatchFuncWithContext: func(ctx context.Context, o metav1.ListOptions) (watch.Interface, error) {
+			set(&o)
+			return c.Watch(ctx, o)
+		},
+	}
 }
 
 // NewRegistry returns a registry whose scopes stop after idle without use.
@@ -103,17 +149,18 @@ func (r *Registry) Scopes() []*Scope {
 	return out
 }
 
-// Run stops idle scopes until ctx is done, then stops them all.
+// Run stops idle scopes until ctx is done, then stops watching in all.
 func (r *Registry) Run(ctx context.Context) {
 	tick := time.NewTicker(r.idle / 4)
 	defer tick.Stop()
 	for {
 		select {
 		case <-ctx.Done():
+			// Stop watching but keep the scopes: the shutdown sweep reads
+			// their last cached state.
 			r.mu.Lock()
-			for uid, s := range r.scopes {
+			for _, s := range r.scopes {
 				s.cancel()
-				delete(r.scopes, uid)
 			}
 			r.mu.Unlock()
 			return
@@ -143,54 +190,36 @@ func (r *Registry) start(wf Workflow) *Scope {
 		s.informers = append(s.informers, inf)
 		return inf
 	}
-	podInf := newInformer(&cache.ListWatch{
-		ListWithContextFunc: func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
-			o.LabelSelector = selector
-			return kube.Pods(wf.Namespace).List(ctx, o)
-		},
-		WatchFuncWithContext: func(ctx context.Context, o metav1.ListOptions) (watch.Interface, error) {
-			o.LabelSelector = selector
-			return kube.Pods(wf.Namespace).Watch(ctx, o)
-		},
-	}, &corev1.Pod{})
-	cmInf := newInformer(&cache.ListWatch{
-		ListWithContextFunc: func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
-			o.LabelSelector = selector
-			return kube.ConfigMaps(wf.Namespace).List(ctx, o)
-		},
-		WatchFuncWithContext: func(ctx context.Context, o metav1.ListOptions) (watch.Interface, error) {
-			o.LabelSelector = selector
-			return kube.ConfigMaps(wf.Namespace).Watch(ctx, o)
-		},
-	}, &corev1.ConfigMap{})
-	svcInf := newInformer(&cache.ListWatch{
-		ListWithContextFunc: func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
-			o.LabelSelector = selector
-			return kube.Services(wf.Namespace).List(ctx, o)
-		},
-		WatchFuncWithContext: func(ctx context.Context, o metav1.ListOptions) (watch.Interface, error) {
-			o.LabelSelector = selector
-			return kube.Services(wf.Namespace).Watch(ctx, o)
-		},
-	}, &corev1.Service{})
-	byName := fields.OneTermEqualSelector("metadata.name", wf.Name).String()
-	taskSets := r.clients.Workflows.ArgoprojV1alpha1().WorkflowTaskSets(wf.Namespace)
-	tsInf := newInformer(&cache.ListWatch{
-		ListWithContextFunc: func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
-			o.FieldSelector = byName
-			return taskSets.List(ctx, o)
-		},
-		WatchFuncWithContext: func(ctx context.Context, o metav1.ListOptions) (watch.Interface, error) {
-			o.FieldSelector = byName
-			return taskSets.Watch(ctx, o)
-		},
-	}, &wfv1.WorkflowTaskSet{})
+	bySelector := func(o *metav1.ListOptions) { o.LabelSelector = selector }
+	byName := func(o *metav1.ListOptions) {
+		o.FieldSelector = fields.OneTermEqualSelector("metadata.name", wf.Name).String()
+	}
+	argo := r.clients.Workflows.ArgoprojV1alpha1()
+	podInf := newInformer(listWatch(kube.Pods(wf.Namespace), bySelector), &corev1.Pod{})
+	cmInf := newInformer(listWatch(kube.ConfigMaps(wf.Namespace), bySelector), &corev1.ConfigMap{})
+	svcInf := newInformer(listWatch(kube.Services(wf.Namespace), bySelector), &corev1.Service{})
+	tsInf := newInformer(listWatch(argo.WorkflowTaskSets(wf.Namespace), byName), &wfv1.WorkflowTaskSet{})
+	wfInf := newInformer(listWatch(argo.Workflows(wf.Namespace), byName), &wfv1.Workflow{})
+	if r.onEnding != nil {
+		notify := func(obj any) {
+			if w, ok := obj.(*wfv1.Workflow); ok && w.UID == types.UID(wf.UID) && Ending(w) {
+				r.onEnding(s, w)
+			}
+		}
+		if _, err := wfInf.AddEventHandler(cache.ResourceEventHandlerFuncs{
+			AddFunc:    notify,
+			UpdateFunc: func(_, obj any) { notify(obj) },
+		}); err != nil {
+			r.log.Error("cannot watch the workflow for stops", "workflow", wf.Name, "error", err.Error())
+		}
+	}
 
 	mutation := func(inf cache.SharedIndexInformer) cache.MutationCache {
 		return cache.NewIntegerResourceVersionMutationCache(logr.FromSlogHandler(r.log.Handler()), inf.GetStore(), inf.GetIndexer(), mutationTTL, true)
 	}
 	s.pods, s.configMaps, s.services = mutation(podInf), mutation(cmInf), mutation(svcInf)
 	s.taskSets = tsInf.GetStore()
+	s.workflows = wfInf.GetStore()
 
 	var hasSynced []cache.InformerSynced
 	for _, inf := range s.informers {

@@ -1,0 +1,111 @@
+package execute
+
+import (
+	"context"
+	"fmt"
+
+	wfv1 "github.com/argoproj/argo-workflows/v3/pkg/apis/workflow/v1alpha1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/sparkplug-io/sparkplug/plugin/scope"
+	"github.com/sparkplug-io/sparkplug/plugin/spark"
+)
+
+// Argo never tells a plugin that its workflow was stopped, terminated or
+// replaced (argo #10476): it marks the plugin's open nodes Failed and
+// moves on, and whatever the plugin launched runs on. So sparkplug watches
+// the Workflow itself and, when it ends, deletes the drivers that still
+// run; their ConfigMaps, Services and executors go with them through
+// ownership.
+
+// Sweep deletes the drivers of an ending workflow that have not finished.
+// It is safe to call repeatedly and concurrently.
+func (c *Core) Sweep(ctx context.Context, sc *scope.Scope, why string) error {
+	var errs []error
+	for _, p := range sc.Pods() {
+		if p.Labels[spark.LabelRole] != spark.RoleDriver || finished(p) {
+			continue
+		}
+		uid := p.UID
+		err := c.clients.Kube.CoreV1().Pods(p.Namespace).Delete(ctx, p.Name, metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &uid}})
+		if err != nil && !apierrors.IsNotFound(err) && !apierrors.IsConflict(err) {
+			errs = append(errs, fmt.Errorf("delete driver pod %s: %w", p.Name, err))
+			continue
+		}
+		c.log.Info("driver deleted: its workflow ended", "workflow", sc.Workflow.Name, "namespace", sc.Workflow.Namespace, "driver", p.Name, "why", why)
+		c.event(sc.Workflow, corev1.EventTypeNormal, "SparkDriverDeleted",
+			fmt.Sprintf("deleted driver %s of node %s: %s", p.Name, p.Annotations[spark.AnnotationNodeID], why))
+	}
+	if len(errs) > 0 {
+		return fmt.Errorf("sweep workflow %s/%s: %v", sc.Workflow.Namespace, sc.Workflow.Name, errs)
+	}
+	return nil
+}
+
+// OnWorkflowEnding is the scope registry's callback: it sweeps in the
+// background so the informer is never blocked.
+func (c *Core) OnWorkflowEnding(sc *scope.Scope, w *wfv1.Workflow) {
+	why := endingReason(w)
+	go func() {
+		if err := c.Sweep(context.Background(), sc, why); err != nil {
+			c.log.Error("cannot delete the drivers of an ending workflow", "workflow", sc.Workflow.Name, "error", err.Error())
+		}
+	}()
+}
+
+// SweepEnding is the shutdown path (SIGTERM: the agent pod is deleted when
+// the workflow ends): every workflow this process serves that is ending,
+// or gone, has its running drivers deleted before the process exits.
+func (c *Core) SweepEnding(ctx context.Context) error {
+	var errs []error
+	for _, sc := range c.scopes.Scopes() {
+		w, err := c.clients.Workflows.ArgoprojV1alpha1().Workflows(sc.Workflow.Namespace).Get(ctx, sc.Workflow.Name, metav1.GetOptions{})
+		why := ""
+		switch {
+		case apierrors.IsNotFound(err):
+			why = "the workflow was deleted"
+		case err != nil:
+			errs = append(errs, fmt.Errorf("get workflow %s/%s: %w", sc.Workflow.Namespace, sc.Workflow.Name, err))
+			continue
+		case string(w.UID) != sc.Workflow.UID:
+			why = "the workflow was deleted"
+		case scope.Ending(w):
+			why = endingReason(w)
+		default:
+			continue // still running: another agent will serve it
+		}
+		if err := c.Sweep(ctx, sc, why); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	if len(errs) > 0 {
+		return fmt.Errorf("sweep at shutdown: %v", errs)
+	}
+	return nil
+}
+
+func endingReason(w *wfv1.Workflow) string {
+	switch {
+	case w.DeletionTimestamp != nil:
+		return "the workflow is being deleted"
+	case w.Spec.Shutdown != "":
+		return fmt.Sprintf("the workflow was shut down (%s)", w.Spec.Shutdown)
+	default:
+		return fmt.Sprintf("the workflow finished (%s)", w.Status.Phase)
+	}
+}
+
+// finished reports whether a driver pod has stopped or is stopping.
+func finished(p *corev1.Pod) bool {
+	if p.DeletionTimestamp != nil || p.Status.Phase == corev1.PodSucceeded || p.Status.Phase == corev1.PodFailed {
+		return true
+	}
+	for _, cs := range p.Status.ContainerStatuses {
+		if cs.Name == spark.DriverContainerName && cs.State.Terminated != nil {
+			return true
+		}
+	}
+	return false
+}
