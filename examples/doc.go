@@ -1,0 +1,17 @@
+// Package examples holds the Workflows, WorkflowTemplates and CronWorkflows
+// users copy (the YAML files next to this one) and the tests that keep them
+// valid; it has no Go code of its own.
+//
+// The unit tests decode every document strictly into Argo's types, follow
+// every template a Workflow reaches (templateRef included), substitute
+// parameters as Argo does, and run every spark body through spec.Parse and
+// build.Builder.Cluster: the path a real step takes. With -tags integration
+// they create every document with a server-side dry run against Argo's full
+// CRD schemas, and the driver pod, ConfigMap and Service each body builds
+// against the API server's own validation.
+//
+// Every document carries the annotation sparkplug.io/e2e: "run" (the e2e
+// runner submits it and expects it to succeed) or "skip", with
+// sparkplug.io/e2e-skip-reason saying why; sparkplug.io/e2e-requires lists,
+// comma-separated, the example files to apply first.
+package examples

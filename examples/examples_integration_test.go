@@ -1,0 +1,229 @@
+//go:build integration
+
+package examples
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime/debug"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/argoproj/argo-workflows/v3/pkg/apis/workflow"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
+	"k8s.io/client-go/dynamic"
+
+	"github.com/sparkplug-io/sparkplug/e2e/cluster"
+)
+
+// testCluster is etcd and kube-apiserver, shared by the tests below.
+var testCluster *cluster.Cluster
+
+func TestMain(m *testing.M) {
+	os.Exit(cluster.Main(m, cluster.Options{}, func(c *cluster.Cluster) { testCluster = c }))
+}
+
+// dryRun creates nothing: the API server decodes, defaults, validates
+// (for Argo's kinds, against the CRD's OpenAPI schema) and admits the
+// object, then drops it. Strict field validation makes unknown fields
+// errors, not warnings.
+var dryRun = metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}, FieldValidation: metav1.FieldValidationStrict}
+
+// resources maps the examples' kinds to their Argo resources.
+var resources = map[string]string{
+	workflow.WorkflowKind:         workflow.WorkflowPlural,
+	workflow.WorkflowTemplateKind: workflow.WorkflowTemplatePlural,
+	workflow.CronWorkflowKind:     workflow.CronWorkflowPlural,
+}
+
+var (
+	setupOnce sync.Once
+	setupErr  error
+)
+
+// setup installs Argo's full CRDs of the examples' kinds (the schemas of
+// every field, not the minimal ones that accept any spec), the test
+// namespace, and the `spark` ServiceAccount the examples' drivers run as.
+// Once per test binary.
+func setup(t *testing.T) dynamic.Interface {
+	t.Helper()
+	setupOnce.Do(func() { setupErr = install(context.Background()) })
+	if setupErr != nil {
+		t.Fatal(setupErr)
+	}
+	dyn, err := dynamic.NewForConfig(testCluster.Config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dyn
+}
+
+func install(ctx context.Context) error {
+	argoDir, err := argoModuleDir(ctx)
+	if err != nil {
+		return err
+	}
+	// Only the kinds the examples hold: each full CRD takes seconds to
+	// apply (argoproj.io_workflows.yaml is 3 MB).
+	for _, plural := range slices.Sorted(maps.Values(resources)) {
+		f := filepath.Join(argoDir, "manifests/base/crds/full", "argoproj.io_"+plural+".yaml")
+		b, err := os.ReadFile(f)
+		if err != nil {
+			return fmt.Errorf("read Argo's full CRD (is the module downloaded? go mod download): %w", err)
+		}
+		if err := testCluster.Apply(ctx, b); err != nil {
+			return fmt.Errorf("apply %s: %w", filepath.Base(f), err)
+		}
+	}
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: testNamespace}}
+	if _, err := testCluster.Client.CoreV1().Namespaces().Create(ctx, ns, metav1.CreateOptions{}); err != nil {
+		return fmt.Errorf("create namespace: %w", err)
+	}
+	return testCluster.EnsureServiceAccount(ctx, testNamespace, "spark")
+}
+
+// argoModule is the Go module whose CRDs the test installs.
+const argoModule = "github.com/argoproj/argo-workflows/v3"
+
+// argoModuleDir is the directory of the argo-workflows module go.mod
+// requires: from `go list -m` (test binaries carry no dependencies in
+// their build info), else the module cache path of the build info's
+// version.
+func argoModuleDir(ctx context.Context) (string, error) {
+	out, err := exec.CommandContext(ctx, "go", "list", "-m", "-f", "{{.Dir}}", argoModule).Output()
+	if dir := strings.TrimSpace(string(out)); err == nil && dir != "" {
+		return dir, nil
+	}
+	info, ok := debug.ReadBuildInfo()
+	if !ok {
+		return "", fmt.Errorf("find %s: go list -m failed (%v) and there is no build info", argoModule, err)
+	}
+	for _, d := range info.Deps {
+		if d.Path != argoModule {
+			continue
+		}
+		modcache := os.Getenv("GOMODCACHE")
+		if modcache == "" {
+			gopath := os.Getenv("GOPATH")
+			if gopath == "" {
+				home, _ := os.UserHomeDir()
+				gopath = filepath.Join(home, "go")
+			}
+			modcache = filepath.Join(gopath, "pkg", "mod")
+		}
+		return filepath.Join(modcache, argoModule+"@"+d.Version), nil
+	}
+	return "", fmt.Errorf("find %s: go list -m failed (%v) and the build info does not list it", argoModule, err)
+}
+
+// unstructuredOf is a document as the API server receives it from
+// kubectl create, in the test namespace.
+func unstructuredOf(t *testing.T, d *document) *unstructured.Unstructured {
+	t.Helper()
+	j, err := utilyaml.ToJSON(d.raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	u := &unstructured.Unstructured{}
+	if err := u.UnmarshalJSON(j); err != nil {
+		t.Fatal(err)
+	}
+	u.SetNamespace(testNamespace)
+	return u
+}
+
+func createDryRun(ctx context.Context, dyn dynamic.Interface, u *unstructured.Unstructured) error {
+	gvr := schema.GroupVersionResource{Group: workflow.Group, Version: "v1alpha1", Resource: resources[u.GetKind()]}
+	_, err := dyn.Resource(gvr).Namespace(testNamespace).Create(ctx, u, dryRun)
+	return err
+}
+
+func TestExamplesServerSideDryRun(t *testing.T) {
+	dyn := setup(t)
+	for _, d := range loadExamples(t) {
+		t.Run(d.label(), func(t *testing.T) {
+			if err := createDryRun(context.Background(), dyn, unstructuredOf(t, d)); err != nil {
+				t.Errorf("%s: the API server refuses it: %v", d, err)
+			}
+		})
+	}
+}
+
+// A broken copy of an example must be refused, or the dry run above proves
+// nothing: the minimal CRDs, for one, accept any spec.
+func TestServerSideDryRunRefusesBrokenExamples(t *testing.T) {
+	dyn := setup(t)
+	docs, err := decodeFile("spark-pi.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name   string
+		break_ func(tmpl map[string]any)
+		want   string
+	}{
+		{"field of the wrong type", func(tmpl map[string]any) { tmpl["parallelism"] = "many" }, "spec.templates[0].parallelism"},
+		{"unknown field", func(tmpl map[string]any) { tmpl["pluginn"] = map[string]any{"spark": map[string]any{}} }, `unknown field "spec.templates[0].pluginn"`},
+		{"step that is not a list of steps", func(tmpl map[string]any) { tmpl["steps"] = []any{"pi"} }, "spec.templates[0].steps[0]"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			u := unstructuredOf(t, docs[0])
+			templates, _, _ := unstructured.NestedSlice(u.Object, "spec", "templates")
+			tt.break_(templates[0].(map[string]any))
+			if err := unstructured.SetNestedSlice(u.Object, templates, "spec", "templates"); err != nil {
+				t.Fatal(err)
+			}
+			err := createDryRun(context.Background(), dyn, u)
+			switch {
+			case err == nil:
+				t.Fatalf("the API server accepted it; want an error about %s", tt.want)
+			case !apierrors.IsInvalid(err) && !apierrors.IsBadRequest(err):
+				t.Fatalf("error %v (%T); want Invalid or BadRequest", err, err)
+			case !strings.Contains(err.Error(), tt.want):
+				t.Errorf("error %v; want it to name %s", err, tt.want)
+			default:
+				t.Logf("refused: %v", err)
+			}
+		})
+	}
+}
+
+// What every example's spark body builds, the driver pod, its ConfigMap
+// and headless Service, passes the API server's own validation and
+// admission (the ServiceAccount `spark` exists).
+func TestBuiltObjectsServerSideDryRun(t *testing.T) {
+	setup(t)
+	calls, _ := sparkCalls(loadExamples(t))
+	b := newBuilder(t)
+	ctx := context.Background()
+	core := testCluster.Client.CoreV1()
+	for _, c := range calls {
+		t.Run(c.path, func(t *testing.T) {
+			r, err := render(b, c)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := core.Pods(testNamespace).Create(ctx, r.objs.Driver, dryRun); err != nil {
+				t.Errorf("driver pod %s: %v", r.objs.Driver.Name, err)
+			}
+			if _, err := core.ConfigMaps(testNamespace).Create(ctx, r.objs.ConfigMap, dryRun); err != nil {
+				t.Errorf("ConfigMap %s: %v", r.objs.ConfigMap.Name, err)
+			}
+			if _, err := core.Services(testNamespace).Create(ctx, r.objs.Service, dryRun); err != nil {
+				t.Errorf("Service %s: %v", r.objs.Service.Name, err)
+			}
+		})
+	}
+}
