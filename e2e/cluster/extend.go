@@ -1,0 +1,98 @@
+package cluster
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"syscall"
+	"time"
+)
+
+// Process is a process a test starts next to the control plane (the Argo
+// controller, the plugin, agents), with the same care as the components:
+// its own process group, SIGKILL when the test binary dies, its pid in the
+// cluster's pids file, its output in a log file. Cluster.Stop does not stop
+// it: its starter does, before stopping the cluster.
+type Process struct {
+	p *process
+}
+
+// StartProcess starts bin with args and env (added to the environment of
+// the test binary). Its output goes to logPath, or to <LogDir>/<name>.log
+// when logPath is empty; the log is appended to, so a restarted process
+// keeps its history.
+func (c *Cluster) StartProcess(name, bin string, args, env []string, logPath string) (*Process, error) {
+	if logPath == "" {
+		logPath = filepath.Join(c.opts.LogDir, name+".log")
+	}
+	p, err := startProcess(name, bin, args, env, logPath)
+	if err != nil {
+		return nil, err
+	}
+	if err := c.recordPID(p); err != nil {
+		_ = p.stop()
+		return nil, err
+	}
+	return &Process{p: p}, nil
+}
+
+// LogDir is where the components write their logs.
+func (c *Cluster) LogDir() string { return c.opts.LogDir }
+
+// Name is the name the process was started with.
+func (p *Process) Name() string { return p.p.name }
+
+// Pid is the process id (also its process group id).
+func (p *Process) Pid() int { return p.p.cmd.Process.Pid }
+
+// LogPath is the file that receives the process's output.
+func (p *Process) LogPath() string { return p.p.logPath }
+
+// LogTail returns the last n lines of the process's log.
+func (p *Process) LogTail(n int) string { return p.p.logTail(n) }
+
+// Note appends a line of the test's own to the process's log.
+func (p *Process) Note(format string, args ...any) { p.p.note(format, args...) }
+
+// Done is closed when the process has exited.
+func (p *Process) Done() <-chan struct{} { return p.p.done }
+
+// Exited reports whether the process has ended, and how.
+func (p *Process) Exited() (bool, error) { return p.p.exited() }
+
+// Stop sends SIGTERM to the process group, then SIGKILL after a few
+// seconds. Stopping a process that has exited is not an error.
+func (p *Process) Stop() error { return p.p.stop() }
+
+// Kill sends SIGKILL to the process group at once, as a crash or an OOM
+// kill would, and waits for the process to exit.
+func (p *Process) Kill() error {
+	if done, _ := p.p.exited(); done {
+		return nil
+	}
+	pgid := p.Pid()
+	if err := syscall.Kill(-pgid, syscall.SIGKILL); err != nil && !errors.Is(err, syscall.ESRCH) {
+		return fmt.Errorf("kill %s (pid %d): %w", p.p.name, pgid, err)
+	}
+	select {
+	case <-p.p.done:
+		return nil
+	case <-time.After(stopGrace):
+		return fmt.Errorf("%s (pid %d) did not exit after SIGKILL", p.p.name, pgid)
+	}
+}
+
+// WriteTokenKubeconfig writes to path a kubeconfig that reaches the API
+// server with a bearer token, e.g. a ServiceAccount's long-lived token
+// read from its Secret, as a pod that mounts it would use it.
+func (c *Cluster) WriteTokenKubeconfig(path, user, token string) error {
+	b, err := renderKubeconfig(c.Config.Host, user, token)
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(path, b, 0o600); err != nil {
+		return fmt.Errorf("write kubeconfig of %s: %w", user, err)
+	}
+	return nil
+}
