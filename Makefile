@@ -34,16 +34,34 @@ test-integration: tools ## integration tests against a real kube-apiserver, etcd
 	$(GO) test -count=1 -tags integration -timeout 20m ./...
 
 .PHONY: verify
-verify: ## gofmt, go vet, go mod tidy and golden files are clean
+verify: ## gofmt, go vet, go mod tidy, golden files and the plugin ConfigMap are clean
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
 	$(GO) vet -tags integration ./...
 	$(GO) mod tidy -diff
 	$(GO) test -count=1 ./plugin/build/ -run Golden
+	@tmp=$$(mktemp); trap 'rm -f $$tmp' EXIT; \
+	$(GO) run ./hack/genplugin -out $$tmp && \
+	diff -u $(PLUGIN_CONFIGMAP) $$tmp || { echo "$(PLUGIN_CONFIGMAP) is stale: run make plugin"; exit 1; }
 
 .PHONY: update
 update: ## rewrite golden files from the current code
 	$(GO) test ./plugin/build/ -run Golden -update
+
+PLUGIN_CONFIGMAP := manifests/spark-executor-plugin-configmap.yaml
+
+.PHONY: plugin
+plugin: ## generate the plugin ConfigMap (manifests/) from plugin.yaml
+	$(GO) run ./hack/genplugin -in plugin.yaml -out $(PLUGIN_CONFIGMAP)
+
+IMAGE      ?= ghcr.io/sparkplug-io/sparkplug
+IMAGE_ARCH ?= amd64
+
+.PHONY: image
+image: ## build the image as bin/sparkplug-image.tar, without Docker (docker load / crane push it)
+	CGO_ENABLED=0 GOOS=linux GOARCH=$(IMAGE_ARCH) $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o bin/linux-$(IMAGE_ARCH)/sparkplug ./cmd/sparkplug
+	$(GO) run ./hack/image -binary bin/linux-$(IMAGE_ARCH)/sparkplug -arch $(IMAGE_ARCH) \
+		-ref $(IMAGE):$(VERSION) -version $(VERSION) -out bin/sparkplug-image.tar
 
 .PHONY: demo
 demo: ## (not yet) bring up a local Kubernetes + Argo, install the plugin, run examples/spark-dag.yaml
