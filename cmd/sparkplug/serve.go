@@ -39,6 +39,7 @@ type serveOptions struct {
 	logLevel      string
 	logFormat     string
 	idleTimeout   time.Duration
+	ttlInterval   time.Duration
 	shutdownGrace time.Duration
 	qps           float32
 	burst         int
@@ -61,6 +62,9 @@ func (o *serveOptions) validate() error {
 	if o.idleTimeout <= 0 {
 		return errors.New("--idle-timeout must be positive")
 	}
+	if o.ttlInterval <= 0 {
+		return errors.New("--ttl-interval must be positive")
+	}
 	if o.logFormat != "json" && o.logFormat != "text" {
 		return fmt.Errorf("--log-format must be json or text, got %q", o.logFormat)
 	}
@@ -82,6 +86,7 @@ func runServe(args []string, stdout, stderr io.Writer) error {
 	fs.DurationVar(&o.core.HandoutGrace, "handout-grace", time.Minute, "how long a result handed to one of several identical steps may take to be recorded before it counts as lost")
 	fs.DurationVar(&o.core.CacheWait, "cache-wait", 10*time.Second, "how long a first request waits for its workflow's cache before answering 503")
 	fs.DurationVar(&o.idleTimeout, "idle-timeout", 10*time.Minute, "stop a workflow's cache after this long without requests")
+	fs.DurationVar(&o.ttlInterval, "ttl-interval", 15*time.Second, "how often finished drivers are checked against their timeToLiveSeconds")
 	fs.DurationVar(&o.shutdownGrace, "shutdown-grace", 20*time.Second, "how long in-flight requests may finish after SIGTERM")
 	fs.Float32Var(&o.qps, "kube-api-qps", 20, "Kubernetes client queries per second")
 	fs.IntVar(&o.burst, "kube-api-burst", 40, "Kubernetes client burst")
@@ -150,6 +155,7 @@ func serve(ctx context.Context, o serveOptions, log *slog.Logger) error {
 		ReadHeaderTimeout: 10 * time.Second,
 	}
 	go registry.Run(ctx)
+	go core.Run(ctx, o.ttlInterval)
 	go watchReadiness(ctx, kube, ready, log)
 
 	serveErr := make(chan error, 1)

@@ -6,6 +6,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
@@ -35,7 +36,33 @@ import (
 var testCluster *cluster.Cluster
 
 func TestMain(m *testing.M) {
-	os.Exit(cluster.Main(m, cluster.Options{ControllerManager: true}, func(c *cluster.Cluster) { testCluster = c }))
+	os.Exit(cluster.Main(m, cluster.Options{ControllerManager: true}, func(c *cluster.Cluster) {
+		testCluster = c
+		// Install Argo's CRDs first: the garbage collector learns new
+		// kinds only on its periodic discovery, and owner references to
+		// Workflows are collected only once it knows the kind.
+		if err := installArgoCRDs(context.Background()); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+	}))
+}
+
+func installArgoCRDs(ctx context.Context) error {
+	dir, err := argoModuleDir()
+	if err != nil {
+		return err
+	}
+	for _, f := range []string{"argoproj.io_workflows.yaml", "argoproj.io_workflowtasksets.yaml"} {
+		b, err := os.ReadFile(filepath.Join(dir, "manifests/base/crds/minimal", f))
+		if err != nil {
+			return fmt.Errorf("read Argo CRD (is the module downloaded? go mod download): %w", err)
+		}
+		if err := testCluster.Apply(ctx, b); err != nil {
+			return fmt.Errorf("apply %s: %w", f, err)
+		}
+	}
+	return nil
 }
 
 const pluginToken = "integration-token"
@@ -52,11 +79,10 @@ type env struct {
 	requests *atomic.Int64 // API requests the plugin made
 }
 
-func argoModuleDir(t *testing.T) string {
-	t.Helper()
+func argoModuleDir() (string, error) {
 	info, ok := debug.ReadBuildInfo()
 	if !ok {
-		t.Fatal("no build info")
+		return "", fmt.Errorf("no build info")
 	}
 	for _, d := range info.Deps {
 		if d.Path == "github.com/argoproj/argo-workflows/v3" {
@@ -69,26 +95,15 @@ func argoModuleDir(t *testing.T) string {
 				}
 				modcache = filepath.Join(gopath, "pkg", "mod")
 			}
-			return filepath.Join(modcache, "github.com/argoproj/argo-workflows/v3@"+d.Version)
+			return filepath.Join(modcache, "github.com/argoproj/argo-workflows/v3@"+d.Version), nil
 		}
 	}
-	t.Fatal("argo-workflows is not a dependency")
-	return ""
+	return "", fmt.Errorf("argo-workflows is not a dependency")
 }
 
 func newEnv(t *testing.T, name string) *env {
 	t.Helper()
 	ctx := context.Background()
-	crds := filepath.Join(argoModuleDir(t), "manifests/base/crds/minimal")
-	for _, f := range []string{"argoproj.io_workflows.yaml", "argoproj.io_workflowtasksets.yaml"} {
-		b, err := os.ReadFile(filepath.Join(crds, f))
-		if err != nil {
-			t.Fatalf("read Argo CRD (is the module downloaded? go mod download): %v", err)
-		}
-		if err := testCluster.Apply(ctx, b); err != nil {
-			t.Fatalf("apply %s: %v", f, err)
-		}
-	}
 	ns := name
 	if _, err := testCluster.Client.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
@@ -125,7 +140,7 @@ func newEnv(t *testing.T, name string) *env {
 	e := &env{t: t, ns: ns, wf: wf, wfc: wfc, requests: &atomic.Int64{}}
 	o := serveOptions{
 		addr: "127.0.0.1:0", tokenFile: tokenFile, kubeconfig: kubeconfig, logLevel: "debug", logFormat: "text",
-		idleTimeout: time.Minute, shutdownGrace: 5 * time.Second, qps: 50, burst: 100,
+		idleTimeout: time.Minute, ttlInterval: 500 * time.Millisecond, shutdownGrace: 5 * time.Second, qps: 50, burst: 100,
 		wrapTransport: func(rt http.RoundTripper) http.RoundTripper { return counting{rt, e.requests} },
 	}
 	o.core.RequeuePending, o.core.RequeueRunning = time.Second, 2*time.Second
@@ -700,7 +715,7 @@ func startStoppableServer(t *testing.T, e *env) (string, func()) {
 		t.Fatal(err)
 	}
 	o := serveOptions{addr: "127.0.0.1:0", tokenFile: tokenFile, kubeconfig: kubeconfig, logLevel: "info", logFormat: "text",
-		idleTimeout: time.Minute, shutdownGrace: 5 * time.Second, qps: 50, burst: 100}
+		idleTimeout: time.Minute, ttlInterval: time.Second, shutdownGrace: 5 * time.Second, qps: 50, burst: 100}
 	if err := o.validate(); err != nil {
 		t.Fatal(err)
 	}
@@ -928,4 +943,24 @@ func TestShutdownLeavesRunningWorkflowsAlone(t *testing.T) {
 	if e.deleted(d.Name) {
 		t.Fatalf("a sidecar shutdown deleted the driver of a running workflow")
 	}
+}
+
+func TestTimeToLiveDeletesFinishedDriversOnceRecorded(t *testing.T) {
+	e := newEnv(t, "ttl")
+	tmpl := template(t, "spark-pi", sparkPi+"timeToLiveSeconds: 1\n")
+	e.setTasks(map[string]*wfv1.Template{"node-1": tmpl})
+	e.execute(tmpl)
+	d := e.onlyDriver()
+	if d.Annotations[spark.AnnotationTTLSeconds] != "1" {
+		t.Fatalf("driver annotations %v lack the ttl", d.Annotations)
+	}
+	e.setDriverStatus(d.Name, terminated(corev1.PodSucceeded, 0, "Completed", ""))
+	r := e.eventually(tmpl, "succeeded", func(r executor.ExecuteTemplateReply) bool { return r.Node.Phase == wfv1.NodeSucceeded })
+	// Not yet recorded by the agent: the driver stays past its ttl.
+	time.Sleep(2 * time.Second)
+	if e.deleted(d.Name) {
+		t.Fatal("the driver was deleted before Argo recorded its node's result")
+	}
+	e.recordResult("node-1", r)
+	e.waitDeleted(d.Name, "after its ttl and the recorded result")
 }

@@ -5,6 +5,7 @@ import (
 	"maps"
 	"path"
 	"slices"
+	"strconv"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
@@ -47,6 +48,9 @@ func (b *Builder) driverPod(s *spec.SparkApplicationSpec, r Run, n Names, c map[
 	maps.Copy(pod.Labels, sparkplugLabels(r))
 	pod.Annotations = merged(pod.Annotations, substituteAppID(prefixed(c, spark.ConfDriverAnnotationPrefix), n.AppID))
 	maps.Copy(pod.Annotations, sparkplugAnnotations(r))
+	if s.TimeToLiveSeconds != nil {
+		pod.Annotations[spark.AnnotationTTLSeconds] = strconv.FormatInt(*s.TimeToLiveSeconds, 10)
+	}
 	pod.OwnerReferences = []metav1.OwnerReference{WorkflowOwner(r.Workflow)}
 
 	// The container: image, command, ports, environment, resources.

@@ -29,8 +29,9 @@ type Verdict struct {
 // N x interval after the previous one ended, so users who move their
 // restartPolicy over see the timing they know. OnFailure reruns while the
 // attempts so far are at most onFailureRetries (so retries+1 runs in all)
-// and never reruns a success; Always reruns after success and failure
-// without limit.
+// and never reruns a success; OnInfrastructureFailure does the same for
+// attempts that ended outside the application only (evicted, node lost,
+// deleted); Always reruns after success and failure without limit.
 func judge(a state.Assessment, attempt int, p spec.RestartPolicy, endedAt, now time.Time) Verdict {
 	suffix := attemptSuffix(attempt, p)
 	if !a.Done {
@@ -44,6 +45,9 @@ func judge(a state.Assessment, attempt int, p spec.RestartPolicy, endedAt, now t
 		interval = deref64(p.OnFailureRetryInterval, 5)
 	case spec.RestartOnFailure:
 		rerun = !a.Succeeded && int32(attempt) <= deref32(p.OnFailureRetries, 0)
+		interval = deref64(p.OnFailureRetryInterval, 5)
+	case spec.RestartOnInfrastructureFailure:
+		rerun = !a.Succeeded && a.Infrastructure && int32(attempt) <= deref32(p.OnFailureRetries, 0)
 		interval = deref64(p.OnFailureRetryInterval, 5)
 	default: // Never, and anything validation let through, is no rerun.
 	}
@@ -63,7 +67,7 @@ func judge(a state.Assessment, attempt int, p spec.RestartPolicy, endedAt, now t
 // attemptSuffix is " (attempt 2/3)" when the policy can rerun, else "".
 func attemptSuffix(attempt int, p spec.RestartPolicy) string {
 	switch p.Type {
-	case spec.RestartOnFailure:
+	case spec.RestartOnFailure, spec.RestartOnInfrastructureFailure:
 		if deref32(p.OnFailureRetries, 0) == 0 {
 			return ""
 		}
@@ -75,7 +79,7 @@ func attemptSuffix(attempt int, p spec.RestartPolicy) string {
 }
 
 func maxSuffix(p spec.RestartPolicy) string {
-	if p.Type == spec.RestartOnFailure {
+	if p.Type == spec.RestartOnFailure || p.Type == spec.RestartOnInfrastructureFailure {
 		return fmt.Sprintf("/%d", deref32(p.OnFailureRetries, 0)+1)
 	}
 	return ""

@@ -24,6 +24,8 @@ func TestJudge(t *testing.T) {
 	never := spec.RestartPolicy{Type: spec.RestartNever}
 	onFailure := spec.RestartPolicy{Type: spec.RestartOnFailure, OnFailureRetries: i32(2), OnFailureRetryInterval: i64(10)}
 	always := spec.RestartPolicy{Type: spec.RestartAlways, OnFailureRetryInterval: i64(5)}
+	infra := spec.RestartPolicy{Type: spec.RestartOnInfrastructureFailure, OnFailureRetries: i32(1), OnFailureRetryInterval: i64(10)}
+	evictedA := state.Assessment{State: spark.StateFailing, Done: true, Reason: "Evicted", Infrastructure: true}
 
 	cases := []struct {
 		name        string
@@ -48,6 +50,10 @@ func TestJudge(t *testing.T) {
 		{"onFailure without retries behaves like never", failedA, 1, spec.RestartPolicy{Type: spec.RestartOnFailure}, ended.Add(time.Hour), true, wfv1.NodeFailed, false, "FAILED"},
 		{"always: success reruns", okA, 4, always, ended.Add(time.Hour), false, wfv1.NodeRunning, true, "starting attempt 5"},
 		{"always: failure reruns", failedA, 1, always, ended.Add(5 * time.Second), false, wfv1.NodeRunning, true, "starting attempt 2"},
+		{"onInfrastructureFailure: an eviction reruns", evictedA, 1, infra, ended.Add(10 * time.Second), false, wfv1.NodeRunning, true, "starting attempt 2/2"},
+		{"onInfrastructureFailure: an application failure is final", failedA, 1, infra, ended.Add(time.Hour), true, wfv1.NodeFailed, false, "exited 1"},
+		{"onInfrastructureFailure: retries used up", evictedA, 2, infra, ended.Add(time.Hour), true, wfv1.NodeFailed, false, "(attempt 2/2)"},
+		{"onInfrastructureFailure: success is final", okA, 1, infra, ended.Add(time.Hour), true, wfv1.NodeSucceeded, false, "COMPLETED"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -172,6 +172,11 @@ const (
 	AnnotationStoppedReason = Domain + "/stopped-reason" // the failure reason shown in the message
 	AnnotationStoppedDetail = Domain + "/stopped-detail" // the one line a person reads
 	AnnotationDriver        = Domain + "/driver"         // the stopped driver pod's name
+
+	// AnnotationTTLSeconds carries the body's timeToLiveSeconds: a driver
+	// that finished that long ago, and whose result Argo recorded, is
+	// deleted (with its executors, ConfigMap and Service).
+	AnnotationTTLSeconds = Domain + "/ttl-seconds"
 )
 
 // More of Spark's conf keys: the ones spark-submit writes into

@@ -37,7 +37,6 @@ var Unsupported = []UnsupportedField{
 	{Path: "spark.batchScheduler", Why: "sparkplug does not create PodGroups for Volcano or YuniKorn; set spark.driver.schedulerName and spark.executor.schedulerName"},
 	{Path: "spark.batchSchedulerOptions", Why: "sparkplug does not create PodGroups for Volcano or YuniKorn; set spark.driver.schedulerName and spark.executor.schedulerName"},
 	{Path: "spark.sparkUIOptions", Why: "sparkplug creates no UI Service or Ingress; port-forward to the driver pod's port 4040 while it runs, or use a Spark History Server"},
-	{Path: "spark.timeToLiveSeconds", Why: "finished drivers are not deleted on a timer yet; a driver lives as long as its Workflow (it is owned by it), so the Workflow's ttlStrategy and podGC govern cleanup"},
 	{Path: "spark.driverIngressOptions", Why: "sparkplug creates no Ingress for driver ports; port-forward to the driver pod while it runs"},
 	{Path: "spark.driverPodDisruptionBudget", Why: "sparkplug creates no PodDisruptionBudget for the driver"},
 	{Path: "spark.driver.template", Why: "sparkplug builds the driver pod from the driver fields; move the template's settings to fields such as spark.driver.affinity, tolerations, securityContext, volumeMounts and sidecars"},

@@ -11,7 +11,7 @@ import (
 // are honoured with all their fields.
 var honoured = []string{
 	"type", "mode", "image", "imagePullPolicy", "imagePullSecrets", "mainApplicationFile", "mainClass", "arguments",
-	"sparkConf", "hadoopConf", "sparkVersion", "restartPolicy", "nodeSelector", "volumes", "deps",
+	"sparkConf", "hadoopConf", "sparkVersion", "restartPolicy", "timeToLiveSeconds", "nodeSelector", "volumes", "deps",
 	"proxyUser", "memoryOverheadFactor", "pythonVersion", "sparkConfigMap", "hadoopConfigMap", "dynamicAllocation",
 	"sparkplug",
 }
@@ -88,7 +88,6 @@ var unsupportedValues = map[string]string{
 	"spark.driverPodDisruptionBudget": `true`,
 	"spark.driver.template":           `{"metadata":{"labels":{"a":"b"}}}`,
 	"spark.executor.template":         `{"metadata":{"labels":{"a":"b"}}}`,
-	"spark.timeToLiveSeconds":         `3600`,
 	"spark.driver.podName":            `"driver"`,
 	"spark.executor.memoryLimit":      `"2g"`,
 }

@@ -92,6 +92,13 @@ const (
 	RestartNever     RestartPolicyType = "Never"
 	RestartOnFailure RestartPolicyType = "OnFailure"
 	RestartAlways    RestartPolicyType = "Always"
+	// RestartOnInfrastructureFailure reruns only attempts that ended for
+	// reasons outside the application (driver evicted, preempted, its node
+	// lost, its pod deleted by someone else, a time limit sparkplug
+	// enforces is not one), up to onFailureRetries. Apache's
+	// spark-kubernetes-operator has the same policy; the Spark operator
+	// (v1beta2) does not.
+	RestartOnInfrastructureFailure RestartPolicyType = "OnInfrastructureFailure"
 )
 
 // Dependencies are the files and packages the application needs.

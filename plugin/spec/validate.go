@@ -77,7 +77,7 @@ func (s *SparkApplicationSpec) PendingTimeout() time.Duration {
 var (
 	supportedTypes          = []ApplicationType{TypeJava, TypeScala, TypePython, TypeR}
 	supportedPullPolicies   = []string{string(corev1.PullAlways), string(corev1.PullIfNotPresent), string(corev1.PullNever)}
-	supportedRestartTypes   = []RestartPolicyType{RestartNever, RestartOnFailure, RestartAlways}
+	supportedRestartTypes   = []RestartPolicyType{RestartNever, RestartOnFailure, RestartAlways, RestartOnInfrastructureFailure}
 	supportedSecretTypes    = []SecretType{SecretTypeGCPServiceAccount, SecretTypeHadoopDelegationToken, SecretTypeGeneric}
 	supportedPythonVersions = []string{"2", "3"}
 	sparkVersionPattern     = regexp.MustCompile(`^[0-9]+(\.[0-9]+){1,2}([-+][0-9A-Za-z.+-]+)?$`)
@@ -266,7 +266,7 @@ func validateRestartPolicy(p *field.Path, r *RestartPolicy) field.ErrorList {
 	var errs field.ErrorList
 	switch {
 	case r.Type == "":
-		errs = append(errs, field.Required(p.Child("type"), "give Never, OnFailure or Always"))
+		errs = append(errs, field.Required(p.Child("type"), "give Never, OnFailure, OnInfrastructureFailure or Always"))
 	case !slices.Contains(supportedRestartTypes, r.Type):
 		errs = append(errs, field.NotSupported(p.Child("type"), r.Type, supportedRestartTypes))
 	}

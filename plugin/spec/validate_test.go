@@ -251,7 +251,7 @@ func TestValidate(t *testing.T) {
 			{"spark.restartPolicy.onSubmissionFailureRetryInterval", "must be at least 1 second"},
 		}},
 		{"timeToLiveSeconds negative", func(s *spec) { s.TimeToLiveSeconds = ptr[int64](-1) },
-			[]wantErr{{"spark.timeToLiveSeconds", "not supported yet"}, {"spark.timeToLiveSeconds", "must be 0 or more seconds"}}},
+			[]wantErr{{"spark.timeToLiveSeconds", "must be 0 or more seconds"}}},
 		{"pendingTimeout not a duration", func(s *spec) { s.Sparkplug = &SparkplugOptions{PendingTimeout: ptr("ten minutes")} },
 			[]wantErr{{"spark.sparkplug.pendingTimeout", "must be a duration"}}},
 		{"pendingTimeout not positive", func(s *spec) { s.Sparkplug = &SparkplugOptions{PendingTimeout: ptr("0s")} },
