@@ -55,6 +55,15 @@ func Decode(raw []byte) (*SparkApplicationSpec, field.ErrorList) {
 		return nil, field.ErrorList{field.Required(rootPath, emptyBodyDetail)}
 	}
 
+	// Argo substitutes parameters into the template's JSON text, so
+	// `instances: "{{inputs.parameters.n}}"` arrives as the string "3":
+	// accept a string that holds an integer or a boolean where the field
+	// wants one, as Argo can deliver nothing else.
+	tree = coerce(tree, reflect.TypeFor[SparkApplicationSpec]())
+	if coerced, err := json.Marshal(tree); err == nil {
+		raw = coerced
+	}
+
 	var errs field.ErrorList
 	for _, d := range dups {
 		errs = append(errs, strictError(d))
@@ -198,6 +207,58 @@ func checkValue(p *field.Path, v any, t reflect.Type) field.ErrorList {
 		return checkUnmarshal(p, v, t)
 	}
 	return nil
+}
+
+// coerce replaces, in a generic tree, strings that hold an integer or a
+// boolean where the Go type t wants one. Everything else is left for
+// checkValue to judge.
+func coerce(v any, t reflect.Type) any {
+	if v == nil || t == quantityType {
+		return v
+	}
+	if t.Implements(unmarshalerType) || reflect.PointerTo(t).Implements(unmarshalerType) ||
+		t.Implements(textUnmarshalerType) || reflect.PointerTo(t).Implements(textUnmarshalerType) {
+		return v
+	}
+	switch t.Kind() {
+	case reflect.Pointer:
+		return coerce(v, t.Elem())
+	case reflect.Struct:
+		if obj, ok := v.(map[string]any); ok {
+			fields := jsonFields(t)
+			for k, e := range obj {
+				if f, ok := fields.byName[k]; ok {
+					obj[k] = coerce(e, f.typ)
+				}
+			}
+		}
+	case reflect.Map:
+		if obj, ok := v.(map[string]any); ok && t.Key().Kind() == reflect.String {
+			for k, e := range obj {
+				obj[k] = coerce(e, t.Elem())
+			}
+		}
+	case reflect.Slice, reflect.Array:
+		if list, ok := v.([]any); ok && t.Elem().Kind() != reflect.Uint8 {
+			for i, e := range list {
+				list[i] = coerce(e, t.Elem())
+			}
+		}
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		if str, ok := v.(string); ok {
+			if n, err := strconv.ParseInt(strings.TrimSpace(str), 10, 64); err == nil {
+				return n
+			}
+		}
+	case reflect.Bool:
+		if str, ok := v.(string); ok {
+			if b, err := strconv.ParseBool(strings.TrimSpace(str)); err == nil {
+				return b
+			}
+		}
+	}
+	return v
 }
 
 // checkUnmarshal lets a type with its own JSON decoding (resource.Quantity,

@@ -89,9 +89,9 @@ func TestDecode(t *testing.T) {
 			want: []wantErr{{"spark.driver.cores", `spark.driver.cores: Invalid value: "two": must be an integer, not a string`}},
 		},
 		{
-			name: "quoted number",
-			in:   `{"executor":{"instances":"3"}}`,
-			want: []wantErr{{"spark.executor.instances", "must be an integer, not a string; write it without quotes"}},
+			name: "quoted fraction (a quoted integer is accepted: Argo parameters arrive quoted)",
+			in:   `{"executor":{"instances":"2.5"}}`,
+			want: []wantErr{{"spark.executor.instances", "must be an integer, not a string"}},
 		},
 		{
 			name: "fractional cores",
@@ -109,9 +109,9 @@ func TestDecode(t *testing.T) {
 			want: []wantErr{{"spark.sparkConf[spark.executor.instances]", "must be a string, not a number; quote it"}},
 		},
 		{
-			name: "quoted boolean",
-			in:   `{"executor":{"deleteOnTermination":"false"}}`,
-			want: []wantErr{{"spark.executor.deleteOnTermination", "must be true or false, not a string; write it without quotes"}},
+			name: "a string that is no boolean (a quoted true or false is accepted)",
+			in:   `{"executor":{"deleteOnTermination":"yes"}}`,
+			want: []wantErr{{"spark.executor.deleteOnTermination", "must be true or false, not a string"}},
 		},
 		{
 			name: "object where a list is expected",
@@ -161,7 +161,7 @@ func TestDecode(t *testing.T) {
 		},
 		{
 			name: "every problem at once, in key order",
-			in:   `{"executor":{"instances":"2","memroy":"1g"},"driver":{"cores":"x","labls":{}},"unknownTop":1}`,
+			in:   `{"executor":{"instances":"two","memroy":"1g"},"driver":{"cores":"x","labls":{}},"unknownTop":1}`,
 			want: []wantErr{
 				{"spark.driver.cores", "must be an integer"},
 				{"spark.driver.labls", `did you mean "labels"?`},
@@ -260,5 +260,24 @@ func TestSuggest(t *testing.T) {
 		if got := suggest(tt.name, known); got != tt.want {
 			t.Errorf("suggest(%q) = %q, want %q", tt.name, got, tt.want)
 		}
+	}
+}
+
+// Argo substitutes parameters into the template's JSON text, so an integer
+// or boolean field filled from a parameter arrives as a string.
+func TestDecodeAcceptsParametersInIntegerAndBooleanFields(t *testing.T) {
+	in := `{"executor":{"instances":"3","cores":" 2 ","deleteOnTermination":"false"},"timeToLiveSeconds":"600",
+		"driver":{"tolerations":[{"key":"k","operator":"Exists","tolerationSeconds":"30"}]}}`
+	s, errs := Decode([]byte(in))
+	if len(errs) != 0 {
+		t.Fatalf("errors: %v", errs)
+	}
+	if *s.Executor.Instances != 3 || *s.Executor.Cores != 2 || *s.Executor.DeleteOnTermination || *s.TimeToLiveSeconds != 600 ||
+		*s.Driver.Tolerations[0].TolerationSeconds != 30 {
+		t.Fatalf("decoded %+v", s)
+	}
+	// A string that holds no integer is still an error naming the field.
+	if _, errs := Decode([]byte(`{"executor":{"instances":"{{inputs.parameters.n}}"}}`)); len(errs) != 1 || errs[0].Field != "spark.executor.instances" {
+		t.Fatalf("unsubstituted parameter: %v", errs)
 	}
 }
