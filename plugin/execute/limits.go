@@ -49,7 +49,7 @@ func limits(a state.Assessment, head *corev1.Pod, runStart, now time.Time, timeo
 	if state.IsFatalWaiting(a.Waiting) {
 		return fail(a.Waiting, strings.TrimSpace("the driver cannot start: "+a.Detail)), limitCannotStart
 	}
-	if waited := now.Sub(head.CreationTimestamp.Time); pending > 0 && waited >= pending {
+	if waited := now.Sub(head.CreationTimestamp.Time); pending > 0 && !head.CreationTimestamp.IsZero() && waited >= pending {
 		why := a.Waiting
 		if why == "" {
 			why = a.Detail

@@ -40,6 +40,11 @@ func TestLimits(t *testing.T) {
 		{"the template timeout wins over a pending driver", pulling, created.Add(2 * time.Hour), time.Hour, limitTimeout, "timed out"},
 		{"a transient wait is not fatal", creating, created.Add(time.Second), 0, limitNone, ""},
 	}
+	t.Run("a driver of unknown age is never past its pending timeout", func(t *testing.T) {
+		if _, l := limits(creating, &corev1.Pod{}, time.Time{}, created, 0, time.Minute); l != limitNone {
+			t.Fatalf("limit %q for a pod without a creation time", l)
+		}
+	})
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			got, l := limits(tc.a, pod, created, tc.now, tc.timeout, 10*time.Minute)
