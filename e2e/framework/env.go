@@ -1,0 +1,370 @@
+package framework
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"time"
+
+	wfclient "github.com/argoproj/argo-workflows/v3/pkg/client/clientset/versioned"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/kubernetes"
+
+	"github.com/sparkplug-io/sparkplug/e2e/argo"
+	"github.com/sparkplug-io/sparkplug/e2e/cluster"
+	"github.com/sparkplug-io/sparkplug/e2e/sim"
+	"github.com/sparkplug-io/sparkplug/e2e/stages"
+)
+
+const (
+	// DefaultNamespace is where workflows run and sparkplug is installed.
+	DefaultNamespace = "e2e"
+	// SparkServiceAccount is the account the examples' drivers run as
+	// (driver.serviceAccount: spark); users create it, so does Start.
+	SparkServiceAccount = "spark"
+	// startTimeout bounds Start, the plugin build included.
+	startTimeout = 5 * time.Minute
+)
+
+// Options configures Start.
+type Options struct {
+	// Namespace is where workflows run and sparkplug is installed.
+	// Default: DefaultNamespace.
+	Namespace string
+	// LogDir receives every process's log. Default: a dir in the state
+	// dir, removed by Stop unless KeepDir.
+	LogDir string
+	// KeepDir keeps the state dirs (logs, kubeconfigs) after Stop.
+	KeepDir bool
+	// Progress receives one line per step of Start and Stop. Default: none.
+	Progress io.Writer
+	// PluginBinary is a sparkplug binary to run instead of building
+	// ./cmd/sparkplug of the repository.
+	PluginBinary string
+}
+
+// Versions are the versions of what runs.
+type Versions struct {
+	Kubernetes, Argo, KWOK string
+}
+
+func (v Versions) String() string {
+	return fmt.Sprintf("Kubernetes %s (kube-apiserver, kube-controller-manager, kube-scheduler), KWOK %s, Argo Workflows %s (workflow-controller, argoexec)",
+		v.Kubernetes, v.KWOK, v.Argo)
+}
+
+// Env is a running e2e environment.
+type Env struct {
+	Cluster   *cluster.Cluster
+	Kube      kubernetes.Interface
+	Workflows wfclient.Interface
+	// Namespace is where workflows run.
+	Namespace string
+	Versions  Versions
+	// Install is what was installed from manifests/.
+	Install *Install
+	// Plugin is the sparkplug process.
+	Plugin *Plugin
+	// Agents plays kubelet for agent pods.
+	Agents *argo.Agents
+	// RepoRoot is the repository the plugin was built from.
+	RepoRoot string
+
+	opts       Options
+	dir        string
+	binDir     string
+	moduleDir  string
+	controller *cluster.Process
+	cancel     context.CancelFunc
+	log        *slog.Logger
+}
+
+// Start brings up the whole environment. On error, everything started is
+// stopped again.
+func Start(ctx context.Context, opts Options) (_ *Env, err error) {
+	if opts.Namespace == "" {
+		opts.Namespace = DefaultNamespace
+	}
+	if opts.Progress == nil {
+		opts.Progress = io.Discard
+	}
+	ctx, cancelStart := context.WithTimeout(ctx, startTimeout)
+	defer cancelStart()
+	start := time.Now()
+	e := &Env{Namespace: opts.Namespace, opts: opts}
+	step := func(format string, args ...any) {
+		fmt.Fprintf(opts.Progress, "[%5.1fs] %s\n", time.Since(start).Seconds(), fmt.Sprintf(format, args...))
+	}
+	defer func() {
+		if err != nil {
+			if e.Cluster != nil {
+				e.DumpLogs(opts.Progress, 30)
+			}
+			_ = e.Stop()
+		}
+	}()
+
+	if e.RepoRoot, err = RepoRoot(); err != nil {
+		return nil, err
+	}
+	if e.binDir, err = ToolsBin(e.RepoRoot); err != nil {
+		return nil, err
+	}
+	if e.dir, err = os.MkdirTemp("", "sparkplug-e2e-"); err != nil {
+		return nil, fmt.Errorf("create state dir: %w", err)
+	}
+	if opts.LogDir == "" {
+		e.opts.LogDir = filepath.Join(e.dir, "logs")
+	}
+	if err := os.MkdirAll(e.opts.LogDir, 0o755); err != nil {
+		return nil, fmt.Errorf("create log dir: %w", err)
+	}
+	logFile, err := os.OpenFile(filepath.Join(e.opts.LogDir, "harness.log"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	if err != nil {
+		return nil, fmt.Errorf("open harness log: %w", err)
+	}
+	e.log = slog.New(slog.NewTextHandler(logFile, nil))
+	if e.moduleDir, err = argo.ModuleDir(ctx, e.RepoRoot); err != nil {
+		return nil, err
+	}
+
+	// The plugin builds while the control plane starts.
+	type built struct {
+		bin string
+		err error
+	}
+	pluginBuild := make(chan built, 1)
+	go func() {
+		if opts.PluginBinary != "" {
+			pluginBuild <- built{opts.PluginBinary, nil}
+			return
+		}
+		bin, err := BuildPlugin(ctx, e.RepoRoot, e.dir)
+		pluginBuild <- built{bin, err}
+	}()
+
+	stageFiles, err := stages.Write(filepath.Join(e.dir, "stages"))
+	if err != nil {
+		return nil, err
+	}
+	step("starting etcd, kube-apiserver, kube-controller-manager, kube-scheduler, KWOK (logs: %s)", e.opts.LogDir)
+	e.Cluster, err = cluster.Start(ctx, cluster.Options{
+		BinDir:            e.binDir,
+		ControllerManager: true,
+		Scheduler:         true,
+		KWOK:              true,
+		KWOKStages:        stageFiles,
+		LogDir:            e.opts.LogDir,
+		KeepDir:           opts.KeepDir,
+	})
+	if err != nil {
+		return nil, err
+	}
+	e.Kube = e.Cluster.Client
+	if e.Workflows, err = wfclient.NewForConfig(e.Cluster.Config); err != nil {
+		return nil, fmt.Errorf("argo client: %w", err)
+	}
+	e.Versions = Versions{
+		Kubernetes: e.Cluster.Version,
+		Argo:       argo.Version(ctx, e.binDir),
+		KWOK:       kwokVersion(ctx, e.binDir),
+	}
+
+	step("installing Argo's CRDs and the workflow-controller ConfigMap")
+	if err := argo.Install(ctx, e.Cluster, e.moduleDir); err != nil {
+		return nil, err
+	}
+	step("installing sparkplug into namespace %s: kubectl kustomize manifests/", e.Namespace)
+	if err := e.installSparkplug(ctx); err != nil {
+		return nil, err
+	}
+	step("starting the workflow-controller")
+	if e.controller, err = argo.StartController(ctx, e.Cluster, e.binDir); err != nil {
+		return nil, err
+	}
+
+	bgCtx, cancel := context.WithCancel(context.Background())
+	e.cancel = cancel
+	token, err := randomToken()
+	if err != nil {
+		return nil, err
+	}
+	tokenFile := filepath.Join(e.dir, "plugin-token")
+	if err := os.WriteFile(tokenFile, []byte(token), 0o440); err != nil {
+		return nil, fmt.Errorf("write plugin token: %w", err)
+	}
+	if e.Agents, err = argo.RunAgents(bgCtx, e.Cluster, argo.AgentOptions{
+		BinDir: e.binDir, Dir: e.dir, Token: token, Log: e.log.With("component", "agents"),
+	}); err != nil {
+		return nil, err
+	}
+	if _, err := sim.RunExecutors(bgCtx, e.Kube, e.log.With("component", "executors")); err != nil {
+		return nil, err
+	}
+
+	b := <-pluginBuild
+	if b.err != nil {
+		return nil, b.err
+	}
+	kubeconfig := filepath.Join(e.dir, "plugin.kubeconfig")
+	if err := e.writePluginKubeconfig(ctx, kubeconfig); err != nil {
+		return nil, err
+	}
+	if e.Plugin, err = newPlugin(e.Cluster, b.bin, e.Install.Plugin, tokenFile, kubeconfig); err != nil {
+		return nil, err
+	}
+	step("starting sparkplug on %s as ServiceAccount %s/%s", e.Plugin.addr, e.Namespace, e.Install.Plugin.ServiceAccount())
+	if err := e.Plugin.Start(ctx); err != nil {
+		return nil, err
+	}
+	step("ready: %s; agents get the plugin token via %s", e.Versions, e.Agents.Mode())
+	return e, nil
+}
+
+// installSparkplug installs manifests/ into the namespace, the spark
+// ServiceAccount the examples' drivers use, and Argo's agent Role for the
+// workflows' default ServiceAccount.
+func (e *Env) installSparkplug(ctx context.Context) error {
+	if err := argo.EnsureNamespace(ctx, e.Cluster, e.Namespace); err != nil {
+		return err
+	}
+	inst, err := RenderInstall(ctx, e.RepoRoot, e.binDir, e.Namespace)
+	if err != nil {
+		return err
+	}
+	if err := e.Cluster.Apply(ctx, inst.YAML); err != nil {
+		return fmt.Errorf("apply manifests/: %w", err)
+	}
+	e.Install = inst
+	if err := e.Cluster.EnsureServiceAccount(ctx, e.Namespace, SparkServiceAccount); err != nil {
+		return err
+	}
+	return argo.InstallAgentRBAC(ctx, e.Cluster, e.moduleDir, e.Namespace, "default")
+}
+
+// writePluginKubeconfig writes a kubeconfig with the token Argo would
+// mount into the sidecar: the long-lived token Secret of the plugin's
+// ServiceAccount, found as the controller finds it.
+func (e *Env) writePluginKubeconfig(ctx context.Context, path string) error {
+	saName := e.Install.Plugin.ServiceAccount()
+	var token string
+	err := wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, 30*time.Second, true, func(ctx context.Context) (bool, error) {
+		sa, err := e.Kube.CoreV1().ServiceAccounts(e.Namespace).Get(ctx, saName, metav1.GetOptions{})
+		if apierrors.IsNotFound(err) {
+			return false, nil
+		}
+		if err != nil {
+			return false, err
+		}
+		secretName := saName + ".service-account-token" // Argo's secrets.TokenNameForServiceAccount
+		if len(sa.Secrets) > 0 {
+			secretName = sa.Secrets[0].Name
+		} else if v, ok := sa.Annotations[serviceAccountTokenAnno]; ok {
+			secretName = v
+		}
+		secret, err := e.Kube.CoreV1().Secrets(e.Namespace).Get(ctx, secretName, metav1.GetOptions{})
+		if apierrors.IsNotFound(err) {
+			return false, nil
+		}
+		if err != nil {
+			return false, err
+		}
+		token = string(secret.Data["token"])
+		return token != "", nil
+	})
+	if err != nil {
+		return fmt.Errorf("wait for the token Secret of ServiceAccount %s/%s (manifests/): %w", e.Namespace, saName, err)
+	}
+	return e.Cluster.WriteTokenKubeconfig(path, "system:serviceaccount:"+e.Namespace+":"+saName, token)
+}
+
+// RestartPlugin kills the plugin with SIGKILL and starts it again.
+func (e *Env) RestartPlugin(ctx context.Context) error { return e.Plugin.Restart(ctx) }
+
+// LogDir is where every process logs.
+func (e *Env) LogDir() string { return e.opts.LogDir }
+
+// Kubeconfig is the admin kubeconfig.
+func (e *Env) Kubeconfig() string { return e.Cluster.Kubeconfig }
+
+// BinDir holds the tools (kubectl among them).
+func (e *Env) BinDir() string { return e.binDir }
+
+// ControllerLogTail returns the end of the workflow-controller's log.
+func (e *Env) ControllerLogTail(n int) string {
+	if e.controller == nil {
+		return ""
+	}
+	return e.controller.LogTail(n)
+}
+
+// DumpLogs writes the end of every log to w.
+func (e *Env) DumpLogs(w io.Writer, lines int) {
+	if e.Cluster != nil {
+		e.Cluster.DumpLogs(w, lines)
+	}
+	if e.controller != nil {
+		fmt.Fprintf(w, "===== workflow-controller: last %d lines of %s\n%s\n", lines, e.controller.LogPath(), e.controller.LogTail(lines))
+	}
+	if e.Plugin != nil {
+		fmt.Fprintf(w, "===== sparkplug: last %d lines of %s\n%s\n", lines, e.Plugin.LogPath(), e.Plugin.LogTail(lines))
+	}
+}
+
+// Stop stops everything in reverse order and removes the state dir unless
+// Options.KeepDir.
+func (e *Env) Stop() error {
+	var errs []error
+	if e.Plugin != nil {
+		errs = append(errs, e.Plugin.Stop())
+	}
+	if e.Agents != nil {
+		e.Agents.Stop()
+	}
+	if e.cancel != nil {
+		e.cancel()
+	}
+	if e.controller != nil {
+		errs = append(errs, e.controller.Stop())
+	}
+	if e.Cluster != nil {
+		errs = append(errs, e.Cluster.Stop())
+	}
+	if e.dir != "" && !e.opts.KeepDir {
+		if err := os.RemoveAll(e.dir); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
+}
+
+func randomToken() (string, error) {
+	b := make([]byte, 24)
+	if _, err := rand.Read(b); err != nil {
+		return "", fmt.Errorf("generate plugin token: %w", err)
+	}
+	return hex.EncodeToString(b), nil
+}
+
+func kwokVersion(ctx context.Context, binDir string) string {
+	out, err := exec.CommandContext(ctx, filepath.Join(binDir, "kwok"), "--version").Output()
+	if err != nil {
+		return "unknown (" + err.Error() + ")"
+	}
+	// "kwok version v0.7.0 go1.26.8 (linux/amd64)"
+	fields := strings.Fields(string(out))
+	if len(fields) >= 3 {
+		return fields[2]
+	}
+	return strings.TrimSpace(string(out))
+}
