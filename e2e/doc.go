@@ -1,0 +1,15 @@
+// Package e2e holds sparkplug's end-to-end tests (build tag e2e): real
+// Workflows submitted to Argo's real workflow-controller, run by the real
+// argoexec agent, calling the sparkplug binary built from this repository,
+// installed from manifests/, on a real kube-apiserver with KWOK standing in
+// for kubelet. Only Spark's containers are simulated (e2e/stages, e2e/sim).
+//
+//	make e2e      # or: go test -tags e2e -count=1 -v ./e2e/...
+//
+// One environment serves every test of the binary (TestMain); tests share
+// its namespace and run in parallel where they do not restart shared
+// processes. The subpackages are the harness: cluster (the control plane),
+// argo (Argo's controller and a kubelet for agent pods), stages and sim
+// (the Spark simulation), framework (the composition and the
+// Given/When/Then fixture), cmd/demo (make demo).
+package e2e

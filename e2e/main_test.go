@@ -1,0 +1,66 @@
+//go:build e2e
+
+package e2e
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/signal"
+	"syscall"
+	"testing"
+
+	"github.com/sparkplug-io/sparkplug/e2e/framework"
+)
+
+// env is the environment every test shares.
+var env *framework.Env
+
+func TestMain(m *testing.M) {
+	os.Exit(run(m))
+}
+
+func run(m *testing.M) int {
+	e, err := framework.Start(context.Background(), framework.Options{
+		Progress: os.Stderr,
+		KeepDir:  os.Getenv("SPARKPLUG_E2E_KEEP") != "",
+		// A prebuilt binary (make build's bin/sparkplug) instead of
+		// building ./cmd/sparkplug.
+		PluginBinary: os.Getenv("SPARKPLUG_E2E_PLUGIN"),
+	})
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "e2e: start the environment: %v\n", err)
+		return 1
+	}
+	env = e
+	fmt.Fprintf(os.Stderr, "e2e: versions: %s\n", e.Versions)
+	fmt.Fprintf(os.Stderr, "e2e: agents get the plugin token via %s; logs in %s\n", e.Agents.Mode(), e.LogDir())
+
+	signals := make(chan os.Signal, 1)
+	signal.Notify(signals, os.Interrupt, syscall.SIGTERM)
+	defer signal.Stop(signals)
+	go func() {
+		sig := <-signals
+		fmt.Fprintf(os.Stderr, "e2e: %v: stopping the environment\n", sig)
+		_ = e.Stop()
+		os.Exit(1)
+	}()
+
+	code := m.Run()
+	if code != 0 {
+		e.DumpLogs(os.Stderr, 40)
+	}
+	if err := e.Stop(); err != nil {
+		fmt.Fprintf(os.Stderr, "e2e: stop the environment: %v\n", err)
+		if code == 0 {
+			code = 1
+		}
+	}
+	return code
+}
+
+// Given starts a test's fixture.
+func Given(t *testing.T) *framework.Given {
+	t.Helper()
+	return env.Given(t)
+}
