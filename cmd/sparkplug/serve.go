@@ -26,6 +26,7 @@ import (
 
 	"github.com/sparkplug-io/sparkplug/plugin/build"
 	"github.com/sparkplug-io/sparkplug/plugin/execute"
+	"github.com/sparkplug-io/sparkplug/plugin/metrics"
 	"github.com/sparkplug-io/sparkplug/plugin/scope"
 	"github.com/sparkplug-io/sparkplug/plugin/server"
 	"github.com/sparkplug-io/sparkplug/templates"
@@ -40,6 +41,7 @@ type serveOptions struct {
 	logFormat     string
 	idleTimeout   time.Duration
 	ttlInterval   time.Duration
+	metricsAddr   string
 	shutdownGrace time.Duration
 	qps           float32
 	burst         int
@@ -78,6 +80,7 @@ func runServe(args []string, stdout, stderr io.Writer) error {
 	fs.StringVar(&o.tokenFile, "token-file", "/var/run/argo/token", "file holding the bearer token the agent sends")
 	fs.StringVar(&o.kubeconfig, "kubeconfig", "", "kubeconfig file; empty means the in-cluster service account")
 	fs.StringVar(&o.templatesDir, "templates-dir", "", "directory overriding the built-in object templates")
+	fs.StringVar(&o.metricsAddr, "metrics-addr", "", "also serve Prometheus metrics at this address (they are always at /metrics on --addr, which is loopback in the agent pod)")
 	fs.StringVar(&o.logLevel, "log-level", "info", "debug, info, warn or error")
 	fs.StringVar(&o.logFormat, "log-format", "json", "json or text")
 	fs.DurationVar(&o.core.RequeuePending, "requeue-pending", 5*time.Second, "how soon the agent asks again while a driver is submitted or pending")
@@ -148,11 +151,22 @@ func serve(ctx context.Context, o serveOptions, log *slog.Logger) error {
 	broadcaster.StartRecordingToSink(&typedcorev1.EventSinkImpl{Interface: kube.CoreV1().Events("")})
 	defer broadcaster.Shutdown()
 	recorder := broadcaster.NewRecorder(scheme.Scheme, corev1.EventSource{Component: "sparkplug"})
-	core := execute.New(o.core, clients, registry, builder, recorder, log)
+	m := metrics.New()
+	core := execute.New(o.core, clients, registry, builder, recorder, m, log)
 	ready := &server.Ready{}
 	srv := &http.Server{
-		Handler:           server.New(core, &server.TokenFile{Path: o.tokenFile}, ready, log),
+		Handler:           server.New(core, &server.TokenFile{Path: o.tokenFile}, ready, m, log),
 		ReadHeaderTimeout: 10 * time.Second,
+	}
+	if o.metricsAddr != "" {
+		mln, err := net.Listen("tcp", o.metricsAddr)
+		if err != nil {
+			return fmt.Errorf("listen for metrics on %s: %w", o.metricsAddr, err)
+		}
+		msrv := &http.Server{Handler: m.Handler(), ReadHeaderTimeout: 10 * time.Second}
+		go func() { _ = msrv.Serve(mln) }()
+		defer msrv.Close()
+		log.Info("serving metrics", "addr", mln.Addr().String())
 	}
 	go registry.Run(ctx)
 	go core.Run(ctx, o.ttlInterval)

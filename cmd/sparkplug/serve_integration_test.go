@@ -476,6 +476,19 @@ func TestSparkPiLifecycle(t *testing.T) {
 		t.Fatalf("20 status polls made %d API requests, want 0", n)
 	}
 
+	// The server's own metrics count the calls and the one launch.
+	resp, err := http.Get(e.url + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	metricsText, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	for _, want := range []string{`sparkplug_driver_actions_total{action="launched",reason=""} 1`, `sparkplug_template_execute_requests_total{code="200",phase="Running"}`} {
+		if !strings.Contains(string(metricsText), want) {
+			t.Fatalf("/metrics lacks %s", want)
+		}
+	}
+
 	// Completed.
 	e.setDriverStatus(d.Name, terminated(corev1.PodSucceeded, 0, "Completed", ""))
 	r = e.eventually(tmpl, "Succeeded", func(r executor.ExecuteTemplateReply) bool {
@@ -489,7 +502,7 @@ func TestSparkPiLifecycle(t *testing.T) {
 	}
 
 	// Each state change is a Kubernetes Event on the Workflow.
-	err := wait.PollUntilContextTimeout(context.Background(), 200*time.Millisecond, 20*time.Second, true, func(ctx context.Context) (bool, error) {
+	err = wait.PollUntilContextTimeout(context.Background(), 200*time.Millisecond, 20*time.Second, true, func(ctx context.Context) (bool, error) {
 		evs, err := testCluster.Client.CoreV1().Events(e.ns).List(ctx, metav1.ListOptions{FieldSelector: "involvedObject.kind=Workflow,involvedObject.name=" + e.wf.Name})
 		if err != nil {
 			return false, err

@@ -21,6 +21,7 @@ import (
 
 	"github.com/sparkplug-io/sparkplug/plugin/build"
 	"github.com/sparkplug-io/sparkplug/plugin/identity"
+	"github.com/sparkplug-io/sparkplug/plugin/metrics"
 	"github.com/sparkplug-io/sparkplug/plugin/scope"
 	"github.com/sparkplug-io/sparkplug/plugin/spark"
 	"github.com/sparkplug-io/sparkplug/plugin/spec"
@@ -99,13 +100,14 @@ type Core struct {
 	missing  missingSince
 	recorder Recorder
 	events   eventLog
+	metrics  *metrics.Metrics
 }
 
 // New returns a Core. opts must have been validated; recorder may be nil
 // (no Events). It registers itself for the registry's workflow-ending
 // callback, to delete the drivers of stopped workflows.
-func New(opts Options, clients scope.Clients, scopes *scope.Registry, builder *build.Builder, recorder Recorder, log *slog.Logger) *Core {
-	c := &Core{opts: opts, clients: clients, scopes: scopes, builder: builder, recorder: recorder, log: log,
+func New(opts Options, clients scope.Clients, scopes *scope.Registry, builder *build.Builder, recorder Recorder, m *metrics.Metrics, log *slog.Logger) *Core {
+	c := &Core{opts: opts, clients: clients, scopes: scopes, builder: builder, recorder: recorder, metrics: m, log: log,
 		failures: submissionFailures{m: map[string]submissionFailure{}}, missing: missingSince{m: map[string]time.Time{}}}
 	scopes.OnEnding(c.OnWorkflowEnding)
 	return c
@@ -363,6 +365,7 @@ func (r *request) stop(rn *run, l limit, a state.Assessment) error {
 		}
 	}
 	r.log.Info("driver stopped", "node", rn.nodeID, "driver", head.Name, "limit", string(l), "detail", a.Detail)
+	r.core.metrics.Driver("deleted", string(l))
 	stand := head.DeepCopy()
 	for k, v := range ann {
 		stand.Annotations[k] = v.(string)
@@ -663,6 +666,7 @@ func (r *request) launch(node string, attempt int, previous *corev1.Pod) (*run, 
 	switch {
 	case err == nil:
 		r.log.Info("driver pod created", "node", node, "driver", created.Name, "attempt", attempt)
+		r.core.metrics.Driver("launched", "")
 	case apierrors.IsAlreadyExists(err):
 		created, err = pods.Get(r.ctx, objs.Driver.Name, metav1.GetOptions{})
 		if err != nil {

@@ -61,7 +61,7 @@ func newCore(t *testing.T, createErr func(attempt int) error, extra string) (*Co
 	t.Cleanup(cancel)
 	reg := scope.NewRegistry(clients, time.Minute, log, time.Now)
 	go reg.Run(ctx)
-	core := New(opts, clients, reg, builder, nil, log)
+	core := New(opts, clients, reg, builder, nil, nil, log)
 	args := executor.ExecuteTemplateArgs{
 		Workflow: &executor.Workflow{ObjectMeta: executor.ObjectMeta{Name: "wf", Namespace: "ns", UID: "uid-1"}},
 		Template: tmpl,

@@ -57,6 +57,7 @@ func (c *Core) Expire(ctx context.Context, sc *scope.Scope) {
 			c.log.Error("cannot delete an expired driver", "driver", p.Name, "error", err.Error())
 			continue
 		}
+		c.metrics.Driver("deleted", "expired")
 		c.log.Info("driver deleted: its timeToLiveSeconds ran out", "workflow", sc.Workflow.Name, "driver", p.Name)
 		c.event(sc.Workflow, corev1.EventTypeNormal, "SparkDriverExpired", "deleted driver "+p.Name+" of node "+node+": timeToLiveSeconds ran out")
 	}

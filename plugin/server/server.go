@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"net/http"
 	"os"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -19,6 +20,7 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"github.com/sparkplug-io/sparkplug/plugin/execute"
+	"github.com/sparkplug-io/sparkplug/plugin/metrics"
 )
 
 // ExecutePath is where the Argo agent posts template.execute.
@@ -44,11 +46,15 @@ type Token interface {
 }
 
 // New builds the engine: gin.New with only the middleware chosen here.
-func New(core Executor, token Token, ready Readiness, log *slog.Logger) *gin.Engine {
+// m may be nil (no metrics); when set, /metrics serves them.
+func New(core Executor, token Token, ready Readiness, m *metrics.Metrics, log *slog.Logger) *gin.Engine {
 	gin.SetMode(gin.ReleaseMode)
 	e := gin.New()
 	e.HandleMethodNotAllowed = true
-	e.Use(recovery(log), requestLog(log))
+	e.Use(recovery(log), requestLog(log, m))
+	if m != nil {
+		e.GET("/metrics", gin.WrapH(m.Handler()))
+	}
 	h := &handler{core: core, token: token, log: log}
 	e.POST(ExecutePath, h.execute)
 	e.GET("/healthz", func(c *gin.Context) { c.String(http.StatusOK, "ok") })
@@ -94,9 +100,15 @@ func (h *handler) execute(c *gin.Context) {
 		h.log.Info("answering 503; the agent retries", "error", err.Error())
 		c.JSON(http.StatusServiceUnavailable, gin.H{"error": err.Error()})
 	default:
+		if reply.Node != nil {
+			c.Set(phaseKey, string(reply.Node.Phase))
+		}
 		c.JSON(http.StatusOK, reply)
 	}
 }
+
+// phaseKey carries the replied node phase to the request log and metrics.
+const phaseKey = "sparkplug.phase"
 
 // recovery turns a panic into a 500 with a message instead of a dropped
 // connection, and logs it. The core is written not to panic; this is the
@@ -113,10 +125,13 @@ func recovery(log *slog.Logger) gin.HandlerFunc {
 	}
 }
 
-func requestLog(log *slog.Logger) gin.HandlerFunc {
+func requestLog(log *slog.Logger, m *metrics.Metrics) gin.HandlerFunc {
 	return func(c *gin.Context) {
 		start := time.Now()
 		c.Next()
+		if c.FullPath() == ExecutePath {
+			m.Request(strconv.Itoa(c.Writer.Status()), c.GetString(phaseKey), time.Since(start))
+		}
 		level := slog.LevelDebug
 		if c.Writer.Status() >= 400 {
 			level = slog.LevelInfo

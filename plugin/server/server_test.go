@@ -17,6 +17,7 @@ import (
 	"github.com/argoproj/argo-workflows/v3/pkg/plugins/executor"
 
 	"github.com/sparkplug-io/sparkplug/plugin/execute"
+	"github.com/sparkplug-io/sparkplug/plugin/metrics"
 	"github.com/sparkplug-io/sparkplug/plugin/scope"
 )
 
@@ -77,7 +78,7 @@ func TestExecute(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			e := New(tc.core, tokenFile(t, "secret-token\n"), readyFunc(func() error { return nil }), slog.New(slog.NewTextHandler(io.Discard, nil)))
+			e := New(tc.core, tokenFile(t, "secret-token\n"), readyFunc(func() error { return nil }), nil, slog.New(slog.NewTextHandler(io.Discard, nil)))
 			req := httptest.NewRequest(http.MethodPost, ExecutePath, strings.NewReader(tc.body))
 			if tc.auth != "" {
 				req.Header.Set("Authorization", tc.auth)
@@ -101,7 +102,7 @@ func TestExecute(t *testing.T) {
 }
 
 func TestNotOursIsExactlyEmptyObject(t *testing.T) {
-	e := New(&fakeCore{}, tokenFile(t, "tok"), readyFunc(func() error { return nil }), slog.New(slog.NewTextHandler(io.Discard, nil)))
+	e := New(&fakeCore{}, tokenFile(t, "tok"), readyFunc(func() error { return nil }), nil, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	req := httptest.NewRequest(http.MethodPost, ExecutePath, strings.NewReader(validBody))
 	req.Header.Set("Authorization", "Bearer tok")
 	rec := httptest.NewRecorder()
@@ -112,7 +113,7 @@ func TestNotOursIsExactlyEmptyObject(t *testing.T) {
 }
 
 func TestWrongMethodIsNot404(t *testing.T) {
-	e := New(&fakeCore{}, tokenFile(t, "tok"), readyFunc(func() error { return nil }), slog.New(slog.NewTextHandler(io.Discard, nil)))
+	e := New(&fakeCore{}, tokenFile(t, "tok"), readyFunc(func() error { return nil }), nil, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	rec := httptest.NewRecorder()
 	e.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, ExecutePath, nil))
 	if rec.Code != http.StatusMethodNotAllowed {
@@ -147,9 +148,30 @@ func TestTokenFileMissingOrEmptyIsAnError(t *testing.T) {
 	}
 }
 
+func TestMetricsCountCalls(t *testing.T) {
+	m := metrics.New()
+	running := executor.ExecuteTemplateReply{Node: &wfv1.NodeResult{Phase: wfv1.NodeRunning}}
+	e := New(&fakeCore{reply: running}, tokenFile(t, "tok"), readyFunc(func() error { return nil }), m, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	for _, auth := range []string{"Bearer tok", "Bearer tok", "Bearer wrong"} {
+		req := httptest.NewRequest(http.MethodPost, ExecutePath, strings.NewReader(validBody))
+		req.Header.Set("Authorization", auth)
+		e.ServeHTTP(httptest.NewRecorder(), req)
+	}
+	rec := httptest.NewRecorder()
+	e.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/metrics", nil))
+	for _, want := range []string{
+		`sparkplug_template_execute_requests_total{code="200",phase="Running"} 2`,
+		`sparkplug_template_execute_requests_total{code="403",phase=""} 1`,
+	} {
+		if !strings.Contains(rec.Body.String(), want) {
+			t.Errorf("metrics lack %q", want)
+		}
+	}
+}
+
 func TestReadyz(t *testing.T) {
 	var r Ready
-	e := New(&fakeCore{}, tokenFile(t, "tok"), &r, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	e := New(&fakeCore{}, tokenFile(t, "tok"), &r, nil, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	get := func(path string) int {
 		rec := httptest.NewRecorder()
 		e.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, path, nil))

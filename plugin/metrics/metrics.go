@@ -1,0 +1,65 @@
+package metrics
+
+import (
+	"net/http"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+)
+
+// Metrics are sparkplug's metrics. The nil *Metrics records nothing, so
+// callers need no checks.
+type Metrics struct {
+	registry *prometheus.Registry
+	requests *prometheus.CounterVec
+	duration *prometheus.HistogramVec
+	drivers  *prometheus.CounterVec
+}
+
+// New registers sparkplug's metrics and the Go and process collectors on a
+// fresh registry.
+func New() *Metrics {
+	m := &Metrics{
+		registry: prometheus.NewRegistry(),
+		requests: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "sparkplug_template_execute_requests_total",
+			Help: "template.execute calls answered, by HTTP status code and node phase (empty: not a spark template).",
+		}, []string{"code", "phase"}),
+		duration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name:    "sparkplug_template_execute_duration_seconds",
+			Help:    "Time to answer a template.execute call, by HTTP status code.",
+			Buckets: []float64{.0005, .001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10},
+		}, []string{"code"}),
+		drivers: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "sparkplug_driver_actions_total",
+			Help: "What sparkplug did to driver pods: launched, or deleted because a limit ended the attempt (the reason), the workflow ended (workflow_ended) or timeToLiveSeconds ran out (expired).",
+		}, []string{"action", "reason"}),
+	}
+	m.registry.MustRegister(m.requests, m.duration, m.drivers,
+		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	return m
+}
+
+// Request records one answered call.
+func (m *Metrics) Request(code, phase string, took time.Duration) {
+	if m == nil {
+		return
+	}
+	m.requests.WithLabelValues(code, phase).Inc()
+	m.duration.WithLabelValues(code).Observe(took.Seconds())
+}
+
+// Driver records an action on a driver pod.
+func (m *Metrics) Driver(action, reason string) {
+	if m == nil {
+		return
+	}
+	m.drivers.WithLabelValues(action, reason).Inc()
+}
+
+// Handler serves the metrics in Prometheus' text format.
+func (m *Metrics) Handler() http.Handler {
+	return promhttp.HandlerFor(m.registry, promhttp.HandlerOpts{Registry: m.registry})
+}
