@@ -23,7 +23,7 @@ tools: ## build the test control plane from pinned Go modules (cold ~15 min, the
 	bash hack/tools.sh build
 
 .PHONY: test
-test: verify test-unit test-integration ## every test tier: verify, unit, integration
+test: verify test-unit test-integration e2e ## every test tier: verify, unit, integration, e2e
 
 .PHONY: test-unit
 test-unit: ## unit tests: pure logic, no API server
@@ -33,11 +33,16 @@ test-unit: ## unit tests: pure logic, no API server
 test-integration: tools ## integration tests against a real kube-apiserver, etcd and controller-manager
 	$(GO) test -count=1 -tags integration -timeout 20m ./...
 
+.PHONY: e2e
+e2e: tools ## end-to-end tests: real Argo controller and agent, the plugin from manifests/, KWOK for pods (~2 min)
+	$(GO) test -count=1 -tags e2e -timeout 30m -v ./e2e/...
+
 .PHONY: verify
 verify: ## gofmt, go vet, go mod tidy, golden files and the plugin ConfigMap are clean
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
 	$(GO) vet -tags integration ./...
+	$(GO) vet -tags e2e ./...
 	$(GO) mod tidy -diff
 	$(GO) test -count=1 ./plugin/build/ -run Golden
 	@tmp=$$(mktemp); trap 'rm -f $$tmp' EXIT; \
@@ -64,8 +69,12 @@ image: ## build the image as bin/sparkplug-image.tar, without Docker (docker loa
 		-ref $(IMAGE):$(VERSION) -version $(VERSION) -out bin/sparkplug-image.tar
 
 .PHONY: demo
-demo: ## (not yet) bring up a local Kubernetes + Argo, install the plugin, run examples/spark-dag.yaml
-	@echo "make demo arrives with the control-plane work (issue 3): the local Argo control plane is not wired yet."; exit 1
+demo: tools ## a local Kubernetes + Argo, the plugin installed, examples/spark-dag.yaml run to completion (KEEP=1 leaves it up)
+	$(GO) run ./e2e/cmd/demo $(if $(KEEP),--keep)
+
+.PHONY: demo-down
+demo-down: ## stop a demo left running by make demo KEEP=1
+	$(GO) run ./e2e/cmd/demo down
 
 .PHONY: clean
 clean: ## remove build output (the tools cache stays)

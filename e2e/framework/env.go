@@ -107,9 +107,6 @@ func Start(ctx context.Context, opts Options) (_ *Env, err error) {
 	}
 	defer func() {
 		if err != nil {
-			if e.Cluster != nil {
-				e.DumpLogs(opts.Progress, 30)
-			}
 			_ = e.Stop()
 		}
 	}()
