@@ -11,6 +11,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/apimachinery/pkg/util/validation"
@@ -28,11 +29,23 @@ const (
 )
 
 // Objects are what one cluster-mode run creates, in creation order: the
-// driver pod first, then, owned by it (OwnedBy), its ConfigMap and Service.
+// driver pod first, then, owned by it (OwnedBy), its ConfigMap and Service,
+// then the Extra objects.
 type Objects struct {
 	Driver    *corev1.Pod
 	ConfigMap *corev1.ConfigMap
 	Service   *corev1.Service
+	// Extra are the objects only some bodies ask for, each owned by the
+	// driver like the ConfigMap and Service: today the Spark UI Service
+	// of sparkUIOptions (a *corev1.Service named UIServiceName). Create
+	// them after the driver, as the ConfigMap and Service are.
+	Extra []Object
+}
+
+// Object is a typed API object the builder makes (*corev1.Service, ...).
+type Object interface {
+	metav1.Object
+	runtime.Object
 }
 
 // Builder builds runs' objects on top of the skeletons it decoded once.
@@ -103,7 +116,7 @@ func (b *Builder) Cluster(s *spec.SparkApplicationSpec, r Run) (*Objects, error)
 	if err != nil {
 		return nil, fmt.Errorf("build driver pod %s: %w", n.DriverPod, err)
 	}
-	template, err := b.executorTemplate(s)
+	template, err := b.executorTemplate(s, n, c)
 	if err != nil {
 		return nil, fmt.Errorf("build executor pod template: %w", err)
 	}
@@ -113,8 +126,11 @@ func (b *Builder) Cluster(s *spec.SparkApplicationSpec, r Run) (*Objects, error)
 	}
 	objs := &Objects{
 		Driver:    driver,
-		ConfigMap: configMap(r, n, c, tmplYAML),
+		ConfigMap: configMap(r, n, c, tmplYAML, metricsFiles(s)),
 		Service:   service(r, n, c),
+	}
+	if s.SparkUIOptions != nil {
+		objs.Extra = append(objs.Extra, uiService(s.SparkUIOptions, r, n, c))
 	}
 	if err := checkMetadata(objs); err != nil {
 		return nil, err
@@ -142,6 +158,9 @@ func OwnedBy(objs *Objects, driver *corev1.Pod) {
 	}
 	if objs.Service != nil {
 		objs.Service.OwnerReferences = []metav1.OwnerReference{ref}
+	}
+	for _, o := range objs.Extra {
+		o.SetOwnerReferences([]metav1.OwnerReference{ref})
 	}
 }
 
@@ -239,6 +258,9 @@ func checkMetadata(objs *Objects) error {
 	check("driver pod", objs.Driver.ObjectMeta)
 	check("configmap", objs.ConfigMap.ObjectMeta)
 	check("service", objs.Service.ObjectMeta)
+	for _, o := range objs.Extra {
+		check(strings.ToLower(o.GetObjectKind().GroupVersionKind().Kind)+" "+o.GetName(), metav1.ObjectMeta{Labels: o.GetLabels(), Annotations: o.GetAnnotations()})
+	}
 	return errors.Join(errs...)
 }
 
@@ -264,11 +286,17 @@ func sparkplugAnnotations(r Run) map[string]string {
 }
 
 // configMap holds spark.properties, mounted at /opt/spark/conf in the
-// driver, and the executor pod template, mounted at
-// /opt/spark/pod-template. It is immutable, as spark-submit makes it.
-func configMap(r Run, n Names, c map[string]string, executorTemplate string) *corev1.ConfigMap {
+// driver, the executor pod template, mounted at /opt/spark/pod-template,
+// and the monitoring files (metricsFiles), mounted at /etc/metrics/conf in
+// the driver and the executors. It is immutable, as spark-submit makes it.
+func configMap(r Run, n Names, c map[string]string, executorTemplate string, files map[string]string) *corev1.ConfigMap {
 	labels := sparkplugLabels(r)
 	labels[spark.LabelAppSelector] = n.AppID
+	data := map[string]string{
+		spark.PropertiesFile:         renderProperties(c, "Spark properties of "+n.AppID+" ("+n.DriverPod+"), written by sparkplug"),
+		spark.ExecutorPodTemplateKey: executorTemplate,
+	}
+	maps.Copy(data, files)
 	return &corev1.ConfigMap{
 		TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "ConfigMap"},
 		ObjectMeta: metav1.ObjectMeta{
@@ -278,10 +306,7 @@ func configMap(r Run, n Names, c map[string]string, executorTemplate string) *co
 			Annotations: sparkplugAnnotations(r),
 		},
 		Immutable: ptr.To(true),
-		Data: map[string]string{
-			spark.PropertiesFile:         renderProperties(c, "Spark properties of "+n.AppID+" ("+n.DriverPod+"), written by sparkplug"),
-			spark.ExecutorPodTemplateKey: executorTemplate,
-		},
+		Data:      data,
 	}
 }
 

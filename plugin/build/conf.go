@@ -114,9 +114,12 @@ func Properties(s *spec.SparkApplicationSpec, r Run) map[string]string {
 	for k, v := range s.HadoopConf {
 		c[spark.ConfHadoopPrefix+k] = v
 	}
+	monitoringConf(c, s, r, n)
+	schedulerConf(c, s)
 
 	// The user's own conf.
 	maps.Copy(c, s.SparkConf)
+	addJavaAgent(c, s)
 
 	// What sparkplug owns, and what Spark's submission steps resolve.
 	maps.Copy(c, ownedConf(s, r, n))

@@ -3,7 +3,7 @@
 // pod running `driver --properties-file /opt/spark/conf/spark.properties`,
 // an immutable ConfigMap with spark.properties and the executor pod
 // template, and the headless driver Service. Nothing here talks to the API
-// server; the caller creates the pod, then OwnedBy hands the other two to it.
+// server; the caller creates the pod, then OwnedBy hands the others to it.
 //
 // Properties is the effective Spark conf, derived from the body as the Spark
 // operator's spark-submit arguments are, overlaid with the body's sparkConf,
@@ -14,6 +14,14 @@
 // has no conf key for (tolerations, affinity, volumes, sidecars, ...) are
 // set on the pod and on the executor template as the operator's webhook
 // sets them.
+//
+// A body's driver.template and executor.template are the base of their pod,
+// as Spark uses its pod template files (podBase); the skeleton, Spark's
+// settings and the body's fields are laid over them. monitoring adds the
+// metrics files to the run's ConfigMap and the JMX exporter to the pods
+// (monitoring.go); sparkUIOptions adds a UI Service, returned in
+// Objects.Extra (ui.go); batchScheduler sets the scheduler's pod metadata,
+// never a scheduler object (scheduler.go).
 //
 // Names are a pure function of the Run (NamesFor), so a repeated create is
 // an AlreadyExists, never a second driver. The pod skeletons come from

@@ -29,10 +29,13 @@ const noResource = "spark-internal"
 // steps do from the effective conf c, then applies the body's pod fields
 // the way the Spark operator's webhook does.
 func (b *Builder) driverPod(s *spec.SparkApplicationSpec, r Run, n Names, c map[string]string) (*corev1.Pod, error) {
-	pod := b.driver.DeepCopy()
+	d := &s.Driver
+	pod, err := podBase(b.driver, d.Template, spark.DriverContainerName)
+	if err != nil {
+		return nil, fmt.Errorf("driver.template: %w", err)
+	}
 	pod.TypeMeta = metav1.TypeMeta{APIVersion: "v1", Kind: "Pod"}
 	ctr := &pod.Spec.Containers[containerIndex(pod, spark.DriverContainerName)]
-	d := &s.Driver
 
 	// Metadata: the user's labels and annotations (Spark substitutes
 	// {{APP_ID}} in their values), Spark's labels, then sparkplug's.
@@ -71,6 +74,9 @@ func (b *Builder) driverPod(s *spec.SparkApplicationSpec, r Run, n Names, c map[
 		corev1.ContainerPort{Name: spark.UIPortName, ContainerPort: int32(uiPort(c)), Protocol: corev1.ProtocolTCP},
 	)
 	ctr.Ports = append(ctr.Ports, containerPorts(d.Ports)...)
+	if s.Monitoring != nil && s.Monitoring.Prometheus != nil && s.Monitoring.ExposeDriverMetrics {
+		ctr.Ports = append(ctr.Ports, prometheusPort(s.Monitoring))
+	}
 
 	setEnv(ctr, corev1.EnvVar{Name: spark.EnvApplicationID, Value: n.AppID})
 	driverEnv := prefixed(c, spark.ConfDriverEnvPrefix)
@@ -99,7 +105,7 @@ func (b *Builder) driverPod(s *spec.SparkApplicationSpec, r Run, n Names, c map[
 	if err != nil {
 		return nil, err
 	}
-	ctr.Resources = res
+	ctr.Resources = mergeResources(ctr.Resources, res)
 	if d.Lifecycle != nil {
 		ctr.Lifecycle = d.Lifecycle.DeepCopy()
 	}
@@ -117,6 +123,7 @@ func (b *Builder) driverPod(s *spec.SparkApplicationSpec, r Run, n Names, c map[
 	if err := podFields(pod, ctr, s, &d.SparkPodSpec); err != nil {
 		return nil, fmt.Errorf("driver: %w", err)
 	}
+	mountMetricsConf(pod, ctr, s, n)
 	mounted := prefixed(c, spark.ConfDriverSecretsPrefix)
 	for _, name := range slices.Sorted(maps.Keys(mounted)) {
 		addVolume(pod, ctr, corev1.Volume{Name: volumeName(name, "-volume"), VolumeSource: corev1.VolumeSource{Secret: &corev1.SecretVolumeSource{SecretName: name}}},
@@ -156,6 +163,9 @@ func (b *Builder) driverPod(s *spec.SparkApplicationSpec, r Run, n Names, c map[
 	if d.PriorityClassName != nil && *d.PriorityClassName != "" {
 		pod.Spec.PriorityClassName = *d.PriorityClassName
 		pod.Spec.Priority = nil
+	}
+	if err := batchScheduling(pod, s, spark.RoleDriver, c); err != nil {
+		return nil, err
 	}
 	addSidecars(pod, &d.SparkPodSpec)
 	return pod, nil

@@ -33,6 +33,27 @@ var goldenRuns = map[string]Run{
 	},
 }
 
+// Every golden input is a body the plugin accepts.
+func TestGoldenInputsAreValid(t *testing.T) {
+	inputs, err := filepath.Glob(filepath.Join("testdata", "*.input.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, in := range inputs {
+		raw, err := os.ReadFile(in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		js, err := yaml.YAMLToJSON(raw)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := spec.Parse(js); err != nil {
+			t.Errorf("%s: %v", in, err)
+		}
+	}
+}
+
 func TestGolden(t *testing.T) {
 	inputs, err := filepath.Glob(filepath.Join("testdata", "*.input.yaml"))
 	if err != nil || len(inputs) == 0 {
@@ -73,7 +94,11 @@ func TestGolden(t *testing.T) {
 func renderObjects(t *testing.T, objs *Objects) string {
 	t.Helper()
 	var docs []string
-	for _, o := range []any{objs.Driver, objs.ConfigMap, objs.Service} {
+	all := []any{objs.Driver, objs.ConfigMap, objs.Service}
+	for _, o := range objs.Extra {
+		all = append(all, o)
+	}
+	for _, o := range all {
 		out, err := yaml.Marshal(o)
 		if err != nil {
 			t.Fatal(err)

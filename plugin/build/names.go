@@ -45,6 +45,9 @@ type Names struct {
 	// Service is <prefix>-driver-svc, the headless driver Service (at most
 	// 58 characters).
 	Service string
+	// UIService is <prefix>-ui-svc, the Spark UI Service of
+	// sparkUIOptions (the Spark operator's <app>-ui-svc).
+	UIService string
 	// ExecutorPrefix is spark.kubernetes.executor.podNamePrefix; Spark
 	// names executors <prefix>-exec-<N>.
 	ExecutorPrefix string
@@ -60,6 +63,7 @@ type Names struct {
 const (
 	driverSuffix    = "-driver"
 	serviceSuffix   = "-driver-svc"
+	uiServiceSuffix = "-ui-svc"
 	configMapSuffix = "-conf"
 	// workflowPartMax is the most characters of the workflow name kept in
 	// the prefix.
@@ -85,6 +89,7 @@ func NamesFor(r Run) Names {
 		DriverPod:      prefix + driverSuffix,
 		ConfigMap:      prefix + configMapSuffix,
 		Service:        prefix + serviceSuffix,
+		UIService:      prefix + uiServiceSuffix,
 		ExecutorPrefix: prefix,
 		AppID:          "spark-" + hexSum(r.Workflow.UID + "/" + r.NodeID + "/" + strconv.Itoa(attempt))[:appIDHashChars],
 		AppName:        prefix,
@@ -103,6 +108,12 @@ func namesFor(s *spec.SparkApplicationSpec, r Run) Names {
 // ServiceName is the driver Service's name for a driver pod's name.
 func ServiceName(driverPod string) string {
 	return strings.TrimSuffix(driverPod, driverSuffix) + serviceSuffix
+}
+
+// UIServiceName is the Spark UI Service's name (sparkUIOptions) for a
+// driver pod's name.
+func UIServiceName(driverPod string) string {
+	return strings.TrimSuffix(driverPod, driverSuffix) + uiServiceSuffix
 }
 
 // ConfigMapName is the ConfigMap's name for a driver pod's name.

@@ -18,18 +18,25 @@ import (
 // has no conf key for, applied as the Spark operator's webhook applies them
 // to executor pods. The driver reads it when it creates each executor and
 // lays its own settings (image, resources, labels, env, owner) over it.
-func (b *Builder) executorTemplate(s *spec.SparkApplicationSpec) (*corev1.Pod, error) {
-	pod := b.executor.DeepCopy()
+func (b *Builder) executorTemplate(s *spec.SparkApplicationSpec, n Names, c map[string]string) (*corev1.Pod, error) {
+	e := &s.Executor
+	pod, err := podBase(b.executor, e.Template, spark.ExecutorContainerName)
+	if err != nil {
+		return nil, fmt.Errorf("executor.template: %w", err)
+	}
 	pod.APIVersion, pod.Kind = "v1", "Pod"
 	ctr := &pod.Spec.Containers[containerIndex(pod, spark.ExecutorContainerName)]
-	e := &s.Executor
 	if err := podFields(pod, ctr, s, &e.SparkPodSpec); err != nil {
 		return nil, fmt.Errorf("executor: %w", err)
 	}
+	mountMetricsConf(pod, ctr, s, n)
 	for _, v := range e.Env {
 		setEnv(ctr, v)
 	}
 	ctr.Ports = append(ctr.Ports, containerPorts(e.Ports)...)
+	if s.Monitoring != nil && s.Monitoring.Prometheus != nil && s.Monitoring.ExposeExecutorMetrics {
+		ctr.Ports = append(ctr.Ports, prometheusPort(s.Monitoring))
+	}
 	if g := e.GPU; g != nil && g.Name != "" && g.Quantity > 0 {
 		// Spark adds its cpu and memory to the template's resources and
 		// keeps other limits.
@@ -48,6 +55,9 @@ func (b *Builder) executorTemplate(s *spec.SparkApplicationSpec) (*corev1.Pod, e
 	pod.Spec.NodeSelector = merged(pod.Spec.NodeSelector, e.NodeSelector)
 	if len(pod.Spec.NodeSelector) == 0 {
 		pod.Spec.NodeSelector = nil
+	}
+	if err := batchScheduling(pod, s, spark.RoleExecutor, c); err != nil {
+		return nil, err
 	}
 	addSidecars(pod, &e.SparkPodSpec)
 	return pod, nil

@@ -219,3 +219,64 @@ func valueOr(v, def string) string {
 	}
 	return v
 }
+
+// executorMemory computes an executor's memory from the effective conf as
+// Spark's BasicExecutorFeatureStep does: spark.executor.memory (default
+// 1g); overhead spark.executor.memoryOverhead when set, else max(factor *
+// memory, spark.executor.minMemoryOverhead or 384 MiB), the factor being
+// spark.executor.memoryOverheadFactor when set, else
+// spark.kubernetes.memoryOverheadFactor; plus, in the overhead, the
+// off-heap size when spark.memory.offHeap.enabled and, for Python,
+// spark.executor.pyspark.memory. The driver computes this for every
+// executor it creates; sparkplug needs it only to tell a batch scheduler
+// what each executor asks for.
+func executorMemory(c map[string]string, python bool) (memory, error) {
+	heap, err := byteStringAsMiB(valueOr(c[spark.ConfExecutorMemory], "1g"))
+	if err != nil {
+		return memory{}, fmt.Errorf("%s: %w", spark.ConfExecutorMemory, err)
+	}
+	var overhead int64
+	if o := c[spark.ConfExecutorMemoryOverhead]; o != "" {
+		if overhead, err = byteStringAsMiB(o); err != nil {
+			return memory{}, fmt.Errorf("%s: %w", spark.ConfExecutorMemoryOverhead, err)
+		}
+	} else {
+		key := spark.ConfExecutorMemoryOverheadFactor
+		if c[key] == "" {
+			key = spark.ConfMemoryOverheadFactor
+		}
+		factor, err := strconv.ParseFloat(strings.TrimSpace(valueOr(c[key], javaDouble(spark.MemoryOverheadFactorJVM))), 64)
+		if err != nil || factor <= 0 || math.IsInf(factor, 0) || math.IsNaN(factor) {
+			return memory{}, fmt.Errorf("%s %q: want a number above 0, such as 0.1", key, c[key])
+		}
+		minimum := int64(spark.MemoryOverheadMinMiB)
+		if m := c[spark.ConfExecutorMinMemoryOverhead]; m != "" {
+			if minimum, err = byteStringAsMiB(m); err != nil {
+				return memory{}, fmt.Errorf("%s: %w", spark.ConfExecutorMinMemoryOverhead, err)
+			}
+		}
+		overhead = max(int64(factor*float64(heap)), minimum)
+	}
+	if on, _ := strconv.ParseBool(strings.TrimSpace(c[spark.ConfMemoryOffHeapEnabled])); on {
+		// spark.memory.offHeap.size counts bytes unless it says otherwise.
+		size := strings.TrimSpace(c[spark.ConfMemoryOffHeapSize])
+		if _, err := strconv.ParseInt(size, 10, 64); err == nil {
+			size += "b"
+		}
+		if size != "" {
+			offHeap, err := byteStringAsMiB(size)
+			if err != nil {
+				return memory{}, fmt.Errorf("%s: %w", spark.ConfMemoryOffHeapSize, err)
+			}
+			overhead += offHeap
+		}
+	}
+	if py := c[spark.ConfExecutorPySparkMemory]; python && py != "" {
+		pyMiB, err := byteStringAsMiB(py)
+		if err != nil {
+			return memory{}, fmt.Errorf("%s: %w", spark.ConfExecutorPySparkMemory, err)
+		}
+		overhead += pyMiB
+	}
+	return memory{MiB: heap, OverheadMiB: overhead}, nil
+}

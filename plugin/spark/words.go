@@ -280,3 +280,74 @@ const (
 	ServiceAccountJSONKeyFile = "key.json"
 	HadoopDelegationTokenFile = "hadoop.token"
 )
+
+// Pod templates: the Spark operator's driver.template and executor.template
+// (a PodTemplateSpec). Spark reads the driver's from
+// spark.kubernetes.driver.podTemplateFile when spark-submit builds the
+// driver pod; sparkplug builds that pod itself, so the keys are the body's
+// to set only through driver.template.
+const (
+	ConfDriverPodTemplateFile     = "spark.kubernetes.driver.podTemplateFile"
+	ConfDriverPodTemplateContName = "spark.kubernetes.driver.podTemplateContainerName"
+)
+
+// Monitoring with Prometheus, as the Spark operator sets it up
+// (internal/controller/sparkapplication/monitoring_config.go): Spark's
+// metrics configuration and the JMX exporter's configuration are files in
+// the run's ConfigMap, mounted at MetricsConfDir in the driver and the
+// executors; the exporter runs as a -javaagent on PrometheusPort.
+const (
+	ConfMetricsConf      = "spark.metrics.conf"
+	ConfMetricsNamespace = "spark.metrics.namespace"
+
+	MetricsConfDir        = "/etc/metrics/conf"
+	MetricsConfVolumeName = "spark-metrics-conf-volume"
+	MetricsPropertiesKey  = "metrics.properties"
+	PrometheusConfigKey   = "prometheus.yaml"
+	PrometheusPort        = 8090
+	PrometheusPortName    = "jmx-exporter"
+	PrometheusMetricsPath = "/metrics"
+	AnnotationPromScrape  = "prometheus.io/scrape"
+	AnnotationPromPort    = "prometheus.io/port"
+	AnnotationPromPath    = "prometheus.io/path"
+)
+
+// The Spark UI Service the Spark operator creates for sparkUIOptions
+// (<app>-ui-svc): it selects the driver and forwards ServicePort to
+// spark.ui.port.
+const (
+	UIServicePortName = "spark-driver-ui-port"
+)
+
+// Batch schedulers the Spark operator supports for batchScheduler, and
+// the pod metadata each reads.
+const (
+	SchedulerVolcano       = "volcano"
+	SchedulerYuniKorn      = "yunikorn"
+	SchedulerKubeScheduler = "kube-scheduler"
+
+	// AnnotationVolcanoQueue puts a pod's PodGroup, which Volcano's
+	// controller creates for every pod it schedules that names none, in a
+	// queue.
+	AnnotationVolcanoQueue = "scheduling.volcano.sh/queue-name"
+	// AnnotationVolcanoGroup names a pod's PodGroup.
+	AnnotationVolcanoGroup = "scheduling.k8s.io/group-name"
+
+	// LabelYuniKornQueue is the queue YuniKorn puts the application in.
+	LabelYuniKornQueue = "queue"
+	// AnnotationYuniKornTaskGroupName is the task group of a pod;
+	// AnnotationYuniKornTaskGroups, on the originating (driver) pod, defines
+	// the groups for gang scheduling.
+	AnnotationYuniKornTaskGroupName = "yunikorn.apache.org/task-group-name"
+	AnnotationYuniKornTaskGroups    = "yunikorn.apache.org/task-groups"
+	YuniKornDriverTaskGroup         = "spark-driver"
+	YuniKornExecutorTaskGroup       = "spark-executor"
+
+	// More executor memory keys Spark adds to the executor pod's request.
+	ConfExecutorMemoryOverheadFactor = "spark.executor.memoryOverheadFactor"
+	ConfExecutorMinMemoryOverhead    = "spark.executor.minMemoryOverhead"
+	ConfExecutorPySparkMemory        = "spark.executor.pyspark.memory"
+	ConfMemoryOffHeapEnabled         = "spark.memory.offHeap.enabled"
+	ConfMemoryOffHeapSize            = "spark.memory.offHeap.size"
+	ConfExecutorSchedulerName        = "spark.kubernetes.executor.scheduler.name"
+)

@@ -33,14 +33,12 @@ var Unsupported = []UnsupportedField{
 	{Path: "spark.suspend", Why: "Argo suspends workflows, not one step's application; use `argo suspend` or a suspend template before this step"},
 	{Path: "spark.failureRetries", Why: "deprecated by the Spark operator; use spark.restartPolicy (type: OnFailure, onFailureRetries)"},
 	{Path: "spark.retryInterval", Why: "deprecated by the Spark operator; use spark.restartPolicy.onFailureRetryInterval and onSubmissionFailureRetryInterval"},
-	{Path: "spark.monitoring", Why: "sparkplug does not add the JMX exporter agent; configure metrics with sparkConf (spark.ui.prometheus.enabled, spark.metrics.conf.*)"},
-	{Path: "spark.batchScheduler", Why: "sparkplug does not create PodGroups for Volcano or YuniKorn; set spark.driver.schedulerName and spark.executor.schedulerName"},
-	{Path: "spark.batchSchedulerOptions", Why: "sparkplug does not create PodGroups for Volcano or YuniKorn; set spark.driver.schedulerName and spark.executor.schedulerName"},
-	{Path: "spark.sparkUIOptions", Why: "sparkplug creates no UI Service or Ingress; port-forward to the driver pod's port 4040 while it runs, or use a Spark History Server"},
+	{Path: "spark.batchScheduler", Value: "kube-scheduler", Why: "the Spark operator's kube-scheduler support creates a scheduler-plugins PodGroup object, which sparkplug does not create; use batchScheduler volcano or yunikorn, or set spark.driver.schedulerName and spark.executor.schedulerName"},
+	{Path: "spark.batchSchedulerOptions.resources", Why: "it sizes a PodGroup object, which sparkplug does not create (Volcano makes its own from the pods' requests; YuniKorn's task groups take the pods' requests); remove it"},
+	{Path: "spark.sparkUIOptions.ingressAnnotations", Why: "sparkplug creates the UI Service but no Ingress (the Spark operator makes one only with its operator-wide --ingress-url-format); put an Ingress of your own in front of the UI Service"},
+	{Path: "spark.sparkUIOptions.ingressTLS", Why: "sparkplug creates the UI Service but no Ingress (the Spark operator makes one only with its operator-wide --ingress-url-format); put an Ingress of your own in front of the UI Service"},
 	{Path: "spark.driverIngressOptions", Why: "sparkplug creates no Ingress for driver ports; port-forward to the driver pod while it runs"},
 	{Path: "spark.driverPodDisruptionBudget", Why: "sparkplug creates no PodDisruptionBudget for the driver"},
-	{Path: "spark.driver.template", Why: "sparkplug builds the driver pod from the driver fields; move the template's settings to fields such as spark.driver.affinity, tolerations, securityContext, volumeMounts and sidecars"},
-	{Path: "spark.executor.template", Why: "sparkplug builds the executor pod template from the executor fields; move the template's settings to fields such as spark.executor.affinity, tolerations, securityContext, volumeMounts and sidecars"},
 	{Path: "spark.driver.podName", Why: "sparkplug names the driver pod after the workflow node so that it finds the pod again after a restart; remove podName"},
 	{Path: "spark.executor.memoryLimit", Why: "Spark sets each executor's memory limit to its memory plus overhead, overriding the executor pod template; raise spark.executor.memoryOverhead instead"},
 }
@@ -69,8 +67,13 @@ func validateUnsupported(s *SparkApplicationSpec) field.ErrorList {
 		if !ok || !isSet(v) {
 			continue
 		}
-		if u.Value != "" && !(v.Kind() == reflect.String && v.String() == u.Value) {
-			continue
+		if u.Value != "" {
+			for v.Kind() == reflect.Pointer {
+				v = v.Elem()
+			}
+			if !(v.Kind() == reflect.String && v.String() == u.Value) {
+				continue
+			}
 		}
 		p := field.NewPath("spark", strings.Split(strings.TrimPrefix(u.Path, "spark."), ".")...)
 		errs = append(errs, field.Forbidden(p, unsupportedMessage(u)))

@@ -7,13 +7,14 @@ import (
 	"testing"
 )
 
-// honoured is every field the first release acts on. Structs listed here
-// are honoured with all their fields.
+// honoured is every field sparkplug acts on. Structs listed here are
+// honoured with all their fields but those with a row of their own in
+// Unsupported (sparkUIOptions.ingressTLS, ...).
 var honoured = []string{
 	"type", "mode", "image", "imagePullPolicy", "imagePullSecrets", "mainApplicationFile", "mainClass", "arguments",
 	"sparkConf", "hadoopConf", "sparkVersion", "restartPolicy", "timeToLiveSeconds", "nodeSelector", "volumes", "deps",
 	"proxyUser", "memoryOverheadFactor", "pythonVersion", "sparkConfigMap", "hadoopConfigMap", "dynamicAllocation",
-	"sparkplug",
+	"sparkplug", "monitoring", "sparkUIOptions", "batchScheduler", "batchSchedulerOptions",
 }
 
 var honouredPod = []string{
@@ -21,7 +22,7 @@ var honouredPod = []string{
 	"labels", "annotations", "serviceAccount", "nodeSelector", "tolerations", "securityContext", "podSecurityContext",
 	"affinity", "volumeMounts", "javaOptions", "schedulerName", "priorityClassName", "terminationGracePeriodSeconds",
 	"configMaps", "secrets", "gpu", "hostNetwork", "dnsConfig", "hostAliases", "shareProcessNamespace",
-	"runtimeClassName", "initContainers", "sidecars", "lifecycle", "ports", "envSecretKeyRefs",
+	"runtimeClassName", "initContainers", "sidecars", "lifecycle", "ports", "envSecretKeyRefs", "template",
 }
 
 var honouredRole = map[string][]string{
@@ -76,20 +77,24 @@ func TestEveryFieldIsHonouredOrUnsupported(t *testing.T) {
 
 // unsupportedValues gives each row of Unsupported a value to set it with.
 var unsupportedValues = map[string]string{
-	"spark.mode":                      `"client"`,
-	"spark.suspend":                   `true`,
-	"spark.failureRetries":            `3`,
-	"spark.retryInterval":             `10`,
-	"spark.monitoring":                `{"exposeDriverMetrics":true}`,
-	"spark.batchScheduler":            `"volcano"`,
-	"spark.batchSchedulerOptions":     `{"queue":"q"}`,
-	"spark.sparkUIOptions":            `{"servicePort":4040}`,
-	"spark.driverIngressOptions":      `[{"servicePort":4040,"servicePortName":"ui"}]`,
-	"spark.driverPodDisruptionBudget": `true`,
-	"spark.driver.template":           `{"metadata":{"labels":{"a":"b"}}}`,
-	"spark.executor.template":         `{"metadata":{"labels":{"a":"b"}}}`,
-	"spark.driver.podName":            `"driver"`,
-	"spark.executor.memoryLimit":      `"2g"`,
+	"spark.mode":                              `"client"`,
+	"spark.suspend":                           `true`,
+	"spark.failureRetries":                    `3`,
+	"spark.retryInterval":                     `10`,
+	"spark.batchScheduler":                    `"kube-scheduler"`,
+	"spark.batchSchedulerOptions.resources":   `{"cpu":"4"}`,
+	"spark.sparkUIOptions.ingressAnnotations": `{"a":"b"}`,
+	"spark.sparkUIOptions.ingressTLS":         `[{"secretName":"tls"}]`,
+	"spark.driverIngressOptions":              `[{"servicePort":4040,"servicePortName":"ui"}]`,
+	"spark.driverPodDisruptionBudget":         `true`,
+	"spark.driver.podName":                    `"driver"`,
+	"spark.executor.memoryLimit":              `"2g"`,
+}
+
+// unsupportedContext is what else a row's body needs to be valid
+// otherwise.
+var unsupportedContext = map[string]string{
+	"spark.batchSchedulerOptions.resources": `"batchScheduler":"volcano"`,
 }
 
 // Each row is rejected with its path and its Why, whether the types have
@@ -110,6 +115,9 @@ func TestUnsupportedRowsAreRejected(t *testing.T) {
 			body := v
 			for i := len(parts) - 1; i >= 0; i-- {
 				body = fmt.Sprintf(`{%q:%s}`, parts[i], body)
+			}
+			if extra, ok := unsupportedContext[u.Path]; ok {
+				body = `{` + extra + `,` + body[1:]
 			}
 			body = `{` + base + `,` + body[1:]
 			_, err := Parse([]byte(body))

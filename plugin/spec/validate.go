@@ -41,6 +41,9 @@ func Validate(s *SparkApplicationSpec) field.ErrorList {
 	errs = append(errs, validateExecutor(rootPath.Child("executor"), &s.Executor, volumes, s.DynamicAllocationEnabled())...)
 	errs = append(errs, validateDynamicAllocation(rootPath.Child("dynamicAllocation"), s.DynamicAllocation, s.Executor.Instances)...)
 	errs = append(errs, validateSparkplug(rootPath.Child("sparkplug"), s.Sparkplug)...)
+	errs = append(errs, validateMonitoring(rootPath.Child("monitoring"), s)...)
+	errs = append(errs, validateSparkUIOptions(rootPath.Child("sparkUIOptions"), s.SparkUIOptions)...)
+	errs = append(errs, validateBatchScheduler(s)...)
 	return errs
 }
 
@@ -187,8 +190,10 @@ var ownedSparkConf = map[string]string{
 	spark.ConfSubmitInDriver:                               "sparkplug sets it: the driver pod runs spark-submit in client mode inside the pod",
 	spark.ConfDriverHost:                                   "sparkplug sets it to the driver's headless Service",
 	spark.ConfAppResourceType:                              "sparkplug sets it from spark.type",
-	spark.ConfExecutorPodTemplateFile:                      "sparkplug generates the executor pod template from spark.executor; set the fields there",
-	spark.ConfExecutorPodTemplateContName:                  "sparkplug generates the executor pod template from spark.executor",
+	spark.ConfExecutorPodTemplateFile:                      "sparkplug generates the executor pod template from spark.executor; give a template as spark.executor.template",
+	spark.ConfExecutorPodTemplateContName:                  "sparkplug generates the executor pod template from spark.executor and names its Spark container spark-kubernetes-executor",
+	spark.ConfDriverPodTemplateFile:                        "sparkplug builds the driver pod itself; give a template as spark.driver.template",
+	spark.ConfDriverPodTemplateContName:                    "sparkplug builds the driver pod itself; in spark.driver.template, name the Spark container spark-kubernetes-driver (or put it first)",
 	spark.ConfExecutorLabelPrefix + spark.LabelWorkflowUID: "sparkplug labels the executors with their workflow; it finds them by it",
 	spark.ConfExecutorLabelPrefix + spark.LabelNode:        "sparkplug labels the executors with their node",
 	spark.ConfExecutorLabelPrefix + spark.LabelTemplate:    "sparkplug labels the executors with their template",
@@ -394,6 +399,7 @@ func validatePod(p *field.Path, role string, s *SparkPodSpec, volumes map[string
 
 func validateDriver(p *field.Path, d *DriverSpec, volumes map[string]bool) field.ErrorList {
 	errs := validatePod(p, spark.RoleDriver, &d.SparkPodSpec, volumes)
+	errs = append(errs, validateTemplate(p, spark.RoleDriver, &d.SparkPodSpec, volumes)...)
 	errs = append(errs, validatePorts(p.Child("ports"), d.Ports)...)
 	errs = append(errs, validateCoreRequest(p, d.CoreRequest, d.Cores, d.CoreLimit)...)
 	errs = append(errs, validateJavaOptions(p.Child("javaOptions"), d.JavaOptions, spark.RoleDriver)...)
@@ -410,6 +416,7 @@ func validateDriver(p *field.Path, d *DriverSpec, volumes map[string]bool) field
 
 func validateExecutor(p *field.Path, e *ExecutorSpec, volumes map[string]bool, dynamic bool) field.ErrorList {
 	errs := validatePod(p, spark.RoleExecutor, &e.SparkPodSpec, volumes)
+	errs = append(errs, validateTemplate(p, spark.RoleExecutor, &e.SparkPodSpec, volumes)...)
 	errs = append(errs, validatePorts(p.Child("ports"), e.Ports)...)
 	if e.Instances != nil {
 		switch {

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
 )
 
 // validSpec is a defaulted spec with no problems; each case of
@@ -343,10 +344,107 @@ func TestValidate(t *testing.T) {
 			[]wantErr{{"spark.driver.podName", "Forbidden: not supported yet by sparkplug: sparkplug names the driver pod"}}},
 		{"failureRetries points at restartPolicy", func(s *spec) { s.FailureRetries = ptr[int32](3) },
 			[]wantErr{{"spark.failureRetries", "not supported yet by sparkplug: deprecated by the Spark operator; use spark.restartPolicy"}}},
-		{"executor template", func(s *spec) { s.Executor.Template = &corev1.PodTemplateSpec{} },
-			[]wantErr{{"spark.executor.template", "not supported yet by sparkplug"}}},
-		{"monitoring", func(s *spec) { s.Monitoring = &MonitoringSpec{ExposeDriverMetrics: true} },
-			[]wantErr{{"spark.monitoring", "not supported yet by sparkplug"}}},
+		{"batchScheduler kube-scheduler", func(s *spec) { s.BatchScheduler = ptr("kube-scheduler") },
+			[]wantErr{{"spark.batchScheduler", "not supported yet by sparkplug: the Spark operator's kube-scheduler support creates a scheduler-plugins PodGroup"}}},
+
+		// driver.template, executor.template
+		{"empty template is valid", func(s *spec) { s.Executor.Template = &corev1.PodTemplateSpec{} }, nil},
+		{"template with a sidecar and a volume is valid", func(s *spec) {
+			s.Driver.Template = &corev1.PodTemplateSpec{Spec: corev1.PodSpec{
+				Containers: []corev1.Container{{Name: "spark-kubernetes-driver", Env: []corev1.EnvVar{{Name: "A", Value: "b"}}}, {Name: "proxy", Image: "envoy:1"}},
+				Volumes:    []corev1.Volume{{Name: "certs"}},
+			}}
+		}, nil},
+		{"template identity", func(s *spec) {
+			s.Driver.Template = &corev1.PodTemplateSpec{}
+			s.Driver.Template.Name, s.Driver.Template.Namespace = "x", "y"
+			s.Driver.Template.Spec.RestartPolicy = corev1.RestartPolicyOnFailure
+		}, []wantErr{
+			{"spark.driver.template.metadata.name", "Forbidden: sparkplug names Spark's pods"},
+			{"spark.driver.template.metadata.namespace", "Forbidden: Spark's pods run in the workflow's namespace"},
+			{"spark.driver.template.spec.restartPolicy", "Spark's pods never restart"},
+		}},
+		{"template reserved label", func(s *spec) {
+			s.Executor.Template = &corev1.PodTemplateSpec{}
+			s.Executor.Template.Labels = map[string]string{"spark-role": "x"}
+		}, []wantErr{{"spark.executor.template.metadata.labels[spark-role]", "Forbidden"}}},
+		{"template Spark container: what Spark sets", func(s *spec) {
+			s.Executor.Template = &corev1.PodTemplateSpec{Spec: corev1.PodSpec{Containers: []corev1.Container{{
+				Name: "main", Image: "x:1", Args: []string{"a"},
+				Resources: corev1.ResourceRequirements{Limits: corev1.ResourceList{corev1.ResourceMemory: resource.MustParse("1Gi"), "ephemeral-storage": resource.MustParse("1Gi")}},
+			}}}}
+		}, []wantErr{
+			{"spark.executor.template.spec.containers[0].image", "Spark sets the Spark container's image from spark.image or spark.executor.image"},
+			{"spark.executor.template.spec.containers[0].args", "give the application's in spark.arguments"},
+			{"spark.executor.template.spec.containers[0].resources.limits[memory]", "Spark sets the Spark container's cpu and memory"},
+		}},
+		{"template clashes with the body", func(s *spec) {
+			s.Driver.Sidecars = []corev1.Container{{Name: "proxy", Image: "envoy:1"}}
+			s.Driver.Template = &corev1.PodTemplateSpec{Spec: corev1.PodSpec{
+				Containers: []corev1.Container{{Name: "spark-kubernetes-driver"}, {Name: "proxy"}},
+				Volumes:    []corev1.Volume{{Name: "data"}, {Name: "spark-conf-volume-driver"}},
+			}}
+		}, []wantErr{
+			{"spark.driver.template.spec.containers[1].image", "Required value: give the container image"},
+			{"spark.driver.sidecars[0].name", "is also a container of spark.driver.template; rename one"},
+			{"spark.driver.template.spec.volumes[0].name", "is also a volume in spark.volumes"},
+			{"spark.driver.template.spec.volumes[1].name", "Forbidden: is the name of a volume sparkplug adds"},
+		}},
+
+		// monitoring
+		{"monitoring with prometheus is valid", func(s *spec) {
+			s.Monitoring = &MonitoringSpec{ExposeDriverMetrics: true, ExposeExecutorMetrics: true, Prometheus: &PrometheusSpec{JmxExporterJar: "/prometheus/jmx.jar"}}
+		}, nil},
+		{"metricsProperties alone is valid", func(s *spec) { s.Monitoring = &MonitoringSpec{MetricsProperties: ptr("*.sink.console.class=x")} }, nil},
+		{"exposing metrics without prometheus", func(s *spec) { s.Monitoring = &MonitoringSpec{ExposeDriverMetrics: true} },
+			[]wantErr{{"spark.monitoring.prometheus", "Required value: exposeDriverMetrics needs prometheus"}}},
+		{"prometheus problems", func(s *spec) {
+			s.Driver.Ports = []Port{{Name: "metrics", ContainerPort: 9000}}
+			s.Monitoring = &MonitoringSpec{ExposeDriverMetrics: true, MetricsProperties: ptr("a"), MetricsPropertiesFile: ptr("rel/m.properties"),
+				Prometheus: &PrometheusSpec{Port: ptr[int32](9000), PortName: ptr("a_b"), ConfigFile: ptr("/p.yaml"), Configuration: ptr("rules: []")}}
+		}, []wantErr{
+			{"spark.monitoring.metricsPropertiesFile", "not both"},
+			{"spark.monitoring.metricsPropertiesFile", "must be an absolute path"},
+			{"spark.monitoring.prometheus.jmxExporterJar", "Required value: give the path of the JMX exporter"},
+			{"spark.monitoring.prometheus.portName", `Invalid value: "a_b"`},
+			{"spark.driver.ports[0]", "clashes with the JMX exporter's port a_b 9000"},
+			{"spark.monitoring.prometheus.configFile", "not both"},
+		}},
+		{"prometheus on Spark's port", func(s *spec) {
+			s.Monitoring = &MonitoringSpec{Prometheus: &PrometheusSpec{JmxExporterJar: "/j.jar", Port: ptr[int32](4040)}}
+		}, []wantErr{{"spark.monitoring.prometheus.port", "is one of Spark's own ports"}}},
+
+		// sparkUIOptions
+		{"UI service is valid", func(s *spec) {
+			s.SparkUIOptions = &SparkUIConfiguration{ServicePort: ptr[int32](80), ServicePortName: ptr("http"), ServiceType: ptr(corev1.ServiceTypeNodePort)}
+		}, nil},
+		{"UI service problems", func(s *spec) {
+			s.SparkUIOptions = &SparkUIConfiguration{ServicePort: ptr[int32](0), ServicePortName: ptr("Http"), ServiceType: ptr(corev1.ServiceTypeExternalName),
+				ServiceLabels: map[string]string{"spark-app-selector": "x"}}
+		}, []wantErr{
+			{"spark.sparkUIOptions.servicePort", "Invalid value: 0"},
+			{"spark.sparkUIOptions.servicePortName", "is not a Service port name"},
+			{"spark.sparkUIOptions.serviceType", `Unsupported value: "ExternalName"`},
+			{"spark.sparkUIOptions.serviceLabels[spark-app-selector]", "Forbidden"},
+		}},
+
+		// batchScheduler
+		{"volcano with a queue is valid", func(s *spec) {
+			s.BatchScheduler = ptr("volcano")
+			s.BatchSchedulerOptions = &BatchSchedulerConfiguration{Queue: ptr("root.etl"), PriorityClassName: ptr("high")}
+		}, nil},
+		{"unknown batch scheduler", func(s *spec) { s.BatchScheduler = ptr("slurm") },
+			[]wantErr{{"spark.batchScheduler", `Unsupported value: "slurm": supported values: "volcano", "yunikorn"`}}},
+		{"batch scheduler and another schedulerName", func(s *spec) {
+			s.BatchScheduler = ptr("yunikorn")
+			s.Executor.SchedulerName = ptr("default-scheduler")
+			s.BatchSchedulerOptions = &BatchSchedulerConfiguration{Queue: ptr("root queue")}
+		}, []wantErr{
+			{"spark.batchSchedulerOptions.queue", "is not a valid label value, which YuniKorn reads the queue from"},
+			{"spark.executor.schedulerName", "batchScheduler yunikorn schedules the Spark pods; remove schedulerName"},
+		}},
+		{"options without a batch scheduler", func(s *spec) { s.BatchSchedulerOptions = &BatchSchedulerConfiguration{Queue: ptr("q")} },
+			[]wantErr{{"spark.batchScheduler", "Required value: batchSchedulerOptions needs a batchScheduler"}}},
 		{"empty unsupported list is not set", func(s *spec) { s.Driver.Ports = []Port{} }, nil},
 	}
 	for _, tt := range tests {

@@ -1,0 +1,175 @@
+package build
+
+import (
+	"encoding/json"
+	"fmt"
+	"maps"
+	"strconv"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/utils/ptr"
+
+	"github.com/sparkplug-io/sparkplug/plugin/spark"
+	"github.com/sparkplug-io/sparkplug/plugin/spec"
+)
+
+// Batch scheduling follows the Spark operator's batchScheduler
+// (internal/scheduler/volcano and yunikorn) as far as pod metadata goes:
+// sparkplug creates no PodGroup or other scheduler object.
+//
+//   - Both: the driver's and the executors' schedulerName is the batch
+//     scheduler (the operator's webhook does the same), and
+//     batchSchedulerOptions.priorityClassName becomes the priorityClassName
+//     of the pods that have none of their own.
+//   - volcano: the operator creates a PodGroup (minMember 1, minResources
+//     the driver's and executors' requests, the queue and priority class
+//     of batchSchedulerOptions) and names it on the pods. sparkplug leaves
+//     the PodGroup to Volcano's own controller, which makes one for every
+//     pod it schedules that names none, from the pod: its queue from the
+//     scheduling.volcano.sh/queue-name annotation sparkplug sets from
+//     batchSchedulerOptions.queue, its priority class and minResources
+//     from the pod. Volcano groups pods by their controlling owner, so the
+//     drivers of a workflow share a PodGroup and each driver's executors
+//     share one. A body may still name a PodGroup of its own with the
+//     scheduling.k8s.io/group-name annotation.
+//   - yunikorn: exactly the operator's metadata: the queue label from
+//     batchSchedulerOptions.queue, the task group name on each pod, and on
+//     the driver the task groups (the driver's, and the executors' with
+//     minMember the initial executor count) with their resources, node
+//     selectors, tolerations, affinity and labels.
+
+// schedulerConf adds to the conf derived from the body the labels and
+// annotations the batch scheduler reads; Spark puts them on the driver
+// and on every executor.
+func schedulerConf(c map[string]string, s *spec.SparkApplicationSpec) {
+	if s.BatchScheduler == nil {
+		return
+	}
+	queue := ""
+	if o := s.BatchSchedulerOptions; o != nil && o.Queue != nil {
+		queue = *o.Queue
+	}
+	switch *s.BatchScheduler {
+	case spark.SchedulerVolcano:
+		if queue != "" {
+			c[spark.ConfDriverAnnotationPrefix+spark.AnnotationVolcanoQueue] = queue
+			c[spark.ConfExecutorAnnotationPrefix+spark.AnnotationVolcanoQueue] = queue
+		}
+	case spark.SchedulerYuniKorn:
+		if queue != "" {
+			c[spark.ConfDriverLabelPrefix+spark.LabelYuniKornQueue] = queue
+			c[spark.ConfExecutorLabelPrefix+spark.LabelYuniKornQueue] = queue
+		}
+		c[spark.ConfDriverAnnotationPrefix+spark.AnnotationYuniKornTaskGroupName] = spark.YuniKornDriverTaskGroup
+		c[spark.ConfExecutorAnnotationPrefix+spark.AnnotationYuniKornTaskGroupName] = spark.YuniKornExecutorTaskGroup
+	}
+}
+
+// batchScheduling sets the scheduler and priority class on the driver pod
+// or the executor pod template, and YuniKorn's task groups on the driver.
+func batchScheduling(pod *corev1.Pod, s *spec.SparkApplicationSpec, role string, c map[string]string) error {
+	if s.BatchScheduler == nil {
+		return nil
+	}
+	pod.Spec.SchedulerName = *s.BatchScheduler
+	if o := s.BatchSchedulerOptions; o != nil && o.PriorityClassName != nil && pod.Spec.PriorityClassName == "" {
+		pod.Spec.PriorityClassName = *o.PriorityClassName
+	}
+	if *s.BatchScheduler != spark.SchedulerYuniKorn || role != spark.RoleDriver {
+		return nil
+	}
+	groups, err := yunikornTaskGroups(pod, s, c)
+	if err != nil {
+		return fmt.Errorf("yunikorn task groups: %w", err)
+	}
+	if pod.Annotations == nil {
+		pod.Annotations = map[string]string{}
+	}
+	pod.Annotations[spark.AnnotationYuniKornTaskGroups] = groups
+	return nil
+}
+
+// taskGroup is one of YuniKorn's task groups, with the JSON names YuniKorn
+// reads.
+type taskGroup struct {
+	Name         string              `json:"name"`
+	MinMember    int32               `json:"minMember"`
+	MinResource  map[string]string   `json:"minResource,omitempty"`
+	NodeSelector map[string]string   `json:"nodeSelector,omitempty"`
+	Tolerations  []corev1.Toleration `json:"tolerations,omitempty"`
+	Affinity     *corev1.Affinity    `json:"affinity,omitempty"`
+	Labels       map[string]string   `json:"labels,omitempty"`
+}
+
+// yunikornTaskGroups is the value of the task-groups annotation: the
+// driver's group, sized by the driver container's requests, and, when the
+// application starts with executors, theirs, sized as Spark sizes each
+// executor.
+func yunikornTaskGroups(driver *corev1.Pod, s *spec.SparkApplicationSpec, c map[string]string) (string, error) {
+	req := driver.Spec.Containers[containerIndex(driver, spark.DriverContainerName)].Resources.Requests
+	groups := []taskGroup{{
+		Name:      spark.YuniKornDriverTaskGroup,
+		MinMember: 1,
+		MinResource: map[string]string{
+			string(corev1.ResourceCPU):    ptr.To(req[corev1.ResourceCPU]).String(),
+			string(corev1.ResourceMemory): ptr.To(req[corev1.ResourceMemory]).String(),
+		},
+		NodeSelector: nonEmpty(merged(s.NodeSelector, s.Driver.NodeSelector)),
+		Tolerations:  s.Driver.Tolerations,
+		Affinity:     s.Driver.Affinity,
+		Labels:       nonEmpty(maps.Clone(s.Driver.Labels)),
+	}}
+	if n := initialExecutors(c); n > 0 {
+		m, err := executorMemory(c, s.Type == spec.TypePython)
+		if err != nil {
+			return "", err
+		}
+		cpu := valueOr(c[spark.ConfExecutorRequestCores], valueOr(c[spark.ConfExecutorCores], "1"))
+		groups = append(groups, taskGroup{
+			Name:      spark.YuniKornExecutorTaskGroup,
+			MinMember: n,
+			MinResource: map[string]string{
+				string(corev1.ResourceCPU):    strings.TrimSpace(cpu),
+				string(corev1.ResourceMemory): strconv.FormatInt(m.TotalMiB(), 10) + "Mi",
+			},
+			NodeSelector: nonEmpty(merged(s.NodeSelector, s.Executor.NodeSelector)),
+			Tolerations:  s.Executor.Tolerations,
+			Affinity:     s.Executor.Affinity,
+			Labels:       nonEmpty(maps.Clone(s.Executor.Labels)),
+		})
+	}
+	out, err := json.Marshal(groups)
+	if err != nil {
+		return "", err
+	}
+	return string(out), nil
+}
+
+// initialExecutors is how many executors the application starts with:
+// spark.executor.instances, or with dynamic allocation the largest of it,
+// the minimum and the initial executors (Spark's
+// Utils.getDynamicAllocationInitialExecutors).
+func initialExecutors(c map[string]string) int32 {
+	n := func(k string) int32 {
+		v, err := strconv.ParseInt(strings.TrimSpace(c[k]), 10, 32)
+		if err != nil || v < 0 {
+			return 0
+		}
+		return int32(v)
+	}
+	if on, _ := strconv.ParseBool(strings.TrimSpace(c[spark.ConfDynamicAllocationEnabled])); on {
+		return max(n(spark.ConfDynamicAllocationMinExecutors), n(spark.ConfDynamicAllocationInitialExecutors), n(spark.ConfExecutorInstances))
+	}
+	if _, ok := c[spark.ConfExecutorInstances]; !ok {
+		return 2 // Spark's default spark.executor.instances
+	}
+	return n(spark.ConfExecutorInstances)
+}
+
+func nonEmpty(m map[string]string) map[string]string {
+	if len(m) == 0 {
+		return nil
+	}
+	return m
+}

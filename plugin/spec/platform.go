@@ -1,0 +1,198 @@
+package spec
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/util/validation"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/sparkplug-io/sparkplug/plugin/spark"
+)
+
+// PrometheusPort is the JMX exporter's port: monitoring.prometheus.port,
+// or the Spark operator's default 8090.
+func (m *MonitoringSpec) PrometheusPort() int32 {
+	if m == nil || m.Prometheus == nil || m.Prometheus.Port == nil {
+		return spark.PrometheusPort
+	}
+	return *m.Prometheus.Port
+}
+
+// PrometheusPortName is the JMX exporter's container port name:
+// monitoring.prometheus.portName, or the Spark operator's default.
+func (m *MonitoringSpec) PrometheusPortName() string {
+	if m == nil || m.Prometheus == nil || m.Prometheus.PortName == nil || *m.Prometheus.PortName == "" {
+		return spark.PrometheusPortName
+	}
+	return *m.Prometheus.PortName
+}
+
+// validateMonitoring follows the Spark operator's monitoring, which does
+// anything only with prometheus set. sparkplug also honours
+// metricsProperties and metricsPropertiesFile alone (Spark's own sinks,
+// such as its PrometheusServlet, need no exporter), and rejects what the
+// operator would silently ignore: exposing metrics without the exporter
+// that serves them, or two sources for one file.
+func validateMonitoring(p *field.Path, s *SparkApplicationSpec) field.ErrorList {
+	m := s.Monitoring
+	if m == nil {
+		return nil
+	}
+	var errs field.ErrorList
+	if m.MetricsProperties != nil && m.MetricsPropertiesFile != nil {
+		errs = append(errs, field.Invalid(p.Child("metricsPropertiesFile"), *m.MetricsPropertiesFile, "give metricsProperties (the file's content) or metricsPropertiesFile (a file in the image), not both"))
+	}
+	if m.MetricsPropertiesFile != nil {
+		errs = append(errs, validateFilePath(p.Child("metricsPropertiesFile"), *m.MetricsPropertiesFile)...)
+	}
+	if m.Prometheus == nil {
+		for _, f := range []struct {
+			name string
+			on   bool
+		}{{"exposeDriverMetrics", m.ExposeDriverMetrics}, {"exposeExecutorMetrics", m.ExposeExecutorMetrics}} {
+			if f.on {
+				errs = append(errs, field.Required(p.Child("prometheus"), f.name+" needs prometheus: the JMX exporter java agent serves the metrics; give prometheus.jmxExporterJar"))
+			}
+		}
+		return errs
+	}
+
+	pp := p.Child("prometheus")
+	prom := m.Prometheus
+	switch jar := strings.TrimSpace(prom.JmxExporterJar); {
+	case jar == "":
+		errs = append(errs, field.Required(pp.Child("jmxExporterJar"), "give the path of the JMX exporter java agent jar in the image, e.g. /prometheus/jmx_prometheus_javaagent-0.20.0.jar"))
+	case strings.ContainsAny(prom.JmxExporterJar, " \t\r\n="):
+		errs = append(errs, field.Invalid(pp.Child("jmxExporterJar"), prom.JmxExporterJar, "must be a path without spaces or '=': it goes into -javaagent:<jar>=<port>:<config>"))
+	}
+	port := m.PrometheusPort()
+	if prom.Port != nil {
+		for _, msg := range validation.IsValidPortNum(int(port)) {
+			errs = append(errs, field.Invalid(pp.Child("port"), port, msg))
+		}
+		if port == spark.DriverPort || port == spark.BlockManagerPort || port == spark.UIPort {
+			errs = append(errs, field.Invalid(pp.Child("port"), port, "is one of Spark's own ports (7078, 7079, 4040); choose another"))
+		}
+	}
+	name := m.PrometheusPortName()
+	if prom.PortName != nil {
+		for _, msg := range validation.IsValidPortName(name) {
+			errs = append(errs, field.Invalid(pp.Child("portName"), name, msg))
+		}
+	}
+	for _, r := range []struct {
+		role   string
+		expose bool
+		ports  []Port
+	}{{spark.RoleDriver, m.ExposeDriverMetrics, s.Driver.Ports}, {spark.RoleExecutor, m.ExposeExecutorMetrics, s.Executor.Ports}} {
+		if !r.expose {
+			continue
+		}
+		for i, port := range r.ports {
+			if port.ContainerPort == m.PrometheusPort() || port.Name == name {
+				errs = append(errs, field.Invalid(rootPath.Child(r.role, "ports").Index(i), port.Name,
+					fmt.Sprintf("clashes with the JMX exporter's port %s %d (monitoring.prometheus.portName and port); choose another", name, m.PrometheusPort())))
+			}
+		}
+	}
+	if prom.ConfigFile != nil {
+		errs = append(errs, validateFilePath(pp.Child("configFile"), *prom.ConfigFile)...)
+		if prom.Configuration != nil {
+			errs = append(errs, field.Invalid(pp.Child("configFile"), *prom.ConfigFile, "give configuration (the exporter's YAML) or configFile (a file in the image), not both"))
+		}
+	}
+	return errs
+}
+
+func validateFilePath(p *field.Path, v string) field.ErrorList {
+	switch {
+	case strings.TrimSpace(v) == "":
+		return field.ErrorList{field.Required(p, "give the absolute path of the file in the image")}
+	case !strings.HasPrefix(v, "/") || strings.ContainsAny(v, " \t\r\n"):
+		return field.ErrorList{field.Invalid(p, v, "must be an absolute path without spaces, e.g. /etc/metrics/conf/metrics.properties")}
+	}
+	return nil
+}
+
+var supportedUIServiceTypes = []corev1.ServiceType{corev1.ServiceTypeClusterIP, corev1.ServiceTypeNodePort, corev1.ServiceTypeLoadBalancer}
+
+// validateSparkUIOptions checks the UI Service's shape; the Ingress fields
+// are in Unsupported.
+func validateSparkUIOptions(p *field.Path, o *SparkUIConfiguration) field.ErrorList {
+	if o == nil {
+		return nil
+	}
+	var errs field.ErrorList
+	if o.ServicePort != nil {
+		for _, msg := range validation.IsValidPortNum(int(*o.ServicePort)) {
+			errs = append(errs, field.Invalid(p.Child("servicePort"), *o.ServicePort, msg))
+		}
+	}
+	if o.ServicePortName != nil {
+		errs = append(errs, validateName(p.Child("servicePortName"), *o.ServicePortName, validation.IsDNS1123Label, "a Service port name")...)
+	}
+	if o.ServiceType != nil && !slices.Contains(supportedUIServiceTypes, *o.ServiceType) {
+		errs = append(errs, field.NotSupported(p.Child("serviceType"), *o.ServiceType, supportedUIServiceTypes))
+	}
+	errs = append(errs, validateLabels(p.Child("serviceLabels"), o.ServiceLabels)...)
+	errs = append(errs, validateAnnotations(p.Child("serviceAnnotations"), o.ServiceAnnotations)...)
+	return errs
+}
+
+var supportedBatchSchedulers = []string{spark.SchedulerVolcano, spark.SchedulerYuniKorn}
+
+// validateBatchScheduler accepts Volcano and YuniKorn (kube-scheduler is in
+// Unsupported). As with the Spark operator, batchScheduler names the pods'
+// scheduler, so a different driver or executor schedulerName is a
+// contradiction.
+func validateBatchScheduler(s *SparkApplicationSpec) field.ErrorList {
+	var errs field.ErrorList
+	p := rootPath.Child("batchScheduler")
+	if s.BatchScheduler != nil {
+		name := *s.BatchScheduler
+		switch name {
+		case spark.SchedulerVolcano, spark.SchedulerYuniKorn:
+			for role, sched := range map[string]*string{spark.RoleDriver: s.Driver.SchedulerName, spark.RoleExecutor: s.Executor.SchedulerName} {
+				if sched != nil && *sched != "" && *sched != name {
+					errs = append(errs, field.Invalid(rootPath.Child(role, "schedulerName"), *sched, fmt.Sprintf("batchScheduler %s schedules the Spark pods; remove schedulerName", name)))
+				}
+			}
+		case spark.SchedulerKubeScheduler: // see Unsupported
+		default:
+			errs = append(errs, field.NotSupported(p, name, supportedBatchSchedulers))
+		}
+	}
+	o := s.BatchSchedulerOptions
+	if o == nil {
+		return sortErrs(errs)
+	}
+	op := rootPath.Child("batchSchedulerOptions")
+	if s.BatchScheduler == nil {
+		errs = append(errs, field.Required(p, "batchSchedulerOptions needs a batchScheduler: volcano or yunikorn"))
+	}
+	if o.Queue != nil {
+		q := *o.Queue
+		switch {
+		case strings.TrimSpace(q) == "":
+			errs = append(errs, field.Invalid(op.Child("queue"), q, "must name a queue; remove queue for the scheduler's default"))
+		case s.BatchScheduler != nil && *s.BatchScheduler == spark.SchedulerYuniKorn:
+			// YuniKorn reads the queue from a label.
+			for _, msg := range validation.IsValidLabelValue(q) {
+				errs = append(errs, field.Invalid(op.Child("queue"), q, "is not a valid label value, which YuniKorn reads the queue from: "+msg))
+			}
+		}
+	}
+	if o.PriorityClassName != nil {
+		errs = append(errs, validateName(op.Child("priorityClassName"), *o.PriorityClassName, validation.IsDNS1123Subdomain, "a PriorityClass name")...)
+	}
+	return sortErrs(errs)
+}
+
+// sortErrs orders errors by field, so a map's iteration order never shows.
+func sortErrs(errs field.ErrorList) field.ErrorList {
+	slices.SortStableFunc(errs, func(a, b *field.Error) int { return strings.Compare(a.Field, b.Field) })
+	return errs
+}
