@@ -20,6 +20,7 @@ type command struct {
 func commands() []command {
 	return []command{
 		{"serve", "answer the Argo agent's template.execute calls (the plugin sidecar)", runServe},
+		{"render", "print the objects the plugin would create for a spark step, without a cluster", runRender},
 		{"version", "print the version", func(_ []string, stdout, _ io.Writer) error {
 			_, err := fmt.Fprintln(stdout, version)
 			return err

@@ -1,0 +1,107 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"strings"
+
+	"github.com/sparkplug-io/sparkplug/plugin/build"
+	"github.com/sparkplug-io/sparkplug/plugin/render"
+	"github.com/sparkplug-io/sparkplug/templates"
+)
+
+const renderSummary = `Print the objects the plugin would create for each spark step of a file (driver pod,
+ConfigMap with spark.properties and the executor pod template, driver Service, and the
+UI Service of sparkUIOptions), as YAML, without a cluster.
+
+The file (-f, or - for stdin) holds a bare spark body, a plugin: {spark: ...} snippet,
+an Argo template, or Workflows, WorkflowTemplates, ClusterWorkflowTemplates and
+CronWorkflows: every template with a spark body is rendered, after a "# template: <name>"
+comment. Parameters are substituted as Argo would from their value or default and
+spec.arguments (override with -p). What only the cluster knows takes placeholders:
+workflow uid 00000000-0000-0000-0000-000000000000, node <workflow>-<number>, the
+driver's uid in the owner references; the workflow's name is --workflow, else the
+document's name, else its generateName + xxxxx.
+
+An invalid body prints the message the plugin would put on the node and exits 1.`
+
+type renderOptions struct {
+	file         string
+	templatesDir string
+	params       []string
+	run          render.Options
+}
+
+func (o *renderOptions) validate() error {
+	if o.file == "" {
+		return errors.New("-f is required: the file to render, or - for stdin")
+	}
+	if o.run.Attempt < 1 {
+		return fmt.Errorf("--attempt %d: attempts count from 1", o.run.Attempt)
+	}
+	o.run.Parameters = map[string]string{}
+	for _, p := range o.params {
+		name, value, ok := strings.Cut(p, "=")
+		if !ok || name == "" {
+			return fmt.Errorf("-p %q: want NAME=VALUE", p)
+		}
+		o.run.Parameters[name] = value
+	}
+	return nil
+}
+
+func runRender(args []string, stdout, stderr io.Writer) error {
+	return renderMain(args, os.Stdin, stdout, stderr)
+}
+
+func renderMain(args []string, stdin io.Reader, stdout, _ io.Writer) error {
+	o := renderOptions{}
+	flags := newFlagSet("render", renderSummary, stdout)
+	flags.StringVarP(&o.file, "file", "f", "", "the file to render; - reads stdin")
+	flags.StringVar(&o.run.Workflow, "workflow", "", "the workflow's name (default: the document's name, else its generateName + xxxxx)")
+	flags.StringVar(&o.run.Namespace, "namespace", "", "the namespace (default: the document's, else default)")
+	flags.StringVar(&o.run.UID, "uid", "", "the workflow's uid (default: "+render.PlaceholderUID+")")
+	flags.StringVar(&o.run.NodeID, "node", "", "the Argo node id, for every step (default: <workflow>-<fnv32a of the template name>)")
+	flags.IntVar(&o.run.Attempt, "attempt", 1, "the restart-policy attempt")
+	flags.StringArrayVarP(&o.params, "parameter", "p", nil, "NAME=VALUE: sets inputs.parameters.NAME and workflow.parameters.NAME (repeatable)")
+	flags.StringVar(&o.templatesDir, "templates-dir", "", "directory overriding the built-in object templates, as for serve")
+	if err := flags.Parse(args); err != nil {
+		return err
+	}
+	if flags.NArg() > 0 {
+		return fmt.Errorf("unexpected arguments %q; give the file with -f", flags.Args())
+	}
+	if err := o.validate(); err != nil {
+		return err
+	}
+
+	var input []byte
+	var err error
+	if o.file == "-" {
+		input, err = io.ReadAll(stdin)
+	} else {
+		input, err = os.ReadFile(o.file)
+	}
+	if err != nil {
+		return fmt.Errorf("read %s: %w", o.file, err)
+	}
+	var tmpl fs.FS = templates.FS
+	if o.templatesDir != "" {
+		tmpl = os.DirFS(o.templatesDir)
+	}
+	builder, err := build.New(tmpl)
+	if err != nil {
+		return err
+	}
+	steps, err := render.Render(input, builder, o.run)
+	if err != nil {
+		return err
+	}
+	if err := render.Write(stdout, steps); err != nil {
+		return err
+	}
+	return render.Errors(steps)
+}

@@ -1,0 +1,106 @@
+package main
+
+import (
+	"bytes"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+var update = flag.Bool("update", false, "rewrite testdata/render/*.golden.yaml from sparkplug render's output")
+
+// sparkplug render prints the objects of a body and of every spark step
+// of a Workflow, as the golden files hold them.
+func TestRenderGolden(t *testing.T) {
+	tests := []struct {
+		input string
+		args  []string
+	}{
+		{"body.yaml", nil},
+		{"workflow.yaml", []string{"--uid", "7c1e2f4a-2b8d-4e63-9a0f-1d2c3b4a5e6f"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.input, func(t *testing.T) {
+			var stdout, stderr bytes.Buffer
+			args := append([]string{"-f", filepath.Join("testdata", "render", tt.input)}, tt.args...)
+			if err := renderMain(args, strings.NewReader(""), &stdout, &stderr); err != nil {
+				t.Fatalf("render %v: %v", args, err)
+			}
+			golden := filepath.Join("testdata", "render", strings.TrimSuffix(tt.input, ".yaml")+".golden.yaml")
+			if *update {
+				if err := os.WriteFile(golden, stdout.Bytes(), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			want, err := os.ReadFile(golden)
+			if err != nil {
+				t.Fatalf("%v (go test ./cmd/sparkplug/ -run RenderGolden -update writes it)", err)
+			}
+			if stdout.String() != string(want) {
+				t.Errorf("%s differs from sparkplug render's output (go test ./cmd/sparkplug/ -run RenderGolden -update rewrites it):\n%s", golden, stdout.String())
+			}
+		})
+	}
+}
+
+// -f - reads stdin.
+func TestRenderReadsStdin(t *testing.T) {
+	in, err := os.ReadFile(filepath.Join("testdata", "render", "body.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var fromFile, fromStdin bytes.Buffer
+	if err := renderMain([]string{"-f", filepath.Join("testdata", "render", "body.yaml")}, strings.NewReader(""), &fromFile, &bytes.Buffer{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := renderMain([]string{"-f", "-"}, bytes.NewReader(in), &fromStdin, &bytes.Buffer{}); err != nil {
+		t.Fatal(err)
+	}
+	if fromStdin.Len() == 0 || fromStdin.String() != fromFile.String() {
+		t.Errorf("stdin gave:\n%s\nthe file gave:\n%s", fromStdin.String(), fromFile.String())
+	}
+}
+
+// An invalid body is an error (main exits 1) whose text is the plugin's
+// message for the node, and nothing is printed.
+func TestRenderInvalidBodyFails(t *testing.T) {
+	body := "type: Scala\nimage: x:1\nmainClass: A\nmainApplicationFile: local:///a.jar\ndriver: {memroy: 1g}\n"
+	var stdout bytes.Buffer
+	err := renderMain([]string{"-f", "-"}, strings.NewReader(body), &stdout, &bytes.Buffer{})
+	want := `invalid spark body: spark.driver.memroy: Invalid value: "1g": unknown field "memroy"; did you mean "memory"?`
+	if err == nil || err.Error() != want {
+		t.Errorf("error %v, want %s", err, want)
+	}
+	if stdout.Len() != 0 {
+		t.Errorf("printed %q for an invalid body", stdout.String())
+	}
+}
+
+func TestRenderFlags(t *testing.T) {
+	tests := []struct {
+		args []string
+		want string
+	}{
+		{nil, "-f is required"},
+		{[]string{"-f", "x", "extra"}, "unexpected arguments"},
+		{[]string{"-f", "x", "--attempt", "0"}, "attempts count from 1"},
+		{[]string{"-f", "x", "-p", "novalue"}, "want NAME=VALUE"},
+		{[]string{"-f", filepath.Join("testdata", "render", "missing.yaml")}, "read testdata"},
+	}
+	for _, tt := range tests {
+		err := renderMain(tt.args, strings.NewReader(""), &bytes.Buffer{}, &bytes.Buffer{})
+		if err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("render %v: error %v, want %q", tt.args, err, tt.want)
+		}
+	}
+	var help bytes.Buffer
+	if err := run([]string{"render", "--help"}, &help, &bytes.Buffer{}); err != nil || !strings.Contains(help.String(), "Usage: sparkplug render") {
+		t.Errorf("--help: %v\n%s", err, help.String())
+	}
+	if !strings.Contains(usage(), "render") {
+		t.Error("sparkplug --help does not list render")
+	}
+}

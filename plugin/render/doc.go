@@ -1,0 +1,18 @@
+// Package render shows, with no cluster, the objects the plugin would create
+// for the spark steps of a file: the driver pod, the ConfigMap with
+// spark.properties and the executor pod template, the headless driver
+// Service, and what some bodies add (the UI Service). It backs
+// `sparkplug render`.
+//
+// A file holds one or more YAML documents, each one of: a bare spark body;
+// a `plugin: {spark: ...}` snippet or the `{spark: ...}` value alone; an
+// Argo template; or a Workflow, WorkflowTemplate, ClusterWorkflowTemplate or
+// CronWorkflow, whose every template with a spark body is a step. Each step
+// goes the plugin's own way: Argo's parameter substitution (as far as a file
+// allows: inputs.parameters from their value or default, workflow.parameters
+// from spec.arguments, workflow.name, namespace and uid, each overridable),
+// the template key of plugin/identity, spec.Parse, build.Builder.Cluster and
+// build.OwnedBy. An invalid body gives the one line the plugin would put on
+// the node. What only a cluster knows (the workflow's uid, the node id, the
+// created driver's uid) takes the placeholders in Options.
+package render

@@ -1,0 +1,357 @@
+package render
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"hash/fnv"
+	"io"
+	"regexp"
+	"strconv"
+	"strings"
+
+	wfv1 "github.com/argoproj/argo-workflows/v3/pkg/apis/workflow/v1alpha1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
+	"sigs.k8s.io/yaml"
+
+	"github.com/sparkplug-io/sparkplug/plugin/build"
+	"github.com/sparkplug-io/sparkplug/plugin/identity"
+	"github.com/sparkplug-io/sparkplug/plugin/spec"
+)
+
+// PluginName is the key of the spark body in a template's plugin value.
+const PluginName = "spark"
+
+// Placeholders for what only a cluster knows.
+const (
+	// PlaceholderUID is the workflow uid when Options.UID is empty.
+	PlaceholderUID = "00000000-0000-0000-0000-000000000000"
+	// PlaceholderDriverUID is the uid the ConfigMap's and Services' owner
+	// reference gives the driver pod, which the API server assigns.
+	PlaceholderDriverUID = "00000000-0000-0000-0000-00000000d71e"
+	// PlaceholderNamespace is the namespace when neither Options nor the
+	// document give one.
+	PlaceholderNamespace = "default"
+	// placeholderWorkflow names the workflow of a body or template given
+	// without one.
+	placeholderWorkflow = "render"
+	// generatedSuffix stands for the five characters Argo appends to a
+	// generateName.
+	generatedSuffix = "xxxxx"
+)
+
+// Options are the run a step is rendered for. Empty fields take a
+// placeholder: the workflow's name is Workflow, else the document's
+// metadata.name, else its generateName followed by xxxxx, else "render";
+// the namespace is Namespace, else the document's, else "default"; the uid
+// PlaceholderUID; the node id NodeID, else <workflow>-<fnv32a of the
+// template name>, the shape of Argo's node ids; the attempt 1.
+type Options struct {
+	Workflow  string
+	Namespace string
+	UID       string
+	NodeID    string
+	Attempt   int
+	// Parameters set inputs.parameters.<name> and
+	// workflow.parameters.<name>, over the values and defaults the file
+	// gives.
+	Parameters map[string]string
+}
+
+// Step is one spark step of the input and what the plugin would do with it.
+type Step struct {
+	// Template is the Argo template's name; empty for a bare body or a
+	// snippet without one.
+	Template string
+	// Run is the run the objects are built for.
+	Run build.Run
+	// Objects are the objects the plugin would create, owned as it owns
+	// them once the driver exists; nil when Err is set.
+	Objects *build.Objects
+	// Err is the message the plugin would put on the node.
+	Err error
+
+	tmpl wfv1.Template // after substitution
+}
+
+// Render finds every spark step in input and builds its objects with b. The
+// error is about the input itself (not YAML, no spark step); a step's own
+// problem is in its Err.
+func Render(input []byte, b *build.Builder, o Options) ([]Step, error) {
+	docs, err := documents(input)
+	if err != nil {
+		return nil, err
+	}
+	var steps []Step
+	for i, raw := range docs {
+		found, err := stepsOf(raw, o)
+		if err != nil {
+			if len(docs) > 1 {
+				return nil, fmt.Errorf("document %d: %w", i+1, err)
+			}
+			return nil, err
+		}
+		steps = append(steps, found...)
+	}
+	if len(steps) == 0 {
+		return nil, errors.New("no spark step found: give a spark body, a `plugin: {spark: ...}` template, or a Workflow, WorkflowTemplate or CronWorkflow with one (a step called through templateRef is rendered from its WorkflowTemplate's file)")
+	}
+	for i := range steps {
+		buildStep(b, &steps[i])
+	}
+	return steps, nil
+}
+
+// documents splits a YAML stream into its non-empty documents, as JSON.
+func documents(input []byte) ([][]byte, error) {
+	r := utilyaml.NewYAMLReader(bufio.NewReader(bytes.NewReader(input)))
+	var out [][]byte
+	for {
+		doc, err := r.Read()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, fmt.Errorf("read YAML: %w", err)
+		}
+		js, err := yaml.YAMLToJSON(doc)
+		if err != nil {
+			return nil, fmt.Errorf("read YAML: %w", err)
+		}
+		if t := bytes.TrimSpace(js); len(t) == 0 || bytes.Equal(t, []byte("null")) {
+			continue
+		}
+		out = append(out, js)
+	}
+	return out, nil
+}
+
+// stepsOf reads one document.
+func stepsOf(raw []byte, o Options) ([]Step, error) {
+	var probe map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &probe); err != nil {
+		return nil, fmt.Errorf("want a YAML object, got %s", kindOf(raw))
+	}
+	var kind struct {
+		Kind string `json:"kind"`
+	}
+	_ = json.Unmarshal(raw, &kind)
+	_, hasPlugin := probe["plugin"]
+	_, hasSpark := probe[PluginName]
+
+	switch {
+	case kind.Kind != "":
+		return workflowSteps(kind.Kind, raw, o)
+	case hasPlugin:
+		var t wfv1.Template
+		if err := json.Unmarshal(raw, &t); err != nil {
+			return nil, fmt.Errorf("decode the template: %w", err)
+		}
+		if _, ok := sparkBody(&t); !ok {
+			return nil, errors.New("the template's plugin has no spark body")
+		}
+		return []Step{prepare(t, metav1.ObjectMeta{}, nil, o)}, nil
+	case hasSpark && len(probe) == 1:
+		return []Step{prepare(templateFor(probe[PluginName]), metav1.ObjectMeta{}, nil, o)}, nil
+	default:
+		return []Step{prepare(templateFor(raw), metav1.ObjectMeta{}, nil, o)}, nil
+	}
+}
+
+// templateFor wraps a bare body in the template Argo would send for it.
+func templateFor(body json.RawMessage) wfv1.Template {
+	value, _ := json.Marshal(map[string]json.RawMessage{PluginName: body})
+	return wfv1.Template{Plugin: &wfv1.Plugin{Object: wfv1.Object{Value: value}}}
+}
+
+// workflowSteps reads a Workflow, a WorkflowTemplate, a
+// ClusterWorkflowTemplate or a CronWorkflow: every template with a spark
+// body, in order.
+func workflowSteps(kind string, raw []byte, o Options) ([]Step, error) {
+	var meta metav1.ObjectMeta
+	var ws *wfv1.WorkflowSpec
+	switch kind {
+	case "Workflow":
+		var w wfv1.Workflow
+		if err := json.Unmarshal(raw, &w); err != nil {
+			return nil, fmt.Errorf("decode the Workflow: %w", err)
+		}
+		meta, ws = w.ObjectMeta, &w.Spec
+	case "WorkflowTemplate":
+		var w wfv1.WorkflowTemplate
+		if err := json.Unmarshal(raw, &w); err != nil {
+			return nil, fmt.Errorf("decode the WorkflowTemplate: %w", err)
+		}
+		meta, ws = w.ObjectMeta, &w.Spec
+	case "ClusterWorkflowTemplate":
+		var w wfv1.ClusterWorkflowTemplate
+		if err := json.Unmarshal(raw, &w); err != nil {
+			return nil, fmt.Errorf("decode the ClusterWorkflowTemplate: %w", err)
+		}
+		meta, ws = w.ObjectMeta, &w.Spec
+	case "CronWorkflow":
+		var w wfv1.CronWorkflow
+		if err := json.Unmarshal(raw, &w); err != nil {
+			return nil, fmt.Errorf("decode the CronWorkflow: %w", err)
+		}
+		meta, ws = w.ObjectMeta, &w.Spec.WorkflowSpec
+	default:
+		return nil, fmt.Errorf("kind %s: want a Workflow, WorkflowTemplate, ClusterWorkflowTemplate or CronWorkflow, or no kind for a spark body or template", kind)
+	}
+	globals := map[string]string{}
+	for _, p := range ws.Arguments.Parameters {
+		if p.Value != nil {
+			globals["workflow.parameters."+p.Name] = p.Value.String()
+		}
+	}
+	var steps []Step
+	for _, t := range ws.Templates {
+		if _, ok := sparkBody(&t); ok {
+			steps = append(steps, prepare(t, meta, globals, o))
+		}
+	}
+	return steps, nil
+}
+
+// prepare substitutes the template's parameters and names its run.
+func prepare(t wfv1.Template, meta metav1.ObjectMeta, globals map[string]string, o Options) Step {
+	wf := build.WorkflowRef{Name: o.Workflow, Namespace: o.Namespace, UID: o.UID}
+	if wf.Name == "" {
+		switch {
+		case meta.Name != "":
+			wf.Name = meta.Name
+		case meta.GenerateName != "":
+			wf.Name = meta.GenerateName + generatedSuffix
+		default:
+			wf.Name = placeholderWorkflow
+		}
+	}
+	if wf.Namespace == "" {
+		wf.Namespace = meta.Namespace
+	}
+	if wf.Namespace == "" {
+		wf.Namespace = PlaceholderNamespace
+	}
+	if wf.UID == "" {
+		wf.UID = PlaceholderUID
+	}
+	node := o.NodeID
+	if node == "" {
+		h := fnv.New32a()
+		h.Write([]byte(t.Name))
+		node = wf.Name + "-" + strconv.FormatUint(uint64(h.Sum32()), 10)
+	}
+	step := Step{Template: t.Name, Run: build.Run{Workflow: wf, NodeID: node, Attempt: max(o.Attempt, 1)}}
+
+	scope := map[string]string{
+		"workflow.name":      wf.Name,
+		"workflow.namespace": wf.Namespace,
+		"workflow.uid":       wf.UID,
+	}
+	for k, v := range globals {
+		scope[k] = v
+	}
+	for _, p := range t.Inputs.Parameters {
+		switch {
+		case p.Value != nil:
+			scope["inputs.parameters."+p.Name] = p.Value.String()
+		case p.Default != nil:
+			scope["inputs.parameters."+p.Name] = p.Default.String()
+		}
+	}
+	for k, v := range o.Parameters {
+		scope["inputs.parameters."+k] = v
+		scope["workflow.parameters."+k] = v
+	}
+	sub, err := substitute(t, scope)
+	if err != nil {
+		step.Err = err
+		return step
+	}
+	key, err := identity.Key(&sub)
+	if err != nil {
+		step.Err = err
+		return step
+	}
+	step.Run.TemplateKey = key
+	step.tmpl = sub
+	return step
+}
+
+// buildStep does what the plugin does with a step's template: parse the
+// body, build the objects, and, once the driver exists, hand the others to
+// it. Its errors are the plugin's messages for the node.
+func buildStep(b *build.Builder, st *Step) {
+	if st.Err != nil {
+		return
+	}
+	raw, _ := sparkBody(&st.tmpl)
+	body, err := spec.Parse(raw)
+	if err != nil {
+		st.Err = err
+		return
+	}
+	objs, err := b.Cluster(body, st.Run)
+	if err != nil {
+		st.Err = fmt.Errorf("SUBMISSION_FAILED: build driver objects: %s", err)
+		return
+	}
+	driver := objs.Driver.DeepCopy()
+	driver.UID = types.UID(PlaceholderDriverUID)
+	build.OwnedBy(objs, driver)
+	st.Objects = objs
+}
+
+// tagPattern is an Argo template tag, {{...}}.
+var tagPattern = regexp.MustCompile(`\{\{[^{}]*\}\}`)
+
+// substitute replaces the tags scope knows, in the template's JSON text as
+// Argo does, so a value lands as text whatever the field's type. Tags it
+// does not know ({{item}}, {{tasks.x.outputs.result}}, expressions) are left
+// as they are.
+func substitute(t wfv1.Template, scope map[string]string) (wfv1.Template, error) {
+	b, err := json.Marshal(t)
+	if err != nil {
+		return wfv1.Template{}, fmt.Errorf("encode template %s: %w", t.Name, err)
+	}
+	out := tagPattern.ReplaceAllStringFunc(string(b), func(tag string) string {
+		v, ok := scope[strings.TrimSpace(tag[2:len(tag)-2])]
+		if !ok {
+			return tag
+		}
+		q := strconv.Quote(v)
+		return q[1 : len(q)-1]
+	})
+	var sub wfv1.Template
+	if err := json.Unmarshal([]byte(out), &sub); err != nil {
+		return wfv1.Template{}, fmt.Errorf("template %s after substitution: %w", t.Name, err)
+	}
+	return sub, nil
+}
+
+func sparkBody(t *wfv1.Template) (json.RawMessage, bool) {
+	if t.Plugin == nil || len(t.Plugin.Value) == 0 {
+		return nil, false
+	}
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(t.Plugin.Value, &m); err != nil {
+		return nil, false
+	}
+	raw, ok := m[PluginName]
+	return raw, ok
+}
+
+func kindOf(raw []byte) string {
+	switch t := bytes.TrimSpace(raw); {
+	case len(t) > 0 && t[0] == '[':
+		return "a list"
+	case len(t) > 0 && t[0] == '"':
+		return "a string"
+	default:
+		return "a scalar"
+	}
+}

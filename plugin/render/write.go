@@ -1,0 +1,89 @@
+package render
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"sigs.k8s.io/yaml"
+)
+
+// Write prints the objects of the steps that built as one YAML stream, in
+// creation order (driver pod, ConfigMap, Service, then the extras). Each
+// step's first document opens with comments naming its template and run.
+// Status and creationTimestamp, which only the API server fills, are left
+// out.
+func Write(w io.Writer, steps []Step) error {
+	first := true
+	for _, st := range steps {
+		if st.Objects == nil {
+			continue
+		}
+		objs := []any{st.Objects.Driver, st.Objects.ConfigMap, st.Objects.Service}
+		for _, o := range st.Objects.Extra {
+			objs = append(objs, o)
+		}
+		for i, o := range objs {
+			var b strings.Builder
+			if !first {
+				b.WriteString("---\n")
+			}
+			first = false
+			if i == 0 {
+				if st.Template != "" {
+					fmt.Fprintf(&b, "# template: %s\n", st.Template)
+				}
+				r := st.Run
+				fmt.Fprintf(&b, "# run: workflow %s (uid %s) in namespace %s, node %s, attempt %d\n",
+					r.Workflow.Name, r.Workflow.UID, r.Workflow.Namespace, r.NodeID, max(r.Attempt, 1))
+			}
+			out, err := clean(o)
+			if err != nil {
+				return err
+			}
+			b.Write(out)
+			if _, err := io.WriteString(w, b.String()); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// clean encodes an object without the fields only the API server fills.
+func clean(o any) ([]byte, error) {
+	raw, err := json.Marshal(o)
+	if err != nil {
+		return nil, fmt.Errorf("encode: %w", err)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(raw, &m); err != nil {
+		return nil, fmt.Errorf("encode: %w", err)
+	}
+	delete(m, "status")
+	if meta, ok := m["metadata"].(map[string]any); ok {
+		delete(meta, "creationTimestamp")
+	}
+	return yaml.Marshal(m)
+}
+
+// Errors is every failed step's message, one per line: the plugin's
+// message for the node, as it is for a single step, after the step's
+// template (or node) when the input has several.
+func Errors(steps []Step) error {
+	var errs []error
+	for _, st := range steps {
+		switch {
+		case st.Err == nil:
+		case len(steps) == 1:
+			errs = append(errs, st.Err)
+		case st.Template != "":
+			errs = append(errs, fmt.Errorf("template %s: %w", st.Template, st.Err))
+		default:
+			errs = append(errs, fmt.Errorf("node %s: %w", st.Run.NodeID, st.Err))
+		}
+	}
+	return errors.Join(errs...)
+}
