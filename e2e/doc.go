@@ -6,6 +6,13 @@
 //
 //	make e2e      # or: go test -tags e2e -count=1 -v ./e2e/...
 //
+// Knobs (environment variables read by TestMain only):
+//
+//	SPARKPLUG_E2E_PLUGIN=bin/sparkplug   run this binary instead of building ./cmd/sparkplug
+//	SPARKPLUG_E2E_KEEP=1                 keep the state dirs (logs, kubeconfigs) after the run
+//	SPARKPLUG_E2E_TOKEN_MODE=host-file   agents read the plugin token from /var/run/argo (root)
+//	                                     instead of a private mount namespace
+//
 // One environment serves every test of the binary (TestMain); tests share
 // its namespace and run in parallel where they do not restart shared
 // processes. The subpackages are the harness: cluster (the control plane),

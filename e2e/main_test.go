@@ -10,6 +10,7 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/sparkplug-io/sparkplug/e2e/argo"
 	"github.com/sparkplug-io/sparkplug/e2e/framework"
 )
 
@@ -27,6 +28,8 @@ func run(m *testing.M) int {
 		// A prebuilt binary (make build's bin/sparkplug) instead of
 		// building ./cmd/sparkplug.
 		PluginBinary: os.Getenv("SPARKPLUG_E2E_PLUGIN"),
+		// mount-namespace or host-file; empty chooses.
+		AgentTokenMode: argo.TokenMode(os.Getenv("SPARKPLUG_E2E_TOKEN_MODE")),
 	})
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "e2e: start the environment: %v\n", err)

@@ -59,6 +59,9 @@ type AgentOptions struct {
 	// Log receives the agents' lifecycle; each agent's own output goes to
 	// <LogDir>/agent-<pod>.log.
 	Log *slog.Logger
+	// Mode forces how agents get the token; empty chooses: a mount
+	// namespace if one can be made, else (root only) host files.
+	Mode TokenMode
 }
 
 // Agents plays kubelet for Argo agent pods: it runs `argoexec agent main`
@@ -78,6 +81,10 @@ type Agents struct {
 	agents  map[types.UID]*agent
 	stopped bool
 	wg      sync.WaitGroup
+	// hostTokens are the token files written to the host (TokenHostFile),
+	// removed by Stop, and with them /var/run/argo if it was made here.
+	hostTokens  []string
+	madeRunArgo bool
 }
 
 type agent struct {
@@ -102,8 +109,21 @@ func RunAgents(ctx context.Context, c *cluster.Cluster, opts AgentOptions) (*Age
 	if err := os.MkdirAll(filepath.Join(a.run, "argo"), 0o755); err != nil {
 		return nil, fmt.Errorf("create agent run dir: %w", err)
 	}
-	if err := a.chooseTokenMode(ctx); err != nil {
-		return nil, err
+	a.mode = opts.Mode
+	if a.mode == "" {
+		if err := a.chooseTokenMode(ctx); err != nil {
+			return nil, err
+		}
+	} else if a.mode == TokenMountNamespace {
+		a.unsh = []string{"unshare", "--mount", "--propagation", "private"}
+		if os.Geteuid() != 0 {
+			a.unsh = []string{"unshare", "--user", "--map-root-user", "--mount", "--propagation", "private"}
+		}
+	}
+	if a.mode == TokenHostFile {
+		if _, err := os.Stat(varRunArgo); os.IsNotExist(err) {
+			a.madeRunArgo = true
+		}
 	}
 	opts.Log.Info("agents get the plugin token", "mode", string(a.mode))
 
@@ -192,6 +212,11 @@ func (a *Agents) writeTokens(plugins []string) error {
 		}
 		if err := os.Rename(tmp, path); err != nil {
 			return fmt.Errorf("write token of plugin %s: %w", name, err)
+		}
+		if a.mode == TokenHostFile {
+			a.mu.Lock()
+			a.hostTokens = append(a.hostTokens, path)
+			a.mu.Unlock()
 		}
 	}
 	return nil
@@ -416,4 +441,11 @@ func (a *Agents) Stop() {
 	}
 	a.queue.ShutDown()
 	a.wg.Wait()
+	for _, p := range a.hostTokens {
+		_ = os.Remove(p)
+		_ = os.Remove(filepath.Dir(p))
+	}
+	if a.madeRunArgo {
+		_ = os.Remove(varRunArgo) // only if empty
+	}
 }

@@ -51,6 +51,9 @@ type Options struct {
 	// PluginBinary is a sparkplug binary to run instead of building
 	// ./cmd/sparkplug of the repository.
 	PluginBinary string
+	// AgentTokenMode forces how agents read the plugin token (see
+	// argo.TokenMode); empty chooses.
+	AgentTokenMode argo.TokenMode
 }
 
 // Versions are the versions of what runs.
@@ -202,6 +205,7 @@ func Start(ctx context.Context, opts Options) (_ *Env, err error) {
 	}
 	if e.Agents, err = argo.RunAgents(bgCtx, e.Cluster, argo.AgentOptions{
 		BinDir: e.binDir, Dir: e.dir, Token: token, Log: e.log.With("component", "agents"),
+		Mode: opts.AgentTokenMode,
 	}); err != nil {
 		return nil, err
 	}
