@@ -2,7 +2,11 @@ package spec
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"reflect"
+	"regexp"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -128,4 +132,145 @@ func TestUnsupportedRowsAreRejected(t *testing.T) {
 			checkErrs(t, invalid.Errs, []wantErr{{u.Path, "Forbidden: not supported yet by sparkplug: " + u.Why}})
 		})
 	}
+}
+
+// referenceRow is a row of README's field reference: the fields it names
+// (rooted at "spark"), with a value when the row is about one value only.
+type referenceRow struct {
+	path, value string
+	rejected    bool
+}
+
+// readmeReference parses the table of README's "The spark body: field
+// reference" section: | `field`[, `field`...] | honoured or rejected | how |,
+// a field written `path: value` for one value of it.
+func readmeReference(t *testing.T) []referenceRow {
+	t.Helper()
+	raw, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := string(raw)
+	start := strings.Index(text, "\n## The spark body: field reference\n")
+	if start < 0 {
+		t.Fatal(`README.md has no "## The spark body: field reference" section`)
+	}
+	section := text[start+1:]
+	if end := strings.Index(section[1:], "\n## "); end >= 0 {
+		section = section[:end+1]
+	}
+	var rows []referenceRow
+	for _, line := range strings.Split(section, "\n") {
+		if !strings.HasPrefix(line, "| `") {
+			continue
+		}
+		cells := strings.Split(line, "|")
+		if len(cells) < 4 {
+			t.Errorf("README reference row %q: want | field | honoured or rejected | how |", line)
+			continue
+		}
+		status := strings.TrimSpace(cells[2])
+		if status != "honoured" && status != "rejected" {
+			t.Errorf("README reference row %q: status %q, want honoured or rejected", line, status)
+			continue
+		}
+		if strings.TrimSpace(cells[3]) == "" {
+			t.Errorf("README reference row %q says nothing about how", line)
+		}
+		for _, m := range regexp.MustCompile("`([^`]+)`").FindAllStringSubmatch(cells[1], -1) {
+			path, value, _ := strings.Cut(m[1], ": ")
+			rows = append(rows, referenceRow{path: "spark." + path, value: value, rejected: status == "rejected"})
+		}
+	}
+	if len(rows) == 0 {
+		t.Fatal("README's field reference has no rows")
+	}
+	return rows
+}
+
+// README's field reference says of every field what Unsupported says:
+// rejected exactly when it has a row there. It names every field of the
+// types, and every field of a struct only partly honoured.
+func TestReadmeReferenceMatchesSupport(t *testing.T) {
+	rows := readmeReference(t)
+	type key struct{ path, value string }
+	listed := map[key]referenceRow{}
+	for _, r := range rows {
+		k := key{r.path, r.value}
+		if _, dup := listed[k]; dup {
+			t.Errorf("README lists %s %s twice", r.path, r.value)
+		}
+		listed[k] = r
+	}
+	unsupported := map[key]bool{}
+	for _, u := range Unsupported {
+		unsupported[key{u.Path, u.Value}] = true
+		r, ok := listed[key{u.Path, u.Value}]
+		switch {
+		case !ok:
+			t.Errorf("README's field reference does not list %s (rejected: %s)", show(u.Path, u.Value), u.Why)
+		case !r.rejected:
+			t.Errorf("README says %s is honoured, but it is in Unsupported: %s", show(u.Path, u.Value), u.Why)
+		}
+	}
+	for _, r := range rows {
+		if r.rejected && !unsupported[key{r.path, r.value}] {
+			t.Errorf("README says %s is rejected, but it is not in Unsupported", show(r.path, r.value))
+		}
+	}
+
+	// Every field, and every sub-field of a struct with a field in Unsupported.
+	var want []string
+	for _, name := range jsonFields(reflect.TypeFor[SparkApplicationSpec]()).names {
+		if name != "driver" && name != "executor" {
+			want = append(want, "spark."+name)
+		}
+	}
+	for role, typ := range map[string]reflect.Type{"driver": reflect.TypeFor[DriverSpec](), "executor": reflect.TypeFor[ExecutorSpec]()} {
+		for _, name := range jsonFields(typ).names {
+			want = append(want, "spark."+role+"."+name)
+		}
+	}
+	for _, u := range Unsupported {
+		parent := u.Path[:strings.LastIndex(u.Path, ".")]
+		if parent == "spark" || strings.Count(parent, ".") < 1 {
+			continue
+		}
+		if typ, ok := typeAt(reflect.TypeFor[SparkApplicationSpec](), strings.TrimPrefix(parent, "spark.")); ok {
+			for _, name := range jsonFields(typ).names {
+				want = append(want, parent+"."+name)
+			}
+		}
+	}
+	slices.Sort(want)
+	for _, f := range slices.Compact(want) {
+		if _, ok := listed[key{f, ""}]; !ok {
+			t.Errorf("README's field reference does not list %s", f)
+		}
+	}
+}
+
+// typeAt is the struct type at a dotted path of JSON field names.
+func typeAt(t reflect.Type, dotted string) (reflect.Type, bool) {
+	for _, name := range strings.Split(dotted, ".") {
+		for t.Kind() == reflect.Pointer || t.Kind() == reflect.Slice {
+			t = t.Elem()
+		}
+		f, ok := jsonFields(t).byName[name]
+		if !ok {
+			return nil, false
+		}
+		t = t.FieldByIndex(f.index).Type
+	}
+	for t.Kind() == reflect.Pointer || t.Kind() == reflect.Slice {
+		t = t.Elem()
+	}
+	return t, t.Kind() == reflect.Struct
+}
+
+func show(path, value string) string {
+	if value == "" {
+		return path
+	}
+	return path + ": " + value
 }
