@@ -48,6 +48,17 @@ func validateMonitoring(p *field.Path, s *SparkApplicationSpec) field.ErrorList 
 	if m.MetricsPropertiesFile != nil {
 		errs = append(errs, validateFilePath(p.Child("metricsPropertiesFile"), *m.MetricsPropertiesFile)...)
 	}
+	// The run's own metrics files are mounted over the directory.
+	mounted := m.MetricsPropertiesFile == nil && (m.Prometheus != nil || m.MetricsProperties != nil) ||
+		m.Prometheus != nil && m.Prometheus.ConfigFile == nil
+	for _, f := range []struct {
+		path *field.Path
+		file *string
+	}{{p.Child("metricsPropertiesFile"), m.MetricsPropertiesFile}, {p.Child("prometheus", "configFile"), promConfigFile(m)}} {
+		if mounted && f.file != nil && strings.HasPrefix(*f.file, spark.MetricsConfDir+"/") {
+			errs = append(errs, field.Invalid(f.path, *f.file, "is hidden by the run's metrics files, which are mounted at "+spark.MetricsConfDir+"; keep the file elsewhere in the image"))
+		}
+	}
 	if m.Prometheus == nil {
 		for _, f := range []struct {
 			name string
@@ -105,6 +116,13 @@ func validateMonitoring(p *field.Path, s *SparkApplicationSpec) field.ErrorList 
 		}
 	}
 	return errs
+}
+
+func promConfigFile(m *MonitoringSpec) *string {
+	if m.Prometheus == nil {
+		return nil
+	}
+	return m.Prometheus.ConfigFile
 }
 
 func validateFilePath(p *field.Path, v string) field.ErrorList {

@@ -410,6 +410,13 @@ func TestValidate(t *testing.T) {
 			{"spark.driver.ports[0]", "clashes with the JMX exporter's port a_b 9000"},
 			{"spark.monitoring.prometheus.configFile", "not both"},
 		}},
+		{"a file in the image under the mounted metrics files", func(s *spec) {
+			s.Monitoring = &MonitoringSpec{MetricsPropertiesFile: ptr("/etc/metrics/conf/metrics.properties"), Prometheus: &PrometheusSpec{JmxExporterJar: "/j.jar"}}
+		}, []wantErr{{"spark.monitoring.metricsPropertiesFile", "is hidden by the run's metrics files, which are mounted at /etc/metrics/conf"}}},
+		{"both files in the image: nothing is mounted", func(s *spec) {
+			s.Monitoring = &MonitoringSpec{MetricsPropertiesFile: ptr("/etc/metrics/conf/metrics.properties"),
+				Prometheus: &PrometheusSpec{JmxExporterJar: "/j.jar", ConfigFile: ptr("/etc/metrics/conf/prometheus.yaml")}}
+		}, nil},
 		{"prometheus on Spark's port", func(s *spec) {
 			s.Monitoring = &MonitoringSpec{Prometheus: &PrometheusSpec{JmxExporterJar: "/j.jar", Port: ptr[int32](4040)}}
 		}, []wantErr{{"spark.monitoring.prometheus.port", "is one of Spark's own ports"}}},
