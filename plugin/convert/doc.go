@@ -1,0 +1,19 @@
+// Package convert turns the Spark operator's SparkApplications and
+// ScheduledSparkApplications (sparkoperator.k8s.io/v1beta2) into Argo
+// Workflows and CronWorkflows whose one template is a sparkplug step, for
+// people moving off the operator (`sparkplug convert`).
+//
+// Convert is pure: YAML bytes in (any number of documents, Lists
+// expanded), typed Argo objects and Findings out. The `spec` of a
+// SparkApplication, or the `spec.template` of a ScheduledSparkApplication,
+// becomes the step's `spark` body unchanged, value for value; it is run
+// through spec.Parse, and each problem the plugin would fail the step on is
+// a Finding with its path in the input. The schedule is read with package
+// schedule, as Argo reads it. Whatever does not carry over as it was (a
+// status, an owner, an @every interval, a name too long for Argo, another
+// kind) is a Finding with its path, never dropped silently; the mapping
+// itself is documented in the README ("Coming from the Spark operator").
+//
+// Marshal writes an object as YAML without the fields a new object has
+// empty (status, creationTimestamp); the command does the I/O.
+package convert
