@@ -1,0 +1,125 @@
+//go:build integration
+
+package build
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	nodev1 "k8s.io/api/node/v1"
+	schedulingv1 "k8s.io/api/scheduling/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/yaml"
+
+	"github.com/sparkplug-io/sparkplug/e2e/cluster"
+	"github.com/sparkplug-io/sparkplug/plugin/spark"
+)
+
+// testCluster is etcd and kube-apiserver.
+var testCluster *cluster.Cluster
+
+func TestMain(m *testing.M) {
+	os.Exit(cluster.Main(m, cluster.Options{}, func(c *cluster.Cluster) { testCluster = c }))
+}
+
+var dryRun = metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}, FieldValidation: metav1.FieldValidationStrict}
+
+// What every golden input builds passes the API server's validation and
+// admission: the driver pod, the ConfigMap, the Services, the extras, and
+// the executor pod template as Spark would make an executor of it (Spark
+// adds the name, image and args; the rest is the template's).
+func TestGoldenObjectsServerSideDryRun(t *testing.T) {
+	ctx := context.Background()
+	inputs, err := filepath.Glob(filepath.Join("testdata", "*.input.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := newBuilder(t)
+	core := testCluster.Client.CoreV1()
+	for _, in := range inputs {
+		name := strings.TrimSuffix(filepath.Base(in), ".input.yaml")
+		t.Run(name, func(t *testing.T) {
+			run, ok := goldenRuns[name]
+			if !ok {
+				run = goldenRuns["default"]
+			}
+			s := readBody(t, in)
+			prepare(t, run.Workflow.Namespace, s.Driver.ServiceAccount, s.Executor.ServiceAccount)
+			objs, err := b.Cluster(s, run)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ns := run.Workflow.Namespace
+			if _, err := core.Pods(ns).Create(ctx, objs.Driver, dryRun); err != nil {
+				t.Errorf("driver pod: %v", err)
+			}
+			driver := objs.Driver.DeepCopy()
+			driver.UID = "6f1d1d5e-0000-4000-8000-000000000001"
+			OwnedBy(objs, driver)
+			if _, err := core.ConfigMaps(ns).Create(ctx, objs.ConfigMap, dryRun); err != nil {
+				t.Errorf("ConfigMap: %v", err)
+			}
+			if _, err := core.Services(ns).Create(ctx, objs.Service, dryRun); err != nil {
+				t.Errorf("Service: %v", err)
+			}
+			for _, o := range objs.Extra {
+				svc, ok := o.(*corev1.Service)
+				if !ok {
+					t.Errorf("extra object %T: teach this test to create it", o)
+					continue
+				}
+				if _, err := core.Services(ns).Create(ctx, svc, dryRun); err != nil {
+					t.Errorf("extra Service %s: %v", svc.Name, err)
+				}
+			}
+
+			var exec corev1.Pod
+			if err := yaml.UnmarshalStrict([]byte(objs.ConfigMap.Data[spark.ExecutorPodTemplateKey]), &exec); err != nil {
+				t.Fatal(err)
+			}
+			exec.Name = objs.Driver.Name[:len(objs.Driver.Name)-len("driver")] + "exec-1"
+			exec.Spec.RestartPolicy = corev1.RestartPolicyNever
+			for i := range exec.Spec.Containers {
+				if exec.Spec.Containers[i].Image == "" {
+					exec.Spec.Containers[i].Image = "spark:3.5.1"
+				}
+			}
+			if _, err := core.Pods(ns).Create(ctx, &exec, dryRun); err != nil {
+				t.Errorf("an executor from the template: %v", err)
+			}
+		})
+	}
+}
+
+// prepare makes what the golden pods refer to: their namespace, service
+// accounts, priority classes and runtime class.
+func prepare(t *testing.T, ns string, accounts ...*string) {
+	t.Helper()
+	ctx := context.Background()
+	c := testCluster.Client
+	if _, err := c.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
+		t.Fatal(err)
+	}
+	for _, sa := range append(accounts, ptrTo("default")) {
+		if sa != nil {
+			if err := testCluster.EnsureServiceAccount(ctx, ns, *sa); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	for _, pc := range []string{"high", "low", "from-template", "batch-high", "batch-low", "driver-critical"} {
+		_, err := c.SchedulingV1().PriorityClasses().Create(ctx, &schedulingv1.PriorityClass{ObjectMeta: metav1.ObjectMeta{Name: pc}, Value: 1000}, metav1.CreateOptions{})
+		if err != nil && !apierrors.IsAlreadyExists(err) {
+			t.Fatal(err)
+		}
+	}
+	_, err := c.NodeV1().RuntimeClasses().Create(ctx, &nodev1.RuntimeClass{ObjectMeta: metav1.ObjectMeta{Name: "gvisor"}, Handler: "runsc"}, metav1.CreateOptions{})
+	if err != nil && !apierrors.IsAlreadyExists(err) {
+		t.Fatal(err)
+	}
+}
