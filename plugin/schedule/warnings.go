@@ -65,7 +65,7 @@ const dstWindow = 36 * time.Hour
 // starts with the local times the schedule names.
 func (s *Schedule) Warnings(from, to time.Time) []Warning {
 	if s.every > 0 {
-		return []Warning{everyWarning(s.every)}
+		return []Warning{everyWarning(s.Expr, s.every)}
 	}
 	if s.sched.Next(from).IsZero() {
 		return []Warning{{Kind: Never, Message: "robfig/cron finds no run within five years (a date that does not exist, such as February 30?), so Argo never runs it"}}
@@ -77,15 +77,15 @@ func (s *Schedule) Warnings(from, to time.Time) []Warning {
 	return ws
 }
 
-func everyWarning(d time.Duration) Warning {
+func everyWarning(expr string, d time.Duration) Warning {
 	same := "no cron schedule has this rate: choose one close to it"
 	if crons := CronFor(d); len(crons) > 0 {
 		same = fmt.Sprintf("the same rate on the clock: schedules %s", quoteAll(crons))
 	}
 	return Warning{Kind: Every, Message: fmt.Sprintf(
-		"@every %s starts again whenever Argo's controller handles the CronWorkflow: after each run, at its %s resync and on a restart "+
+		"%s starts again whenever Argo's controller handles the CronWorkflow: after each run, at its %s resync and on a restart "+
 			"it adds the schedule anew and robfig/cron counts the interval from then. The runs drift later than listed, "+
-			"and an interval of %s or more may never elapse; %s", d, shortDuration(ResyncPeriod), shortDuration(ResyncPeriod), same)}
+			"and an interval of %s or more may never elapse; %s", expr, shortDuration(ResyncPeriod), shortDuration(ResyncPeriod), same)}
 }
 
 // offsetChange is a change of a zone's UTC offset.
