@@ -1,0 +1,288 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/spf13/pflag"
+
+	"github.com/sparkplug-io/sparkplug/plugin/convert"
+)
+
+const convertSummary = `Convert the Spark operator's SparkApplications and ScheduledSparkApplications
+(sparkoperator.k8s.io/v1beta2) into Argo Workflows and CronWorkflows whose one
+template, "spark", runs the application as a sparkplug step.
+
+Each -f is a YAML file, a directory (its *.yaml and *.yml files, recursively) or
+- for stdin; documents may be many, and Lists (kubectl get -o yaml) are expanded.
+The objects go to stdout as one YAML stream, or with -o one file per object,
+named <kind>-<name>.yaml.
+
+The SparkApplication's spec (a ScheduledSparkApplication's spec.template) becomes
+the spark body unchanged. A SparkApplication is one run, so its Workflow gets
+generateName <name>- and is submitted once per run (argo submit FILE); --keep-names
+keeps metadata.name instead. The namespace, labels and annotations stay; metadata
+the API server or kubectl set (uid, resourceVersion, generation,
+creationTimestamp, managedFields, last-applied-configuration, ...) is left out.
+
+Everything that does not carry over as it was is reported on stderr as
+FILE:LINE: KIND NAME: PATH: what happened: a status, owners, other kinds (skipped),
+each problem the plugin would fail the step on, a schedule or zone Argo refuses,
+an @every interval (written as the cron schedules of its rate), a name longer
+than Argo allows (shortened with a hash). The objects are written all the same.
+
+Exit status: 0 when everything converted without a report, 1 when anything was
+reported, 2 on a usage error.`
+
+type convertOptions struct {
+	files     []string
+	outputDir string
+	run       convert.Options
+}
+
+func (o *convertOptions) validate() error {
+	if len(o.files) == 0 {
+		return errors.New("-f is required: a file, a directory or - for stdin")
+	}
+	stdin := 0
+	for _, f := range o.files {
+		if f == "-" {
+			stdin++
+			continue
+		}
+		if _, err := os.Stat(f); err != nil {
+			return fmt.Errorf("-f %s: %w", f, err)
+		}
+	}
+	if stdin > 1 {
+		return errors.New("-f - given more than once: stdin is read once")
+	}
+	return nil
+}
+
+// exitError is an error main exits with a status other than 1 for, or an
+// exit status without a message.
+type exitError struct {
+	code int
+	err  error
+}
+
+func (e *exitError) Error() string {
+	if e.err == nil {
+		return ""
+	}
+	return e.err.Error()
+}
+
+func (e *exitError) Unwrap() error { return e.err }
+
+// ExitCode is the status main exits with.
+func (e *exitError) ExitCode() int { return e.code }
+
+// exitCode is the status main exits with for err: its ExitCode, else 1.
+func exitCode(err error) int {
+	var e interface{ ExitCode() int }
+	if errors.As(err, &e) {
+		return e.ExitCode()
+	}
+	return 1
+}
+
+// usageError exits 2 and points to --help.
+func usageError(command string, err error) error {
+	return &exitError{code: 2, err: fmt.Errorf("%w (see sparkplug %s --help)", err, command)}
+}
+
+func runConvert(args []string, stdout, stderr io.Writer) error {
+	return convertMain(args, os.Stdin, stdout, stderr)
+}
+
+func convertMain(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+	o := convertOptions{}
+	flags := newFlagSet("convert", convertSummary, stdout)
+	flags.StringArrayVarP(&o.files, "filename", "f", nil, "a YAML file, a directory of them (recursively) or - for stdin; repeatable")
+	flags.StringVarP(&o.outputDir, "output-dir", "o", "", "write one file per object into this directory (created if missing) instead of to stdout")
+	flags.BoolVar(&o.run.KeepNames, "keep-names", false, "name each Workflow after its SparkApplication instead of generateName <name>-")
+	if err := flags.Parse(args); err != nil {
+		if errors.Is(err, pflag.ErrHelp) {
+			return err
+		}
+		return usageError("convert", err)
+	}
+	if flags.NArg() > 0 {
+		return usageError("convert", fmt.Errorf("unexpected arguments %q; give the files with -f", flags.Args()))
+	}
+	if err := o.validate(); err != nil {
+		return usageError("convert", err)
+	}
+
+	sources, err := readSources(o.files, stdin)
+	if err != nil {
+		return err
+	}
+	out := newConvertOutput(o.outputDir, stdout)
+	reported, objects, written := 0, 0, 0
+	for _, src := range sources {
+		if src.err != nil {
+			fmt.Fprintf(stderr, "%s: %v\n", src.name, src.err)
+			reported++
+			continue
+		}
+		for _, r := range convert.Convert(src.data, o.run) {
+			objects++
+			for _, f := range r.Findings {
+				fmt.Fprintf(stderr, "%s: %s\n", locate(src.name, r), f)
+			}
+			if len(r.Findings) > 0 {
+				reported++
+			}
+			if r.Object == nil {
+				continue
+			}
+			note, err := out.write(src.name, r)
+			if err != nil {
+				return err
+			}
+			if note != "" {
+				fmt.Fprintf(stderr, "%s: %s\n", locate(src.name, r), note)
+				reported++
+			}
+			written++
+		}
+	}
+	switch {
+	case objects == 0 && reported == 0:
+		return &exitError{code: 1, err: errors.New("convert: no objects in the input")}
+	case reported > 0:
+		return &exitError{code: 1, err: fmt.Errorf("convert: %d written, %d with something to report (above)", written, reported)}
+	}
+	return nil
+}
+
+// source is one input: a file, or stdin.
+type source struct {
+	name string
+	data []byte
+	err  error
+}
+
+// readSources reads the -f values in order, a directory's YAML files in
+// lexical order. A file that cannot be read is a source with an error,
+// reported; a directory without YAML files too.
+func readSources(files []string, stdin io.Reader) ([]source, error) {
+	var sources []source
+	for _, f := range files {
+		if f == "-" {
+			data, err := io.ReadAll(stdin)
+			if err != nil {
+				return nil, fmt.Errorf("read stdin: %w", err)
+			}
+			sources = append(sources, source{name: "<stdin>", data: data})
+			continue
+		}
+		info, err := os.Stat(f)
+		if err != nil {
+			return nil, err
+		}
+		if !info.IsDir() {
+			data, err := os.ReadFile(f)
+			sources = append(sources, source{name: f, data: data, err: err})
+			continue
+		}
+		n := len(sources)
+		err = filepath.WalkDir(f, func(path string, d fs.DirEntry, err error) error {
+			if err != nil {
+				sources = append(sources, source{name: path, err: err})
+				return nil
+			}
+			if d.IsDir() || (filepath.Ext(path) != ".yaml" && filepath.Ext(path) != ".yml") {
+				return nil
+			}
+			data, err := os.ReadFile(path)
+			sources = append(sources, source{name: path, data: data, err: err})
+			return nil
+		})
+		if err != nil {
+			return nil, fmt.Errorf("read %s: %w", f, err)
+		}
+		if len(sources) == n {
+			sources = append(sources, source{name: f, err: errors.New("no *.yaml or *.yml files in this directory")})
+		}
+	}
+	return sources, nil
+}
+
+// locate is where a result came from: FILE:LINE, the List item, the kind
+// and name.
+func locate(file string, r convert.Result) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s:%d", file, r.Line)
+	if r.Item >= 0 {
+		fmt.Fprintf(&b, ": items[%d]", r.Item)
+	}
+	if r.Kind != "" {
+		name := r.Name
+		if r.Namespace != "" {
+			name = r.Namespace + "/" + name
+		}
+		fmt.Fprintf(&b, ": %s %s", r.Kind, name)
+	}
+	return b.String()
+}
+
+// convertOutput writes converted objects to stdout, or one file each
+// into a directory.
+type convertOutput struct {
+	dir    string
+	stdout io.Writer
+	docs   int
+	files  map[string]string // file name -> the input it was written for
+}
+
+func newConvertOutput(dir string, stdout io.Writer) *convertOutput {
+	return &convertOutput{dir: dir, stdout: stdout, files: map[string]string{}}
+}
+
+// write writes one object. note, when not empty, says where it went
+// instead of where one would look.
+func (o *convertOutput) write(file string, r convert.Result) (note string, err error) {
+	y, err := convert.Marshal(r.Object)
+	if err != nil {
+		return "", err
+	}
+	from := locate(file, r)
+	header := "# Converted by sparkplug convert from " + from + "\n"
+	if o.dir == "" {
+		sep := ""
+		if o.docs > 0 {
+			sep = "---\n"
+		}
+		o.docs++
+		_, err := fmt.Fprintf(o.stdout, "%s%s%s", sep, header, y)
+		return "", err
+	}
+	if err := os.MkdirAll(o.dir, 0o755); err != nil {
+		return "", err
+	}
+	name := strings.TrimSuffix(r.Object.GetName()+r.Object.GetGenerateName(), "-")
+	base := strings.ToLower(r.Object.GetObjectKind().GroupVersionKind().Kind) + "-" + name
+	fileName := base + ".yaml"
+	for i := 2; o.files[fileName] != ""; i++ {
+		fileName = fmt.Sprintf("%s-%d.yaml", base, i)
+	}
+	if fileName != base+".yaml" {
+		note = fmt.Sprintf("written to %s: %s.yaml holds %s", fileName, base, o.files[base+".yaml"])
+	}
+	o.files[fileName] = from
+	path := filepath.Join(o.dir, fileName)
+	if err := os.WriteFile(path, append([]byte(header), y...), 0o644); err != nil {
+		return "", err
+	}
+	_, err = fmt.Fprintln(o.stdout, path)
+	return note, err
+}

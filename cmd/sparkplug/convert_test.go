@@ -1,0 +1,245 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	wfv1 "github.com/argoproj/argo-workflows/v3/pkg/apis/workflow/v1alpha1"
+	"github.com/spf13/pflag"
+	"sigs.k8s.io/yaml"
+)
+
+// Inputs of the convert package's golden tests.
+var (
+	ksoSparkPi   = filepath.Join("..", "..", "plugin", "convert", "testdata", "kso-spark-pi.input.yaml")
+	ksoScheduled = filepath.Join("..", "..", "plugin", "convert", "testdata", "kso-spark-pi-scheduled.input.yaml")
+	findingsFile = filepath.Join("..", "..", "plugin", "convert", "testdata", "findings.input.yaml")
+)
+
+type cmdResult struct {
+	stdout, stderr string
+	err            error
+}
+
+// runCmd runs sparkplug with args as main would, stdin given.
+func runCmd(t *testing.T, stdin string, args ...string) cmdResult {
+	t.Helper()
+	var stdout, stderr bytes.Buffer
+	var err error
+	switch args[0] {
+	case "convert":
+		err = convertMain(args[1:], strings.NewReader(stdin), &stdout, &stderr)
+	default:
+		err = run(args, &stdout, &stderr)
+	}
+	if errors.Is(err, pflag.ErrHelp) {
+		err = nil
+	}
+	return cmdResult{stdout.String(), stderr.String(), err}
+}
+
+// status is the exit status main gives r.
+func (r cmdResult) status() int {
+	if r.err == nil {
+		return 0
+	}
+	return exitCode(r.err)
+}
+
+func TestConvertHelp(t *testing.T) {
+	r := runCmd(t, "", "convert", "--help")
+	if r.err != nil {
+		t.Fatal(r.err)
+	}
+	for _, want := range []string{"Usage: sparkplug convert [flags]", "-f, --filename", "-o, --output-dir", "--keep-names", "generateName <name>-", "Exit status: 0"} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("convert --help does not say %q:\n%s", want, r.stdout)
+		}
+	}
+	if r := runCmd(t, "", "--help"); !strings.Contains(r.stdout, "  convert ") || !strings.Contains(r.stdout, "  schedule ") {
+		t.Errorf("sparkplug --help lists no convert and schedule:\n%s", r.stdout)
+	}
+}
+
+func TestConvertExitStatus(t *testing.T) {
+	dir := t.TempDir()
+	comments := filepath.Join(dir, "comments.yaml")
+	if err := os.WriteFile(comments, []byte("# nothing here\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name  string
+		stdin string
+		args  []string
+		want  int
+		msg   string // a part of the error, or of stderr
+	}{
+		{"clean", "", []string{"-f", ksoSparkPi}, 0, ""},
+		{"something to report", "", []string{"-f", ksoScheduled}, 1, "1 written, 1 with something to report"},
+		{"findings and other kinds", "", []string{"-f", findingsFile}, 1, "kind: a ConfigMap (v1)"},
+		{"no objects", "", []string{"-f", comments}, 1, "no objects in the input"},
+		{"no -f", "", nil, 2, "-f is required"},
+		{"a file that does not exist", "", []string{"-f", filepath.Join(dir, "missing.yaml")}, 2, "no such file or directory (see sparkplug convert --help)"},
+		{"stdin twice", "", []string{"-f", "-", "-f", "-"}, 2, "stdin is read once"},
+		{"positional arguments", "", []string{ksoSparkPi}, 2, "give the files with -f"},
+		{"an unknown flag", "", []string{"-f", ksoSparkPi, "--output", "x"}, 2, "unknown flag: --output"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := runCmd(t, tt.stdin, append([]string{"convert"}, tt.args...)...)
+			if got := r.status(); got != tt.want {
+				t.Errorf("exit status %d, want %d (error %v, stderr %s)", got, tt.want, r.err, r.stderr)
+			}
+			if tt.msg != "" && (r.err == nil || !strings.Contains(r.err.Error(), tt.msg)) && !strings.Contains(r.stderr, tt.msg) {
+				t.Errorf("error %v, stderr %q; want %q in either", r.err, r.stderr, tt.msg)
+			}
+		})
+	}
+}
+
+// -f - reads stdin and writes what -f FILE writes.
+func TestConvertReadsStdin(t *testing.T) {
+	in, err := os.ReadFile(ksoScheduled)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fromFile := runCmd(t, "", "convert", "-f", ksoScheduled)
+	fromStdin := runCmd(t, string(in), "convert", "-f", "-")
+	if fromStdin.stdout == "" || strings.ReplaceAll(fromFile.stdout, ksoScheduled, "<stdin>") != fromStdin.stdout {
+		t.Errorf("stdin wrote\n%s\nthe file\n%s", fromStdin.stdout, fromFile.stdout)
+	}
+	if !strings.HasPrefix(fromStdin.stderr, "<stdin>:22: ScheduledSparkApplication default/spark-pi-scheduled: spec.schedule: ") {
+		t.Errorf("stderr %q; want each report to start with <stdin>:LINE: KIND NAMESPACE/NAME: PATH", fromStdin.stderr)
+	}
+	if fromStdin.status() != 1 {
+		t.Errorf("exit status %d, want 1", fromStdin.status())
+	}
+}
+
+// stdout is one YAML stream; each object opens with where it came from.
+func TestConvertWritesAStream(t *testing.T) {
+	r := runCmd(t, "", "convert", "-f", ksoSparkPi, "-f", ksoScheduled)
+	docs := strings.Split(r.stdout, "\n---\n")
+	if len(docs) != 2 {
+		t.Fatalf("%d documents, want 2:\n%s", len(docs), r.stdout)
+	}
+	if !strings.HasPrefix(docs[0], "# Converted by sparkplug convert from "+ksoSparkPi+":20: SparkApplication default/spark-pi\n") {
+		t.Errorf("first document opens with %q", strings.SplitN(docs[0], "\n", 2)[0])
+	}
+	wf, cw := &wfv1.Workflow{}, &wfv1.CronWorkflow{}
+	if err := yaml.UnmarshalStrict([]byte(docs[0]), wf); err != nil || wf.GenerateName != "spark-pi-" {
+		t.Errorf("first document: %v, generateName %q", err, wf.GenerateName)
+	}
+	if err := yaml.UnmarshalStrict([]byte(docs[1]), cw); err != nil || cw.Name != "spark-pi-scheduled" {
+		t.Errorf("second document: %v, name %q", err, cw.Name)
+	}
+}
+
+// -o writes one file per object, named after its kind and name, and says
+// where a second object of the same name went.
+func TestConvertOutputDir(t *testing.T) {
+	dir := t.TempDir()
+	inputs := filepath.Join(dir, "in")
+	if err := os.MkdirAll(filepath.Join(inputs, "nested"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for name, from := range map[string]string{"a.yaml": ksoSparkPi, "nested/b.yml": ksoScheduled, "nested/c.yaml": ksoSparkPi} {
+		data, err := os.ReadFile(from)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(inputs, name), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(inputs, "notes.txt"), []byte("not YAML"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "out")
+	r := runCmd(t, "", "convert", "-f", inputs, "-o", out)
+
+	wantFiles := []string{"workflow-spark-pi.yaml", "cronworkflow-spark-pi-scheduled.yaml", "workflow-spark-pi-2.yaml"}
+	var listed []string
+	for _, f := range wantFiles {
+		listed = append(listed, filepath.Join(out, f))
+	}
+	if got := strings.Split(strings.TrimSpace(r.stdout), "\n"); strings.Join(got, ",") != strings.Join(listed, ",") {
+		t.Errorf("stdout lists %q, want %q", got, listed)
+	}
+	if !strings.Contains(r.stderr, "nested/c.yaml:20: SparkApplication default/spark-pi: written to workflow-spark-pi-2.yaml: workflow-spark-pi.yaml holds "+filepath.Join(inputs, "a.yaml")+":20") {
+		t.Errorf("stderr does not say where the second spark-pi went:\n%s", r.stderr)
+	}
+	if r.status() != 1 {
+		t.Errorf("exit status %d, want 1", r.status())
+	}
+	entries, err := os.ReadDir(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(entries) != len(wantFiles) {
+		t.Errorf("%d files in %s, want %d", len(entries), out, len(wantFiles))
+	}
+	data, err := os.ReadFile(filepath.Join(out, "cronworkflow-spark-pi-scheduled.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cw := &wfv1.CronWorkflow{}
+	if err := yaml.UnmarshalStrict(data, cw); err != nil || cw.Spec.Schedules[0] != "*/3 * * * *" {
+		t.Errorf("%v; schedules %q", err, cw.Spec.Schedules)
+	}
+}
+
+func TestConvertKeepNames(t *testing.T) {
+	r := runCmd(t, "", "convert", "-f", ksoSparkPi, "--keep-names")
+	wf := &wfv1.Workflow{}
+	if err := yaml.Unmarshal([]byte(r.stdout), wf); err != nil || wf.Name != "spark-pi" || wf.GenerateName != "" {
+		t.Errorf("%v: name %q generateName %q; want the name", err, wf.Name, wf.GenerateName)
+	}
+}
+
+// The binary exits with the statuses the help promises.
+func TestBinaryExitStatus(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary")
+	}
+	bin := filepath.Join(t.TempDir(), "sparkplug")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	tests := []struct {
+		args []string
+		want int
+	}{
+		{[]string{"convert", "-f", ksoSparkPi}, 0},
+		{[]string{"convert", "-f", ksoScheduled}, 1},
+		{[]string{"convert"}, 2},
+		{[]string{"convert", "--help"}, 0},
+		{[]string{"schedule", "30 2 * * *", "--timezone", "Europe/Berlin"}, 0},
+		{[]string{"schedule", "61 * * * *"}, 1},
+		{[]string{"schedule"}, 2},
+	}
+	for _, tt := range tests {
+		cmd := exec.Command(bin, tt.args...)
+		var stderr bytes.Buffer
+		cmd.Stderr = &stderr
+		err := cmd.Run()
+		got := 0
+		var exit *exec.ExitError
+		if errors.As(err, &exit) {
+			got = exit.ExitCode()
+		} else if err != nil {
+			t.Fatal(err)
+		}
+		if got != tt.want {
+			t.Errorf("sparkplug %q: exit status %d, want %d; stderr:\n%s", tt.args, got, tt.want, stderr.String())
+		}
+		if got == 1 && !strings.Contains(stderr.String(), "sparkplug: ") {
+			t.Errorf("sparkplug %q: exit 1 without saying why:\n%s", tt.args, stderr.String())
+		}
+	}
+}
