@@ -3,6 +3,8 @@ package main
 import (
 	"bytes"
 	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -139,4 +141,50 @@ func TestScheduleExitStatus(t *testing.T) {
 			}
 		})
 	}
+}
+
+// The README's sparkplug schedule example is what the command prints.
+func TestReadmeScheduleExample(t *testing.T) {
+	readme, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const prompt = "$ sparkplug schedule "
+	text := string(readme)
+	start := strings.Index(text, prompt)
+	if start < 0 {
+		t.Fatal("README.md has no sparkplug schedule example")
+	}
+	block := text[start:]
+	block = block[:strings.Index(block, "```")]
+	command, want, _ := strings.Cut(block, "\n")
+	args, err := splitShell(strings.TrimPrefix(command, prompt))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := runScheduleAt(t, "2026-01-01T00:00:00Z", args...)
+	if r.err != nil {
+		t.Fatal(r.err)
+	}
+	if got := r.stdout + r.stderr; got != want {
+		t.Errorf("README.md shows\n%s\nsparkplug %s prints\n%s", want, strings.Join(args, " "), got)
+	}
+}
+
+// splitShell splits a command line with single-quoted words.
+func splitShell(s string) ([]string, error) {
+	var args []string
+	for s = strings.TrimSpace(s); s != ""; s = strings.TrimSpace(s) {
+		if rest, ok := strings.CutPrefix(s, "'"); ok {
+			word, after, found := strings.Cut(rest, "'")
+			if !found {
+				return nil, errors.New("unterminated quote in " + s)
+			}
+			args, s = append(args, word), after
+			continue
+		}
+		word, after, _ := strings.Cut(s, " ")
+		args, s = append(args, word), after
+	}
+	return args, nil
 }
