@@ -76,7 +76,7 @@ func TestScheduleLists(t *testing.T) {
 			`In UTC (no timezone: the workflow-controller's zone), after 2026-06-01 00:00 UTC:
   2026-06-01 Mon 01:30 UTC  2026-06-01T01:30:00Z
   2026-06-01 Mon 03:00 UTC  2026-06-01T03:00:00Z
-`, []string{`warning: @every 90m starts again whenever Argo's controller handles the CronWorkflow`, `the same rate on the clock: schedules "0 */3 * * *" and "30 1-23/3 * * *"`}},
+`, []string{`warning: @every 90m: Argo's controller adds a CronWorkflow's schedules anew each time it handles it`, `the same rate on the clock: schedules "0 */3 * * *" and "30 1-23/3 * * *"`}},
 		{"Sao Paulo, no daylight saving since 2019", "2026-06-01T00:00:00Z", []string{"0 0 * * *", "--timezone", "America/Sao_Paulo", "--next", "1"},
 			`In America/Sao_Paulo, after 2026-05-31 21:00 -03:
   2026-06-01 Mon 00:00 -03  2026-06-01T03:00:00Z

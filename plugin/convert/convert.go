@@ -83,7 +83,8 @@ type Result struct {
 	// Item is the index in the document's List items, or -1 when the
 	// document is the object itself.
 	Item int
-	// APIVersion, Kind, Namespace and Name are the input's.
+	// APIVersion, Kind, Namespace and Name are the input's; Name is its
+	// generateName when it has no name.
 	APIVersion, Kind, Namespace, Name string
 	// Object is what was written, or nil when the input was skipped.
 	Object   Object

@@ -355,14 +355,14 @@ func TestScheduleMapping(t *testing.T) {
   timeZone: Europe/Berlin`, []string{"0 9 * * *"}, "Asia/Tokyo", map[string]string{
 			"spec.timeZone": `"Europe/Berlin" is ignored by the Spark operator, as spec.schedule starts with its own zone; the CronWorkflow's timezone is "Asia/Tokyo"`}},
 		{"@every 3m: the same rate on the clock", `  schedule: "@every 3m"`, []string{"*/3 * * * *"}, "", map[string]string{
-			"spec.schedule": `"@every 3m" became schedules "*/3 * * * *": Argo's controller adds a schedule anew`}},
+			"spec.schedule": `"@every 3m" became schedules "*/3 * * * *": Argo's controller adds a CronWorkflow's schedules anew`}},
 		{"@every 90m: two schedules", `  schedule: "@every 90m"`, []string{"0 */3 * * *", "30 1-23/3 * * *"}, "", map[string]string{
 			"spec.schedule": `became schedules "0 */3 * * *", "30 1-23/3 * * *"`}},
 		{"@every 2h in a zone with daylight saving", `  schedule: "@every 2h"
   timeZone: Europe/Berlin`, []string{"0 */2 * * *"}, "Europe/Berlin", map[string]string{
 			"spec.schedule": "they are read in Europe/Berlin, where daylight saving skips or repeats some local times"}},
 		{"@every 7m: kept", `  schedule: "@every 7m"`, []string{"@every 7m"}, "", map[string]string{
-			"spec.schedule": `"@every 7m" kept, but Argo's controller adds a schedule anew`}},
+			"spec.schedule": `"@every 7m" kept, but Argo's controller adds a CronWorkflow's schedules anew`}},
 		{"malformed: written, reported", `  schedule: "0 25 * * *"`, []string{"0 25 * * *"}, "", map[string]string{
 			"spec.schedule": `Argo refuses the CronWorkflow: cron schedule "0 25 * * *" is malformed: end of range (25) above maximum (23)`}},
 		{"unknown timeZone", `  schedule: "0 2 * * *"

@@ -28,11 +28,6 @@ var scheduledFields = []string{
 	"successfulRunHistoryLimit", "failedRunHistoryLimit",
 }
 
-// everyWhy is why an @every schedule does not carry over as it is.
-var everyWhy = fmt.Sprintf("Argo's controller adds a schedule anew each time it handles the CronWorkflow "+
-	"(after each run, at its %.0fm resync, on a restart) and robfig/cron then counts an @every interval from that moment, "+
-	"so the runs drift and an interval of %.0fm or more may never elapse", schedule.ResyncPeriod.Minutes(), schedule.ResyncPeriod.Minutes())
-
 // scheduledSparkApplication is the CronWorkflow running the template of a
 // ScheduledSparkApplication on its schedule.
 func scheduledSparkApplication(meta metav1.ObjectMeta, specValue any, f *findings) Object {
@@ -149,7 +144,7 @@ func convertSchedule(expr, timeZone string, f *findings) ([]string, string) {
 	}
 	crons := schedule.CronFor(every)
 	if len(crons) == 0 {
-		f.add("spec.schedule", "%q kept, but %s; no cron schedule has its rate: choose one close to it", expr, everyWhy)
+		f.add("spec.schedule", "%q kept, but %s; no cron schedule has its rate: choose one close to it", expr, schedule.EveryCaveat)
 		return schedules, tz
 	}
 	where := ""
@@ -157,7 +152,7 @@ func convertSchedule(expr, timeZone string, f *findings) ([]string, string) {
 		where = fmt.Sprintf("; they are read in %s, where daylight saving skips or repeats some local times: `sparkplug schedule` shows which", tz)
 	}
 	f.add("spec.schedule", "%q became %s: %s; these run at the same rate, counted from midnight rather than from the last run%s",
-		expr, quoteList(crons), everyWhy, where)
+		expr, quoteList(crons), schedule.EveryCaveat, where)
 	return crons, tz
 }
 

@@ -77,15 +77,17 @@ func (s *Schedule) Warnings(from, to time.Time) []Warning {
 	return ws
 }
 
+// EveryCaveat is what Argo does to an @every schedule.
+var EveryCaveat = fmt.Sprintf("Argo's controller adds a CronWorkflow's schedules anew each time it handles it "+
+	"(after each run, at its %s resync, on a restart) and robfig/cron counts an @every interval from that moment, "+
+	"so the runs drift later and an interval of %s or more may never elapse", shortDuration(ResyncPeriod), shortDuration(ResyncPeriod))
+
 func everyWarning(expr string, d time.Duration) Warning {
 	same := "no cron schedule has this rate: choose one close to it"
 	if crons := CronFor(d); len(crons) > 0 {
 		same = fmt.Sprintf("the same rate on the clock: schedules %s", quoteAll(crons))
 	}
-	return Warning{Kind: Every, Message: fmt.Sprintf(
-		"%s starts again whenever Argo's controller handles the CronWorkflow: after each run, at its %s resync and on a restart "+
-			"it adds the schedule anew and robfig/cron counts the interval from then. The runs drift later than listed, "+
-			"and an interval of %s or more may never elapse; %s", expr, shortDuration(ResyncPeriod), shortDuration(ResyncPeriod), same)}
+	return Warning{Kind: Every, Message: fmt.Sprintf("%s: %s; %s", expr, EveryCaveat, same)}
 }
 
 // offsetChange is a change of a zone's UTC offset.

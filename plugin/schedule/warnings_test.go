@@ -58,7 +58,7 @@ func TestWarnings(t *testing.T) {
 			kind: Skipped, wall: []string{"2026-10-04 02:15"}, msg: "clocks go forward from 02:00 +1030 to 02:30 +11",
 		}}},
 		{"@every 90m", "@every 90m", "", "2026-01-01T00:00:00Z", "2027-01-01T00:00:00Z", []want{{
-			kind: Every, msg: `@every 90m starts again whenever Argo's controller handles the CronWorkflow: after each run, at its 20m resync and on a restart it adds the schedule anew and robfig/cron counts the interval from then. The runs drift later than listed, and an interval of 20m or more may never elapse; the same rate on the clock: schedules "0 */3 * * *" and "30 1-23/3 * * *"`,
+			kind: Every, msg: `@every 90m: Argo's controller adds a CronWorkflow's schedules anew each time it handles it (after each run, at its 20m resync, on a restart) and robfig/cron counts an @every interval from that moment, so the runs drift later and an interval of 20m or more may never elapse; the same rate on the clock: schedules "0 */3 * * *" and "30 1-23/3 * * *"`,
 		}}},
 		{"@every 3m", "@every 3m", "Europe/Berlin", "2026-01-01T00:00:00Z", "2027-01-01T00:00:00Z", []want{{
 			kind: Every, msg: `the same rate on the clock: schedules "*/3 * * * *"`,
