@@ -40,9 +40,6 @@ const (
 	e2eSkip              = "skip"
 )
 
-// pluginName is the key of the spark body in a template's plugin value.
-const pluginName = "spark"
-
 // testNamespace is where the tests build and create the examples' objects.
 const testNamespace = "examples"
 
@@ -429,7 +426,7 @@ func sparkCalls(docs []*document) (calls []call, errs []error) {
 			errs = append(errs, fmt.Errorf("%s: %w", path, err))
 			return
 		}
-		switch _, ok, err := sparkBody(&sub); {
+		switch _, ok, err := spec.BodyOf(&sub); {
 		case err != nil:
 			errs = append(errs, fmt.Errorf("%s: %w", path, err))
 		case ok:
@@ -486,7 +483,7 @@ func sparkCalls(docs []*document) (calls []call, errs []error) {
 	for _, d := range docs {
 		for i := range d.spec.Templates {
 			tmpl := &d.spec.Templates[i]
-			if _, ok, _ := sparkBody(tmpl); !ok || reached[tmpl] {
+			if _, ok, _ := spec.BodyOf(tmpl); !ok || reached[tmpl] {
 				continue
 			}
 			if d.kind == workflow.WorkflowTemplateKind {
@@ -648,21 +645,6 @@ func templateNamed(s *wfv1.WorkflowSpec, name string) *wfv1.Template {
 	return nil
 }
 
-// sparkBody is the raw spark body of a plugin template, taken as the plugin
-// takes it (plugin/execute): the plugin value is an object, its key "spark"
-// the body.
-func sparkBody(t *wfv1.Template) (json.RawMessage, bool, error) {
-	if t.Plugin == nil || len(t.Plugin.Value) == 0 {
-		return nil, false, nil
-	}
-	var m map[string]json.RawMessage
-	if err := json.Unmarshal(t.Plugin.Value, &m); err != nil {
-		return nil, false, fmt.Errorf("template.plugin is not an object: %w", err)
-	}
-	raw, ok := m[pluginName]
-	return raw, ok, nil
-}
-
 func TestExamplesTemplatesResolve(t *testing.T) {
 	calls, errs := sparkCalls(loadExamples(t))
 	for _, err := range errs {
@@ -684,7 +666,7 @@ type rendered struct {
 // objects of its first attempt. The node id is <workflow>-<fnv32a of the
 // path>, shaped like Argo's.
 func render(b *build.Builder, c call) (*rendered, error) {
-	raw, _, err := sparkBody(&c.tmpl)
+	raw, _, err := spec.BodyOf(&c.tmpl)
 	if err != nil {
 		return nil, err
 	}
@@ -855,7 +837,7 @@ func TestSubstituteAsArgoDoes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	raw, _, err := sparkBody(&sub)
+	raw, _, err := spec.BodyOf(&sub)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -977,3 +977,22 @@ func TestTimeToLiveDeletesFinishedDriversOnceRecorded(t *testing.T) {
 	e.recordResult("node-1", r)
 	e.waitDeleted(d.Name, "after its ttl and the recorded result")
 }
+
+func TestUIServiceIsCreatedAndOwnedByTheDriver(t *testing.T) {
+	e := newEnv(t, "ui")
+	tmpl := template(t, "spark-pi", sparkPi+"sparkUIOptions:\n  servicePort: 8080\n")
+	e.setTasks(map[string]*wfv1.Template{"node-1": tmpl})
+	r := e.execute(tmpl)
+	d := e.onlyDriver()
+	ui, err := testCluster.Client.CoreV1().Services(e.ns).Get(context.Background(), build.UIServiceName(d.Name), metav1.GetOptions{})
+	if err != nil {
+		t.Fatalf("UI service: %v", err)
+	}
+	if refs := ui.OwnerReferences; len(refs) != 1 || refs[0].UID != d.UID {
+		t.Fatalf("UI service owners %+v, want the driver", refs)
+	}
+	want := fmt.Sprintf("http://%s.%s.svc:8080", ui.Name, e.ns)
+	if got := param(r, "spark-ui"); got != want {
+		t.Fatalf("spark-ui output %q, want %q", got, want)
+	}
+}

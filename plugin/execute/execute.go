@@ -28,9 +28,6 @@ import (
 	"github.com/sparkplug-io/sparkplug/plugin/state"
 )
 
-// PluginName is the key of the plugin body in a template: plugin: {spark: ...}.
-const PluginName = "spark"
-
 // Output parameter names every spark node reports.
 const (
 	OutputApplicationID = "application-id"
@@ -121,7 +118,7 @@ func (c *Core) Execute(ctx context.Context, args executor.ExecuteTemplateArgs) (
 	if args.Template == nil || args.Workflow == nil {
 		return none, fmt.Errorf("%w: the request needs workflow and template", ErrBadRequest)
 	}
-	raw, ok, err := sparkBody(args.Template)
+	raw, ok, err := spec.BodyOf(args.Template)
 	if err != nil {
 		return none, fmt.Errorf("%w: %w", ErrBadRequest, err)
 	}
@@ -379,13 +376,19 @@ func (r *request) reply(phase wfv1.NodePhase, message string, driver *corev1.Pod
 	node := &wfv1.NodeResult{Phase: phase, Message: message}
 	if driver != nil {
 		appID := driver.Labels[spark.LabelAppSelector]
-		svc := build.ServiceName(driver.Name)
+		svc, port := build.ServiceName(driver.Name), int32(spark.UIPort)
+		if o := r.body.SparkUIOptions; o != nil {
+			svc = build.UIServiceName(driver.Name)
+			if o.ServicePort != nil {
+				port = *o.ServicePort
+			}
+		}
 		node.Outputs = &wfv1.Outputs{
 			Result: &appID,
 			Parameters: []wfv1.Parameter{
 				{Name: OutputApplicationID, Value: wfv1.AnyStringPtr(appID)},
 				{Name: OutputDriverPod, Value: wfv1.AnyStringPtr(driver.Name)},
-				{Name: OutputSparkUI, Value: wfv1.AnyStringPtr(fmt.Sprintf("http://%s.%s.svc:%d", svc, driver.Namespace, spark.UIPort))},
+				{Name: OutputSparkUI, Value: wfv1.AnyStringPtr(fmt.Sprintf("http://%s.%s.svc:%d", svc, driver.Namespace, port))},
 				{Name: OutputAttempt, Value: wfv1.AnyStringPtr(strconv.Itoa(attemptOf(driver)))},
 			},
 		}
@@ -704,7 +707,8 @@ func (r *request) ensureCompanions(rn *run) error {
 		return nil
 	}
 	cm, svc := build.ConfigMapName(head.Name), build.ServiceName(head.Name)
-	if r.scope.HasConfigMap(cm) && r.scope.HasService(svc) {
+	uiReady := r.body.SparkUIOptions == nil || r.scope.HasService(build.UIServiceName(head.Name))
+	if r.scope.HasConfigMap(cm) && r.scope.HasService(svc) && uiReady {
 		return nil
 	}
 	objs, err := r.core.builder.Cluster(r.body, build.Run{
@@ -730,10 +734,21 @@ func (r *request) companions(objs *build.Objects, driver *corev1.Pod) error {
 			r.scope.Wrote(cm)
 		}
 	}
-	if !r.scope.HasService(objs.Service.Name) {
-		svc, err := r.core.clients.Kube.CoreV1().Services(r.wf.Namespace).Create(r.ctx, objs.Service, metav1.CreateOptions{})
+	services := []*corev1.Service{objs.Service}
+	for _, o := range objs.Extra {
+		svc, ok := o.(*corev1.Service)
+		if !ok {
+			return fmt.Errorf("the builder asked for a %T, which sparkplug does not create", o)
+		}
+		services = append(services, svc)
+	}
+	for _, want := range services {
+		if r.scope.HasService(want.Name) {
+			continue
+		}
+		svc, err := r.core.clients.Kube.CoreV1().Services(r.wf.Namespace).Create(r.ctx, want, metav1.CreateOptions{})
 		if err != nil && !apierrors.IsAlreadyExists(err) {
-			return fmt.Errorf("create service %s: %w", objs.Service.Name, err)
+			return fmt.Errorf("create service %s: %w", want.Name, err)
 		}
 		if err == nil {
 			r.scope.Wrote(svc)
@@ -784,20 +799,6 @@ func (r *request) transient(format string, args ...any) *executor.ExecuteTemplat
 
 func failed(message string) executor.ExecuteTemplateReply {
 	return executor.ExecuteTemplateReply{Node: &wfv1.NodeResult{Phase: wfv1.NodeFailed, Message: message}}
-}
-
-// sparkBody returns the raw `spark` value of a plugin template, and whether
-// the template is a spark template at all.
-func sparkBody(t *wfv1.Template) (json.RawMessage, bool, error) {
-	if t.Plugin == nil || len(t.Plugin.Value) == 0 {
-		return nil, false, nil
-	}
-	var m map[string]json.RawMessage
-	if err := json.Unmarshal(t.Plugin.Value, &m); err != nil {
-		return nil, false, fmt.Errorf("template.plugin is not an object: %w", err)
-	}
-	raw, ok := m[PluginName]
-	return raw, ok, nil
 }
 
 func isTransient(err error) bool {

@@ -23,9 +23,6 @@ import (
 	"github.com/sparkplug-io/sparkplug/plugin/spec"
 )
 
-// PluginName is the key of the spark body in a template's plugin value.
-const PluginName = "spark"
-
 // Placeholders for what only a cluster knows.
 const (
 	// PlaceholderUID is the workflow uid when Options.UID is empty.
@@ -141,7 +138,7 @@ func stepsOf(raw []byte, o Options) ([]Step, error) {
 	}
 	_ = json.Unmarshal(raw, &kind)
 	_, hasPlugin := probe["plugin"]
-	_, hasSpark := probe[PluginName]
+	_, hasSpark := probe[spec.PluginName]
 
 	switch {
 	case kind.Kind != "":
@@ -156,7 +153,7 @@ func stepsOf(raw []byte, o Options) ([]Step, error) {
 		}
 		return []Step{prepare(t, metav1.ObjectMeta{}, nil, o)}, nil
 	case hasSpark && len(probe) == 1:
-		return []Step{prepare(templateFor(probe[PluginName]), metav1.ObjectMeta{}, nil, o)}, nil
+		return []Step{prepare(templateFor(probe[spec.PluginName]), metav1.ObjectMeta{}, nil, o)}, nil
 	default:
 		return []Step{prepare(templateFor(raw), metav1.ObjectMeta{}, nil, o)}, nil
 	}
@@ -164,7 +161,7 @@ func stepsOf(raw []byte, o Options) ([]Step, error) {
 
 // templateFor wraps a bare body in the template Argo would send for it.
 func templateFor(body json.RawMessage) wfv1.Template {
-	value, _ := json.Marshal(map[string]json.RawMessage{PluginName: body})
+	value, _ := json.Marshal(map[string]json.RawMessage{spec.PluginName: body})
 	return wfv1.Template{Plugin: &wfv1.Plugin{Object: wfv1.Object{Value: value}}}
 }
 
@@ -333,16 +330,11 @@ func substitute(t wfv1.Template, scope map[string]string) (wfv1.Template, error)
 	return sub, nil
 }
 
+// sparkBody is the spark body of a template; a malformed plugin value is
+// no spark step.
 func sparkBody(t *wfv1.Template) (json.RawMessage, bool) {
-	if t.Plugin == nil || len(t.Plugin.Value) == 0 {
-		return nil, false
-	}
-	var m map[string]json.RawMessage
-	if err := json.Unmarshal(t.Plugin.Value, &m); err != nil {
-		return nil, false
-	}
-	raw, ok := m[PluginName]
-	return raw, ok
+	raw, ok, err := spec.BodyOf(t)
+	return raw, ok && err == nil
 }
 
 func kindOf(raw []byte) string {
