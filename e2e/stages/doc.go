@@ -3,7 +3,10 @@
 // simulated Spark driver how to behave.
 //
 // Given to KWOK (cluster.Options.KWOKStages), these Stages replace KWOK's
-// default pod stages: every pod on the fake node starts running at once
+// default pod and node stages. The node becomes Ready and heartbeats every
+// few seconds (node-initialize, node-heartbeat: KWOK's own, with a shorter
+// heartbeat and ephemeral-storage capacity). Every pod on the fake node
+// starts running at once
 // (pod-ready) and is removed when deleted (pod-delete), as with KWOK's
 // defaults; a pod annotated with a waiting reason stays Pending
 // (pod-waiting); and a Spark driver pod (spark-role=driver) ends after a

@@ -37,7 +37,8 @@ func TestAnnotationsMatchStages(t *testing.T) {
 	}
 }
 
-// Every file is one KWOK Stage of pods with a name matching its file.
+// Every file is one KWOK Stage of pods or nodes with a name matching its
+// file.
 func TestStagesAreStages(t *testing.T) {
 	names, _ := fs.Glob(FS, "*.yaml")
 	if len(names) == 0 {
@@ -61,8 +62,8 @@ func TestStagesAreStages(t *testing.T) {
 			t.Errorf("%s: %v", name, err)
 			continue
 		}
-		if s.APIVersion != "kwok.x-k8s.io/v1alpha1" || s.Kind != "Stage" || s.Spec.ResourceRef.Kind != "Pod" {
-			t.Errorf("%s: %s %s of %s, want a kwok.x-k8s.io/v1alpha1 Stage of Pod", name, s.APIVersion, s.Kind, s.Spec.ResourceRef.Kind)
+		if ref := s.Spec.ResourceRef.Kind; s.APIVersion != "kwok.x-k8s.io/v1alpha1" || s.Kind != "Stage" || (ref != "Pod" && ref != "Node") {
+			t.Errorf("%s: %s %s of %s, want a kwok.x-k8s.io/v1alpha1 Stage of Pod or Node", name, s.APIVersion, s.Kind, ref)
 		}
 		if s.Metadata.Name+".yaml" != name {
 			t.Errorf("%s: stage named %q", name, s.Metadata.Name)
