@@ -309,6 +309,21 @@ func (e *Env) ControllerLogTail(n int) string {
 	return e.controller.LogTail(n)
 }
 
+// CheckAlive returns an error naming any process of the environment that
+// has exited: a component, the controller, the plugin.
+func (e *Env) CheckAlive() error {
+	errs := []error{e.Cluster.CheckAlive()}
+	if e.controller != nil {
+		if exited, err := e.controller.Exited(); exited {
+			errs = append(errs, fmt.Errorf("workflow-controller exited (%v); end of its log:\n%s", err, e.controller.LogTail(30)))
+		}
+	}
+	if e.Plugin != nil {
+		errs = append(errs, e.Plugin.checkAlive())
+	}
+	return errors.Join(errs...)
+}
+
 // DumpLogs writes the end of every log to w.
 func (e *Env) DumpLogs(w io.Writer, lines int) {
 	if e.Cluster != nil {

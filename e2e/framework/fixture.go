@@ -355,7 +355,7 @@ func (w *When) poll(what string, timeout []time.Duration, done func(*wfv1.Workfl
 		if time.Now().After(deadline) {
 			w.t.Fatalf("timed out after %v waiting for %s; workflow %s %q", limit, what, wf.Status.Phase, wf.Status.Message)
 		}
-		if err := w.env.Cluster.CheckAlive(); err != nil {
+		if err := w.env.CheckAlive(); err != nil {
 			w.t.Fatalf("waiting for %s: %v", what, err)
 		}
 		time.Sleep(pollInterval)

@@ -45,8 +45,9 @@ type Plugin struct {
 	addr    string
 	logPath string
 
-	mu   sync.Mutex
-	proc *cluster.Process
+	mu         sync.Mutex
+	proc       *cluster.Process
+	restarting bool
 }
 
 // newPlugin prepares the plugin process: the sidecar's own args and env
@@ -116,7 +117,13 @@ func (p *Plugin) Start(ctx context.Context) error {
 func (p *Plugin) Restart(ctx context.Context) error {
 	p.mu.Lock()
 	proc := p.proc
+	p.restarting = true
 	p.mu.Unlock()
+	defer func() {
+		p.mu.Lock()
+		p.restarting = false
+		p.mu.Unlock()
+	}()
 	if proc != nil {
 		proc.Note("### e2e: kill -9 (RestartPlugin)")
 		if err := proc.Kill(); err != nil {
@@ -135,6 +142,19 @@ func (p *Plugin) Stop() error {
 		return nil
 	}
 	return proc.Stop()
+}
+
+// checkAlive returns an error if the plugin exited while nobody restarts it.
+func (p *Plugin) checkAlive() error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.proc == nil || p.restarting {
+		return nil
+	}
+	if exited, err := p.proc.Exited(); exited {
+		return fmt.Errorf("sparkplug exited (%v); end of %s:\n%s", err, p.logPath, p.proc.LogTail(30))
+	}
+	return nil
 }
 
 // LogPath is the plugin's log (all its runs).
