@@ -14,7 +14,6 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"sigs.k8s.io/yaml"
 
-	"github.com/sparkplug-io/sparkplug/plugin/execute"
 	"github.com/sparkplug-io/sparkplug/plugin/spec"
 )
 
@@ -414,7 +413,7 @@ func sparkBody(path string, v any, f *findings) (json.RawMessage, bool) {
 
 // workflowSpec is one template running body, the entrypoint.
 func workflowSpec(body json.RawMessage) wfv1.WorkflowSpec {
-	value, _ := json.Marshal(map[string]json.RawMessage{execute.PluginName: body})
+	value, _ := json.Marshal(map[string]json.RawMessage{spec.PluginName: body})
 	return wfv1.WorkflowSpec{
 		Entrypoint: TemplateName,
 		Templates:  []wfv1.Template{{Name: TemplateName, Plugin: &wfv1.Plugin{Object: wfv1.Object{Value: value}}}},

@@ -12,7 +12,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"sigs.k8s.io/yaml"
 
-	"github.com/sparkplug-io/sparkplug/plugin/execute"
+	bodyspec "github.com/sparkplug-io/sparkplug/plugin/spec"
 )
 
 // A body the plugin accepts: conversions of it report nothing about the
@@ -222,7 +222,7 @@ func pluginBody(t *testing.T, obj Object) []byte {
 	if err := json.Unmarshal(spec.Templates[0].Plugin.Value, &plugin); err != nil || len(plugin) != 1 {
 		t.Fatalf("plugin %s: %v; want one key", spec.Templates[0].Plugin.Value, err)
 	}
-	return plugin[execute.PluginName]
+	return plugin[bodyspec.PluginName]
 }
 
 // sameJSON compares JSON values with numbers as written.
