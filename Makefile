@@ -44,14 +44,17 @@ verify: ## gofmt, go vet, go mod tidy, golden files and the plugin ConfigMap are
 	$(GO) vet -tags integration ./...
 	$(GO) vet -tags e2e ./...
 	$(GO) mod tidy -diff
-	$(GO) test -count=1 ./plugin/build/ -run Golden
+	$(GO) test -count=1 $(GOLDEN_PKGS) -run Golden
 	@tmp=$$(mktemp); trap 'rm -f $$tmp' EXIT; \
 	$(GO) run ./hack/genplugin -out $$tmp && \
 	diff -u $(PLUGIN_CONFIGMAP) $$tmp || { echo "$(PLUGIN_CONFIGMAP) is stale: run make plugin"; exit 1; }
 
+# Packages whose tests compare with golden files (testdata/*.golden.yaml).
+GOLDEN_PKGS := ./plugin/build/ ./plugin/convert/ ./cmd/sparkplug/
+
 .PHONY: update
 update: ## rewrite golden files from the current code
-	$(GO) test ./plugin/build/ -run Golden -update
+	$(GO) test $(GOLDEN_PKGS) -run Golden -update
 
 PLUGIN_CONFIGMAP := manifests/spark-executor-plugin-configmap.yaml
 
