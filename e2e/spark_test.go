@@ -11,6 +11,7 @@ import (
 
 	wfv1 "github.com/argoproj/argo-workflows/v3/pkg/apis/workflow/v1alpha1"
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/sparkplug-io/sparkplug/e2e/framework"
 	"github.com/sparkplug-io/sparkplug/e2e/sim"
@@ -111,6 +112,11 @@ func TestFailedDriverFailsTheWorkflow(t *testing.T) {
 		SubmitWorkflow().
 		WaitForWorkflow(framework.ToBeFailed).
 		Then().
+		ExpectWorkflow(func(t *testing.T, _ *metav1.ObjectMeta, status *wfv1.WorkflowStatus) {
+			if status.Phase != wfv1.WorkflowFailed || !strings.Contains(status.Message, exception) {
+				t.Errorf("workflow %s %q, want Failed with the driver's exception", status.Phase, status.Message)
+			}
+		}).
 		ExpectNode(framework.RootNode, func(t *testing.T, n *wfv1.NodeStatus) {
 			if n.Phase != wfv1.NodeFailed {
 				t.Errorf("node %s, want Failed", n.Phase)
