@@ -7,9 +7,6 @@ import (
 	"fmt"
 	"maps"
 	"os"
-	"os/exec"
-	"path/filepath"
-	"runtime/debug"
 	"slices"
 	"strings"
 	"sync"
@@ -24,6 +21,7 @@ import (
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	"k8s.io/client-go/dynamic"
 
+	"github.com/sparkplug-io/sparkplug/e2e/argo"
 	"github.com/sparkplug-io/sparkplug/e2e/cluster"
 )
 
@@ -70,61 +68,20 @@ func setup(t *testing.T) dynamic.Interface {
 }
 
 func install(ctx context.Context) error {
-	argoDir, err := argoModuleDir(ctx)
+	argoDir, err := argo.ModuleDir(ctx, "..")
 	if err != nil {
 		return err
 	}
 	// Only the kinds the examples hold: each full CRD takes seconds to
 	// apply (argoproj.io_workflows.yaml is 3 MB).
-	for _, plural := range slices.Sorted(maps.Values(resources)) {
-		f := filepath.Join(argoDir, "manifests/base/crds/full", "argoproj.io_"+plural+".yaml")
-		b, err := os.ReadFile(f)
-		if err != nil {
-			return fmt.Errorf("read Argo's full CRD (is the module downloaded? go mod download): %w", err)
-		}
-		if err := testCluster.Apply(ctx, b); err != nil {
-			return fmt.Errorf("apply %s: %w", filepath.Base(f), err)
-		}
+	if err := argo.InstallCRDs(ctx, testCluster, argoDir, argo.CRDsFull, slices.Sorted(maps.Values(resources))...); err != nil {
+		return err
 	}
 	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: testNamespace}}
 	if _, err := testCluster.Client.CoreV1().Namespaces().Create(ctx, ns, metav1.CreateOptions{}); err != nil {
 		return fmt.Errorf("create namespace: %w", err)
 	}
 	return testCluster.EnsureServiceAccount(ctx, testNamespace, "spark")
-}
-
-// argoModule is the Go module whose CRDs the test installs.
-const argoModule = "github.com/argoproj/argo-workflows/v3"
-
-// argoModuleDir is the directory of the argo-workflows module go.mod
-// requires: from `go list -m` (test binaries carry no dependencies in
-// their build info), else the module cache path of the build info's
-// version.
-func argoModuleDir(ctx context.Context) (string, error) {
-	out, err := exec.CommandContext(ctx, "go", "list", "-m", "-f", "{{.Dir}}", argoModule).Output()
-	if dir := strings.TrimSpace(string(out)); err == nil && dir != "" {
-		return dir, nil
-	}
-	info, ok := debug.ReadBuildInfo()
-	if !ok {
-		return "", fmt.Errorf("find %s: go list -m failed (%v) and there is no build info", argoModule, err)
-	}
-	for _, d := range info.Deps {
-		if d.Path != argoModule {
-			continue
-		}
-		modcache := os.Getenv("GOMODCACHE")
-		if modcache == "" {
-			gopath := os.Getenv("GOPATH")
-			if gopath == "" {
-				home, _ := os.UserHomeDir()
-				gopath = filepath.Join(home, "go")
-			}
-			modcache = filepath.Join(gopath, "pkg", "mod")
-		}
-		return filepath.Join(modcache, argoModule+"@"+d.Version), nil
-	}
-	return "", fmt.Errorf("find %s: go list -m failed (%v) and the build info does not list it", argoModule, err)
 }
 
 // unstructuredOf is a document as the API server receives it from

@@ -12,7 +12,6 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
-	"runtime/debug"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -28,6 +27,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/wait"
 	"sigs.k8s.io/yaml"
 
+	"github.com/sparkplug-io/sparkplug/e2e/argo"
 	"github.com/sparkplug-io/sparkplug/e2e/cluster"
 	"github.com/sparkplug-io/sparkplug/plugin/build"
 	"github.com/sparkplug-io/sparkplug/plugin/spark"
@@ -49,20 +49,11 @@ func TestMain(m *testing.M) {
 }
 
 func installArgoCRDs(ctx context.Context) error {
-	dir, err := argoModuleDir()
+	dir, err := argo.ModuleDir(ctx, "../..")
 	if err != nil {
 		return err
 	}
-	for _, f := range []string{"argoproj.io_workflows.yaml", "argoproj.io_workflowtasksets.yaml"} {
-		b, err := os.ReadFile(filepath.Join(dir, "manifests/base/crds/minimal", f))
-		if err != nil {
-			return fmt.Errorf("read Argo CRD (is the module downloaded? go mod download): %w", err)
-		}
-		if err := testCluster.Apply(ctx, b); err != nil {
-			return fmt.Errorf("apply %s: %w", f, err)
-		}
-	}
-	return nil
+	return argo.InstallCRDs(ctx, testCluster, dir, argo.CRDsMinimal, "workflows", "workflowtasksets")
 }
 
 const pluginToken = "integration-token"
@@ -77,28 +68,6 @@ type env struct {
 	wfc      wfclient.Interface
 	url      string
 	requests *atomic.Int64 // API requests the plugin made
-}
-
-func argoModuleDir() (string, error) {
-	info, ok := debug.ReadBuildInfo()
-	if !ok {
-		return "", fmt.Errorf("no build info")
-	}
-	for _, d := range info.Deps {
-		if d.Path == "github.com/argoproj/argo-workflows/v3" {
-			modcache := os.Getenv("GOMODCACHE")
-			if modcache == "" {
-				home, _ := os.UserHomeDir()
-				gopath := os.Getenv("GOPATH")
-				if gopath == "" {
-					gopath = filepath.Join(home, "go")
-				}
-				modcache = filepath.Join(gopath, "pkg", "mod")
-			}
-			return filepath.Join(modcache, "github.com/argoproj/argo-workflows/v3@"+d.Version), nil
-		}
-	}
-	return "", fmt.Errorf("argo-workflows is not a dependency")
 }
 
 func newEnv(t *testing.T, name string) *env {

@@ -36,26 +36,49 @@ var controllerConfig = map[string]string{
 	"telemetryConfig": "enabled: false\n",
 }
 
-// Install applies Argo's full CRDs from the Argo module at moduleDir,
-// creates the controller's namespace and its ConfigMap.
-func Install(ctx context.Context, c *cluster.Cluster, moduleDir string) error {
-	crdDir := filepath.Join(moduleDir, "manifests", "base", "crds", "full")
-	files, err := filepath.Glob(filepath.Join(crdDir, "argoproj.io_*.yaml"))
-	if err != nil || len(files) == 0 {
-		return fmt.Errorf("no Argo CRDs in %s (go mod download %s): %v", crdDir, Module, err)
+// CRD flavours in the Argo module: full CRDs carry the OpenAPI schema of
+// every field (the API server validates what is created); minimal ones
+// accept any spec and establish in a fraction of the time.
+const (
+	CRDsFull    = "full"
+	CRDsMinimal = "minimal"
+)
+
+// InstallCRDs applies Argo's CRDs of the given flavour from the Argo module
+// at moduleDir: the named resources (plural names such as "workflows"), or
+// all of them when none is named.
+func InstallCRDs(ctx context.Context, c *cluster.Cluster, moduleDir, flavour string, plurals ...string) error {
+	crdDir := filepath.Join(moduleDir, "manifests", "base", "crds", flavour)
+	var files []string
+	if len(plurals) == 0 {
+		var err error
+		if files, err = filepath.Glob(filepath.Join(crdDir, "argoproj.io_*.yaml")); err != nil || len(files) == 0 {
+			return fmt.Errorf("no Argo CRDs in %s (go mod download %s): %v", crdDir, Module, err)
+		}
+	}
+	for _, p := range plurals {
+		files = append(files, filepath.Join(crdDir, "argoproj.io_"+p+".yaml"))
 	}
 	sort.Strings(files)
-	// The full CRDs (with their OpenAPI schemas, so the API server
-	// validates what is submitted) hold 8 MB of schema: about 12 s to
-	// establish on 2 cores. Applying them side by side is no faster.
+	// The full CRDs hold 8 MB of schema: about 12 s to establish on 2
+	// cores. Applying them side by side is no faster.
 	for _, f := range files {
 		b, err := os.ReadFile(f)
 		if err != nil {
-			return fmt.Errorf("read Argo CRD: %w", err)
+			return fmt.Errorf("read Argo CRD (go mod download %s): %w", Module, err)
 		}
 		if err := c.Apply(ctx, b); err != nil {
 			return fmt.Errorf("apply Argo CRD %s: %w", filepath.Base(f), err)
 		}
+	}
+	return nil
+}
+
+// Install applies Argo's full CRDs from the Argo module at moduleDir,
+// creates the controller's namespace and its ConfigMap.
+func Install(ctx context.Context, c *cluster.Cluster, moduleDir string) error {
+	if err := InstallCRDs(ctx, c, moduleDir, CRDsFull); err != nil {
+		return err
 	}
 	if err := EnsureNamespace(ctx, c, Namespace); err != nil {
 		return err

@@ -10,7 +10,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -25,6 +24,7 @@ import (
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	"k8s.io/client-go/dynamic"
 
+	"github.com/sparkplug-io/sparkplug/e2e/argo"
 	"github.com/sparkplug-io/sparkplug/e2e/cluster"
 )
 
@@ -72,19 +72,12 @@ func setup(t *testing.T) dynamic.Interface {
 }
 
 func install(ctx context.Context) error {
-	out, err := exec.CommandContext(ctx, "go", "list", "-m", "-f", "{{.Dir}}", "github.com/argoproj/argo-workflows/v3").Output()
-	dir := strings.TrimSpace(string(out))
-	if err != nil || dir == "" {
-		return fmt.Errorf("find the argo-workflows module (go mod download?): %v", err)
+	dir, err := argo.ModuleDir(ctx, "../..")
+	if err != nil {
+		return err
 	}
-	for _, plural := range []string{workflow.CronWorkflowPlural, workflow.WorkflowPlural} {
-		b, err := os.ReadFile(filepath.Join(dir, "manifests/base/crds/full", "argoproj.io_"+plural+".yaml"))
-		if err != nil {
-			return fmt.Errorf("read Argo's full CRD: %w", err)
-		}
-		if err := testCluster.Apply(ctx, b); err != nil {
-			return fmt.Errorf("apply the %s CRD: %w", plural, err)
-		}
+	if err := argo.InstallCRDs(ctx, testCluster, dir, argo.CRDsFull, workflow.CronWorkflowPlural, workflow.WorkflowPlural); err != nil {
+		return err
 	}
 	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: testNamespace}}
 	if _, err := testCluster.Client.CoreV1().Namespaces().Create(ctx, ns, metav1.CreateOptions{}); err != nil {
