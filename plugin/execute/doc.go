@@ -11,6 +11,12 @@
 //   - act: create the driver objects built by package build, record
 //     hand-outs and adoptions as annotations on the driver pod, and reply.
 //
+// Files: execute.go (the request and its reply), runs.go (gathering the
+// runs of a template from the cache, including ghosts and tombstones),
+// verdict.go, judge.go and limits.go (deciding), act.go (writing),
+// sweep.go and ttl.go (cleanup outside requests), events.go, memory.go
+// (the little kept in memory).
+//
 // Nothing is remembered only in memory except submission-failure counts:
 // attempts, hand-outs and adoptions live on the driver pods, so a restarted
 // plugin continues where the last one stopped and repeated calls never

@@ -1,0 +1,267 @@
+package execute
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	wfv1 "github.com/argoproj/argo-workflows/v3/pkg/apis/workflow/v1alpha1"
+	"github.com/argoproj/argo-workflows/v3/pkg/plugins/executor"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/sparkplug-io/sparkplug/plugin/build"
+	"github.com/sparkplug-io/sparkplug/plugin/spark"
+	"github.com/sparkplug-io/sparkplug/plugin/spec"
+	"github.com/sparkplug-io/sparkplug/plugin/state"
+)
+
+// stop ends a run's newest driver that a limit ended. It first turns the
+// driver's ConfigMap into a tombstone (owned by the Workflow instead of the
+// driver, annotated with what happened and with the run's bookkeeping), so
+// the run is remembered once the pod is gone; then it deletes the pod, and
+// with it, through ownership, the Service and the executors.
+func (r *request) stop(rn *run, l limit, a state.Assessment) error {
+	head := rn.head()
+	if rn.ghost || rn.tomb != nil {
+		return nil
+	}
+	ann := map[string]any{
+		spark.AnnotationStopped:       string(l),
+		spark.AnnotationStoppedAt:     r.now.UTC().Format(time.RFC3339),
+		spark.AnnotationStoppedReason: a.Reason,
+		spark.AnnotationStoppedDetail: a.Detail,
+		spark.AnnotationDriver:        head.Name,
+	}
+	for _, k := range []string{spark.AnnotationReported, spark.AnnotationReportedMode, spark.AnnotationAdoptedBy} {
+		if v, ok := head.Annotations[k]; ok {
+			ann[k] = v
+		}
+	}
+	owner := build.WorkflowOwner(build.WorkflowRef{Name: r.wf.Name, Namespace: r.wf.Namespace, UID: r.wf.UID})
+	patch, err := json.Marshal(map[string]any{"metadata": map[string]any{
+		"annotations":     ann,
+		"ownerReferences": []metav1.OwnerReference{owner},
+	}})
+	if err != nil {
+		return fmt.Errorf("encode tombstone patch: %w", err)
+	}
+	cmName := build.ConfigMapName(head.Name)
+	cm, err := r.core.clients.Kube.CoreV1().ConfigMaps(head.Namespace).Patch(r.ctx, cmName, types.MergePatchType, patch, metav1.PatchOptions{})
+	if err != nil {
+		return fmt.Errorf("write tombstone on configmap %s: %w", cmName, err)
+	}
+	r.scope.Wrote(cm)
+	if head.DeletionTimestamp == nil {
+		uid := head.UID
+		err = r.core.clients.Kube.CoreV1().Pods(head.Namespace).Delete(r.ctx, head.Name, metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &uid}})
+		if err != nil && !apierrors.IsNotFound(err) && !apierrors.IsConflict(err) {
+			return fmt.Errorf("stop driver pod %s: %w", head.Name, err)
+		}
+	}
+	r.log.Info("driver stopped", "node", rn.nodeID, "driver", head.Name, "limit", string(l), "detail", a.Detail)
+	r.core.metrics.Driver("deleted", string(l))
+	stand := head.DeepCopy()
+	for k, v := range ann {
+		stand.Annotations[k] = v.(string)
+	}
+	rn.attempts[len(rn.attempts)-1] = stand
+	rn.tomb = cm
+	return nil
+}
+
+// launch creates attempt n of the node's run: driver pod, then its
+// ConfigMap and Service owned by it. A driver that already exists (a
+// repeated call, a restarted plugin) is taken as it is.
+func (r *request) launch(node string, attempt int, previous *corev1.Pod) (*run, *executor.ExecuteTemplateReply) {
+	br := build.Run{
+		Workflow:    build.WorkflowRef{Name: r.wf.Name, Namespace: r.wf.Namespace, UID: r.wf.UID},
+		NodeID:      node,
+		TemplateKey: r.key,
+		Attempt:     attempt,
+	}
+	objs, err := r.core.builder.Cluster(r.body, br)
+	if err != nil {
+		reply := failed(fmt.Sprintf("SUBMISSION_FAILED: build driver objects: %s", err))
+		return nil, &reply
+	}
+	if previous != nil {
+		// Carry the run's bookkeeping to the new head.
+		for _, k := range []string{spark.AnnotationAdoptedBy} {
+			if v, ok := previous.Annotations[k]; ok {
+				objs.Driver.Annotations[k] = v
+			}
+		}
+	}
+	pods := r.core.clients.Kube.CoreV1().Pods(r.wf.Namespace)
+	failKey := r.wf.UID + "/" + node + "/" + strconv.Itoa(attempt)
+	if wait, blocked := r.core.failures.backoff(failKey, r.body.RestartPolicy, r.now); blocked {
+		f := r.core.failures.get(failKey)
+		reply := r.reply(wfv1.NodePending, fmt.Sprintf("SUBMISSION_FAILED: retry %d%s in %s: %s", f.count+1, submissionMax(r.body.RestartPolicy), wait.Round(time.Second), f.message), nil)
+		return nil, &reply
+	}
+	created, err := pods.Create(r.ctx, objs.Driver, metav1.CreateOptions{})
+	switch {
+	case err == nil:
+		r.log.Info("driver pod created", "node", node, "driver", created.Name, "attempt", attempt)
+		r.core.metrics.Driver("launched", "")
+	case apierrors.IsAlreadyExists(err):
+		created, err = pods.Get(r.ctx, objs.Driver.Name, metav1.GetOptions{})
+		if err != nil {
+			return nil, r.transient("get existing driver pod %s: %s", objs.Driver.Name, err)
+		}
+		r.log.Info("driver pod already existed; continuing with it", "node", node, "driver", created.Name)
+	case isTransient(err):
+		return nil, r.transient("create driver pod %s: %s", objs.Driver.Name, err)
+	default:
+		r.core.failures.record(failKey, apiMessage(err), r.now)
+		f := r.core.failures.get(failKey)
+		if f.count <= int(deref32(r.body.RestartPolicy.OnSubmissionFailureRetries, 0)) && r.body.RestartPolicy.Type != spec.RestartNever {
+			reply := r.reply(wfv1.NodePending, fmt.Sprintf("SUBMISSION_FAILED: retry %d%s soon: %s", f.count, submissionMax(r.body.RestartPolicy), f.message), nil)
+			return nil, &reply
+		}
+		r.log.Info("driver submission failed", "node", node, "error", f.message)
+		reply := failed("SUBMISSION_FAILED: " + f.message)
+		return nil, &reply
+	}
+	r.core.failures.clear(failKey)
+	r.scope.Wrote(created)
+	rn := &run{nodeID: node, attempts: []*corev1.Pod{created}}
+	if err := r.companions(objs, created); err != nil {
+		return nil, r.transient("%s", err)
+	}
+	return rn, nil
+}
+
+// ensureCompanions recreates the ConfigMap or Service of a live driver when
+// the cache does not have them (the plugin stopped between creating the
+// pod and them). In steady state it makes no API request.
+func (r *request) ensureCompanions(rn *run) error {
+	head := rn.head()
+	if head.UID == "" {
+		return nil
+	}
+	cm, svc := build.ConfigMapName(head.Name), build.ServiceName(head.Name)
+	uiReady := r.body.SparkUIOptions == nil || r.scope.HasService(build.UIServiceName(head.Name))
+	if r.scope.HasConfigMap(cm) && r.scope.HasService(svc) && uiReady {
+		return nil
+	}
+	objs, err := r.core.builder.Cluster(r.body, build.Run{
+		Workflow:    build.WorkflowRef{Name: r.wf.Name, Namespace: r.wf.Namespace, UID: r.wf.UID},
+		NodeID:      rn.nodeID,
+		TemplateKey: r.key,
+		Attempt:     rn.attempt(),
+	})
+	if err != nil {
+		return fmt.Errorf("rebuild objects of %s: %w", head.Name, err)
+	}
+	return r.companions(objs, head)
+}
+
+func (r *request) companions(objs *build.Objects, driver *corev1.Pod) error {
+	build.OwnedBy(objs, driver)
+	if !r.scope.HasConfigMap(objs.ConfigMap.Name) {
+		cm, err := r.core.clients.Kube.CoreV1().ConfigMaps(r.wf.Namespace).Create(r.ctx, objs.ConfigMap, metav1.CreateOptions{})
+		if err != nil && !apierrors.IsAlreadyExists(err) {
+			return fmt.Errorf("create configmap %s: %w", objs.ConfigMap.Name, err)
+		}
+		if err == nil {
+			r.scope.Wrote(cm)
+		}
+	}
+	services := []*corev1.Service{objs.Service}
+	for _, o := range objs.Extra {
+		svc, ok := o.(*corev1.Service)
+		if !ok {
+			return fmt.Errorf("the builder asked for a %T, which sparkplug does not create", o)
+		}
+		services = append(services, svc)
+	}
+	for _, want := range services {
+		if r.scope.HasService(want.Name) {
+			continue
+		}
+		svc, err := r.core.clients.Kube.CoreV1().Services(r.wf.Namespace).Create(r.ctx, want, metav1.CreateOptions{})
+		if err != nil && !apierrors.IsAlreadyExists(err) {
+			return fmt.Errorf("create service %s: %w", want.Name, err)
+		}
+		if err == nil {
+			r.scope.Wrote(svc)
+		}
+	}
+	return nil
+}
+
+// annotate merges annotations into a run's newest driver pod.
+func (r *request) annotate(rn *run, ann map[string]string) error {
+	if rn.ghost {
+		return nil // nothing left to write on; the recorded result stands for it
+	}
+	head := rn.head()
+	patch, err := json.Marshal(map[string]any{"metadata": map[string]any{"annotations": ann}})
+	if err != nil {
+		return fmt.Errorf("encode annotation patch: %w", err)
+	}
+	if rn.tomb != nil {
+		cm, err := r.core.clients.Kube.CoreV1().ConfigMaps(rn.tomb.Namespace).Patch(r.ctx, rn.tomb.Name, types.MergePatchType, patch, metav1.PatchOptions{})
+		if err != nil {
+			return fmt.Errorf("annotate tombstone %s: %w", rn.tomb.Name, err)
+		}
+		r.scope.Wrote(cm)
+		rn.tomb = cm
+		stand := head.DeepCopy()
+		for k, v := range ann {
+			stand.Annotations[k] = v
+		}
+		rn.attempts[len(rn.attempts)-1] = stand
+		return nil
+	}
+	updated, err := r.core.clients.Kube.CoreV1().Pods(head.Namespace).Patch(r.ctx, head.Name, types.MergePatchType, patch, metav1.PatchOptions{})
+	if err != nil {
+		return fmt.Errorf("annotate driver pod %s: %w", head.Name, err)
+	}
+	r.scope.Wrote(updated)
+	rn.attempts[len(rn.attempts)-1] = updated
+	return nil
+}
+
+func (r *request) transient(format string, args ...any) *executor.ExecuteTemplateReply {
+	msg := fmt.Sprintf(format, args...)
+	r.log.Info("transient error; the agent will ask again", "error", msg)
+	reply := r.reply(wfv1.NodePending, "SUBMITTED: retrying after a transient API error: "+msg, nil)
+	return &reply
+}
+
+func failed(message string) executor.ExecuteTemplateReply {
+	return executor.ExecuteTemplateReply{Node: &wfv1.NodeResult{Phase: wfv1.NodeFailed, Message: message}}
+}
+
+func isTransient(err error) bool {
+	return apierrors.IsServerTimeout(err) || apierrors.IsTimeout(err) || apierrors.IsTooManyRequests(err) ||
+		apierrors.IsServiceUnavailable(err) || apierrors.IsInternalError(err) || apierrors.IsUnexpectedServerError(err) ||
+		errors.Is(err, context.DeadlineExceeded) || isConnectionError(err)
+}
+
+func isConnectionError(err error) bool {
+	s := err.Error()
+	return strings.Contains(s, "connection refused") || strings.Contains(s, "connection reset") || strings.Contains(s, "EOF")
+}
+
+// apiMessage is the API server's own message for a rejected request.
+func apiMessage(err error) string {
+	var status apierrors.APIStatus
+	if errors.As(err, &status) {
+		return status.Status().Message
+	}
+	return err.Error()
+}
+
+func submissionMax(p spec.RestartPolicy) string {
+	return fmt.Sprintf("/%d", deref32(p.OnSubmissionFailureRetries, 0))
+}

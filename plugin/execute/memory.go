@@ -1,0 +1,111 @@
+package execute
+
+import (
+	"sync"
+	"time"
+
+	"github.com/sparkplug-io/sparkplug/plugin/spec"
+)
+
+// keyedMutex serialises requests for one (workflow, template key): the
+// identity decision reads and writes the same runs.
+type keyedMutex struct {
+	mu    sync.Mutex
+	locks map[string]*keyedEntry
+}
+
+type keyedEntry struct {
+	mu   sync.Mutex
+	refs int
+}
+
+func (k *keyedMutex) lock(key string) func() {
+	k.mu.Lock()
+	if k.locks == nil {
+		k.locks = map[string]*keyedEntry{}
+	}
+	e := k.locks[key]
+	if e == nil {
+		e = &keyedEntry{}
+		k.locks[key] = e
+	}
+	e.refs++
+	k.mu.Unlock()
+	e.mu.Lock()
+	return func() {
+		e.mu.Unlock()
+		k.mu.Lock()
+		e.refs--
+		if e.refs == 0 {
+			delete(k.locks, key)
+		}
+		k.mu.Unlock()
+	}
+}
+
+// submissionFailures counts rejected driver submissions per attempt. It is
+// the one piece of state kept only in memory: a failed submission leaves
+// nothing in the cluster to write it on. A restarted plugin starts the
+// count again, so a submission may be tried a few more times, never fewer.
+type submissionFailures struct {
+	mu sync.Mutex
+	m  map[string]submissionFailure
+}
+
+type submissionFailure struct {
+	count   int
+	at      time.Time
+	message string
+}
+
+func (s *submissionFailures) record(key, message string, now time.Time) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	f := s.m[key]
+	f.count++
+	f.at, f.message = now, message
+	s.m[key] = f
+}
+
+func (s *submissionFailures) get(key string) submissionFailure {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.m[key]
+}
+
+func (s *submissionFailures) clear(key string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	delete(s.m, key)
+}
+
+// backoff says whether a new submission must still wait after failures.
+func (s *submissionFailures) backoff(key string, p spec.RestartPolicy, now time.Time) (time.Duration, bool) {
+	f := s.get(key)
+	if f.count == 0 {
+		return 0, false
+	}
+	interval := time.Duration(deref64(p.OnSubmissionFailureRetryInterval, 5)) * time.Second
+	at := f.at.Add(time.Duration(f.count) * interval)
+	if now.Before(at) {
+		return at.Sub(now), true
+	}
+	return 0, false
+}
+
+// missingSince remembers when this process first missed a driver the
+// TaskSet says exists, so "driver pod not found" waits out a grace period.
+type missingSince struct {
+	mu sync.Mutex
+	m  map[string]time.Time
+}
+
+func (m *missingSince) since(key string, now time.Time) time.Time {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if t, ok := m.m[key]; ok {
+		return t
+	}
+	m.m[key] = now
+	return now
+}
