@@ -42,6 +42,19 @@ type Objects struct {
 	Extra []Object
 }
 
+// Companions are the objects created after the driver and owned by it:
+// the ConfigMap, the Service, then the Extra objects.
+func (o *Objects) Companions() []Object {
+	out := make([]Object, 0, 2+len(o.Extra))
+	if o.ConfigMap != nil {
+		out = append(out, o.ConfigMap)
+	}
+	if o.Service != nil {
+		out = append(out, o.Service)
+	}
+	return append(out, o.Extra...)
+}
+
 // Object is a typed API object the builder makes (*corev1.Service, ...).
 type Object interface {
 	metav1.Object
@@ -99,6 +112,16 @@ func readSkeleton(fsys fs.FS, name, container string) (*corev1.Pod, error) {
 		}
 	}
 	return &pod, nil
+}
+
+// Build builds the objects of a run in the body's deploy mode.
+func (b *Builder) Build(s *spec.SparkApplicationSpec, r Run) (*Objects, error) {
+	switch s.Mode {
+	case spec.ModeCluster, "":
+		return b.Cluster(s, r)
+	default:
+		return nil, fmt.Errorf("deploy mode %q is not supported", s.Mode)
+	}
 }
 
 // Cluster builds the objects spark-submit --deploy-mode cluster would

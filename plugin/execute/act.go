@@ -12,8 +12,10 @@ import (
 	wfv1 "github.com/argoproj/argo-workflows/v3/pkg/apis/workflow/v1alpha1"
 	"github.com/argoproj/argo-workflows/v3/pkg/plugins/executor"
 	corev1 "k8s.io/api/core/v1"
+	networkingv1 "k8s.io/api/networking/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/sparkplug-io/sparkplug/plugin/build"
@@ -86,7 +88,7 @@ func (r *request) launch(node string, attempt int, previous *corev1.Pod) (*run, 
 		TemplateKey: r.key,
 		Attempt:     attempt,
 	}
-	objs, err := r.core.builder.Cluster(r.body, br)
+	objs, err := r.core.builder.Build(r.body, br)
 	if err != nil {
 		reply := failed(fmt.Sprintf("SUBMISSION_FAILED: build driver objects: %s", err))
 		return nil, &reply
@@ -139,20 +141,16 @@ func (r *request) launch(node string, attempt int, previous *corev1.Pod) (*run, 
 	return rn, nil
 }
 
-// ensureCompanions recreates the ConfigMap or Service of a live driver when
-// the cache does not have them (the plugin stopped between creating the
-// pod and them). In steady state it makes no API request.
+// ensureCompanions recreates the objects a live driver owns (ConfigMap,
+// Services, ...) when they are missing: the plugin stopped between
+// creating the pod and them. Once a driver's companions are known to exist
+// it is not checked again, so in steady state this makes no API request.
 func (r *request) ensureCompanions(rn *run) error {
 	head := rn.head()
-	if head.UID == "" {
+	if head.UID == "" || r.core.companions.has(head.UID) {
 		return nil
 	}
-	cm, svc := build.ConfigMapName(head.Name), build.ServiceName(head.Name)
-	uiReady := r.body.SparkUIOptions == nil || r.scope.HasService(build.UIServiceName(head.Name))
-	if r.scope.HasConfigMap(cm) && r.scope.HasService(svc) && uiReady {
-		return nil
-	}
-	objs, err := r.core.builder.Cluster(r.body, build.Run{
+	objs, err := r.core.builder.Build(r.body, build.Run{
 		Workflow:    build.WorkflowRef{Name: r.wf.Name, Namespace: r.wf.Namespace, UID: r.wf.UID},
 		NodeID:      rn.nodeID,
 		TemplateKey: r.key,
@@ -164,38 +162,41 @@ func (r *request) ensureCompanions(rn *run) error {
 	return r.companions(objs, head)
 }
 
+// companions creates the objects a driver owns, those the cache does not
+// show yet; one that already exists is taken as it is.
 func (r *request) companions(objs *build.Objects, driver *corev1.Pod) error {
 	build.OwnedBy(objs, driver)
-	if !r.scope.HasConfigMap(objs.ConfigMap.Name) {
-		cm, err := r.core.clients.Kube.CoreV1().ConfigMaps(r.wf.Namespace).Create(r.ctx, objs.ConfigMap, metav1.CreateOptions{})
-		if err != nil && !apierrors.IsAlreadyExists(err) {
-			return fmt.Errorf("create configmap %s: %w", objs.ConfigMap.Name, err)
-		}
-		if err == nil {
-			r.scope.Wrote(cm)
-		}
-	}
-	services := []*corev1.Service{objs.Service}
-	for _, o := range objs.Extra {
-		svc, ok := o.(*corev1.Service)
-		if !ok {
-			return fmt.Errorf("the builder asked for a %T, which sparkplug does not create", o)
-		}
-		services = append(services, svc)
-	}
-	for _, want := range services {
-		if r.scope.HasService(want.Name) {
+	for _, o := range objs.Companions() {
+		if r.scope.Has(o) {
 			continue
 		}
-		svc, err := r.core.clients.Kube.CoreV1().Services(r.wf.Namespace).Create(r.ctx, want, metav1.CreateOptions{})
+		created, err := r.create(o)
 		if err != nil && !apierrors.IsAlreadyExists(err) {
-			return fmt.Errorf("create service %s: %w", want.Name, err)
+			return fmt.Errorf("create %T %s: %w", o, o.GetName(), err)
 		}
 		if err == nil {
-			r.scope.Wrote(svc)
+			r.scope.Wrote(created)
 		}
 	}
+	r.core.companions.add(driver.UID)
 	return nil
+}
+
+// create creates one companion object with its typed client.
+func (r *request) create(o build.Object) (runtime.Object, error) {
+	kube := r.core.clients.Kube
+	ns := r.wf.Namespace
+	opts := metav1.CreateOptions{}
+	switch o := o.(type) {
+	case *corev1.ConfigMap:
+		return kube.CoreV1().ConfigMaps(ns).Create(r.ctx, o, opts)
+	case *corev1.Service:
+		return kube.CoreV1().Services(ns).Create(r.ctx, o, opts)
+	case *networkingv1.Ingress:
+		return kube.NetworkingV1().Ingresses(ns).Create(r.ctx, o, opts)
+	default:
+		return nil, fmt.Errorf("sparkplug does not create %T objects", o)
+	}
 }
 
 // annotate merges annotations into a run's newest driver pod.

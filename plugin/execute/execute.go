@@ -92,6 +92,9 @@ type Core struct {
 	recorder Recorder
 	events   eventLog
 	metrics  *metrics.Metrics
+	// companions remembers the drivers whose owned objects are known to
+	// exist.
+	companions uidSet
 }
 
 // New returns a Core. opts must have been validated; recorder may be nil

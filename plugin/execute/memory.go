@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/sparkplug-io/sparkplug/plugin/spec"
+	"k8s.io/apimachinery/pkg/types"
 )
 
 // keyedMutex serialises requests for one (workflow, template key): the
@@ -91,6 +92,27 @@ func (s *submissionFailures) backoff(key string, p spec.RestartPolicy, now time.
 		return at.Sub(now), true
 	}
 	return 0, false
+}
+
+// uidSet is a set of object uids, safe for concurrent use.
+type uidSet struct {
+	mu sync.Mutex
+	m  map[types.UID]bool
+}
+
+func (s *uidSet) add(uid types.UID) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.m == nil {
+		s.m = map[types.UID]bool{}
+	}
+	s.m[uid] = true
+}
+
+func (s *uidSet) has(uid types.UID) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.m[uid]
 }
 
 // missingSince remembers when this process first missed a driver the

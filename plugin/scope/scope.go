@@ -275,6 +275,18 @@ func (s *Scope) ConfigMaps() []*corev1.ConfigMap {
 	return out
 }
 
+// Has reports whether an object of a cached kind (ConfigMap, Service) is
+// in the cache; other kinds are never cached.
+func (s *Scope) Has(o metav1.Object) bool {
+	switch o.(type) {
+	case *corev1.ConfigMap:
+		return s.HasConfigMap(o.GetName())
+	case *corev1.Service:
+		return s.HasService(o.GetName())
+	}
+	return false
+}
+
 // HasConfigMap and HasService report whether the named object is cached.
 func (s *Scope) HasConfigMap(name string) bool { return has(s.configMaps, s.Workflow.Namespace, name) }
 func (s *Scope) HasService(name string) bool   { return has(s.services, s.Workflow.Namespace, name) }
