@@ -81,7 +81,6 @@ func TestEveryFieldIsHonouredOrUnsupported(t *testing.T) {
 
 // unsupportedValues gives each row of Unsupported a value to set it with.
 var unsupportedValues = map[string]string{
-	"spark.mode":                              `"client"`,
 	"spark.suspend":                           `true`,
 	"spark.failureRetries":                    `3`,
 	"spark.retryInterval":                     `10`,

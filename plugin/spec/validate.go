@@ -44,6 +44,7 @@ func Validate(s *SparkApplicationSpec) field.ErrorList {
 	errs = append(errs, validateMonitoring(rootPath.Child("monitoring"), s)...)
 	errs = append(errs, validateSparkUIOptions(rootPath.Child("sparkUIOptions"), s.SparkUIOptions)...)
 	errs = append(errs, validateBatchScheduler(s)...)
+	errs = append(errs, validateClientMode(s)...)
 	return errs
 }
 
@@ -98,13 +99,13 @@ func validateApplication(s *SparkApplicationSpec) field.ErrorList {
 	}
 
 	switch s.Mode {
-	case ModeCluster, ModeClient: // client: see Unsupported
+	case ModeCluster, ModeClient:
 	case "":
-		errs = append(errs, field.Required(p.Child("mode"), "give cluster, the only mode supported"))
+		errs = append(errs, field.Required(p.Child("mode"), "give cluster or client"))
 	case ModeInClusterClient:
-		errs = append(errs, field.Invalid(p.Child("mode"), s.Mode, "is not a deploy mode of spark-submit and the Spark operator rejects it too; use cluster, where the driver runs in its own pod"))
+		errs = append(errs, field.Invalid(p.Child("mode"), s.Mode, "is not a deploy mode of spark-submit and the Spark operator rejects it too; use client, where the driver pod runs spark-submit --deploy-mode client, or cluster"))
 	default:
-		errs = append(errs, field.NotSupported(p.Child("mode"), s.Mode, []DeployMode{ModeCluster}))
+		errs = append(errs, field.NotSupported(p.Child("mode"), s.Mode, []DeployMode{ModeCluster, ModeClient}))
 	}
 
 	file := ""

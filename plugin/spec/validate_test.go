@@ -39,12 +39,11 @@ func TestValidate(t *testing.T) {
 			[]wantErr{{"spark.type", "Required value: give Java, Scala, Python or R"}}},
 
 		// mode
-		{"mode client not supported yet", func(s *spec) { s.Mode = ModeClient },
-			[]wantErr{{"spark.mode", "Forbidden: not supported yet by sparkplug: client mode needs"}}},
+		{"mode client is valid", func(s *spec) { s.Mode = ModeClient }, nil},
 		{"mode in-cluster-client rejected with why", func(s *spec) { s.Mode = ModeInClusterClient },
 			[]wantErr{{"spark.mode", `Invalid value: "in-cluster-client": is not a deploy mode of spark-submit`}}},
 		{"mode unknown", func(s *spec) { s.Mode = "local" },
-			[]wantErr{{"spark.mode", `Unsupported value: "local": supported values: "cluster"`}}},
+			[]wantErr{{"spark.mode", `Unsupported value: "local": supported values: "cluster", "client"`}}},
 
 		// mainApplicationFile and mainClass
 		{"mainApplicationFile missing", func(s *spec) { s.MainApplicationFile = nil },
