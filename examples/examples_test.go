@@ -681,7 +681,7 @@ func render(b *build.Builder, c call) (*rendered, error) {
 	name := c.run.runName()
 	h := fnv.New32a()
 	h.Write([]byte(c.path))
-	objs, err := b.Cluster(body, build.Run{
+	objs, err := b.Build(body, build.Run{
 		Workflow:    build.WorkflowRef{Name: name, Namespace: testNamespace, UID: "5b0c7a6e-7f0e-4f7b-9c33-0d1e2f3a4b5c"},
 		NodeID:      fmt.Sprintf("%s-%d", name, h.Sum32()),
 		TemplateKey: key,

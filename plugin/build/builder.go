@@ -28,17 +28,18 @@ const (
 	ExecutorPodTemplateFile = "executor-pod-template.yaml"
 )
 
-// Objects are what one cluster-mode run creates, in creation order: the
-// driver pod first, then, owned by it (OwnedBy), its ConfigMap and Service,
-// then the Extra objects.
+// Objects are what one run creates, in creation order: the driver pod
+// first, then, owned by it (OwnedBy), its ConfigMap and Service, then the
+// Extra objects.
 type Objects struct {
 	Driver    *corev1.Pod
 	ConfigMap *corev1.ConfigMap
 	Service   *corev1.Service
 	// Extra are the objects only some bodies ask for, each owned by the
 	// driver like the ConfigMap and Service: today the Spark UI Service
-	// of sparkUIOptions (a *corev1.Service named UIServiceName). Create
-	// them after the driver, as the ConfigMap and Service are.
+	// (a *corev1.Service named UIServiceName) of sparkUIOptions, which
+	// client mode always has. Create them after the driver, as the
+	// ConfigMap and Service are.
 	Extra []Object
 }
 
@@ -119,6 +120,8 @@ func (b *Builder) Build(s *spec.SparkApplicationSpec, r Run) (*Objects, error) {
 	switch s.Mode {
 	case spec.ModeCluster, "":
 		return b.Cluster(s, r)
+	case spec.ModeClient:
+		return b.Client(s, r)
 	default:
 		return nil, fmt.Errorf("deploy mode %q is not supported", s.Mode)
 	}
@@ -129,6 +132,9 @@ func (b *Builder) Build(s *spec.SparkApplicationSpec, r Run) (*Objects, error) {
 func (b *Builder) Cluster(s *spec.SparkApplicationSpec, r Run) (*Objects, error) {
 	if err := checkRun(s, r); err != nil {
 		return nil, err
+	}
+	if s.Mode != "" && s.Mode != spec.ModeCluster {
+		return nil, fmt.Errorf("mode %s: Cluster builds cluster mode only", s.Mode)
 	}
 	n := namesFor(s, r)
 	c := Properties(s, r)
@@ -201,9 +207,6 @@ func checkRun(s *spec.SparkApplicationSpec, r Run) error {
 	}
 	if r.TemplateKey == "" {
 		errs = append(errs, errors.New("run: template key is required"))
-	}
-	if s.Mode != "" && s.Mode != spec.ModeCluster {
-		errs = append(errs, fmt.Errorf("mode %s: Cluster builds cluster mode only", s.Mode))
 	}
 	if s.Executor.MemoryLimit != nil && *s.Executor.MemoryLimit != "" {
 		errs = append(errs, errors.New("executor.memoryLimit cannot be honoured: Spark sets each executor's memory limit to its memory plus overhead, overriding the executor pod template; raise executor.memoryOverhead instead"))

@@ -23,8 +23,9 @@ import (
 //     --jars, --packages, ..., hadoopConf as spark.hadoop.*);
 //  2. the body's sparkConf, so a user's explicit key beats a derived one;
 //  3. the keys sparkplug owns because the run's identity depends on them
-//     (OwnedConf), and the values Spark's own submission steps resolve
-//     (driver ports, the default memory overhead factor).
+//     (OwnedConf, with clientConf's changes in client mode), and the
+//     values Spark's own submission steps resolve (driver ports, the
+//     default memory overhead factor).
 func Properties(s *spec.SparkApplicationSpec, r Run) map[string]string {
 	n := namesFor(s, r)
 	c := map[string]string{}
@@ -123,6 +124,9 @@ func Properties(s *spec.SparkApplicationSpec, r Run) map[string]string {
 
 	// What sparkplug owns, and what Spark's submission steps resolve.
 	maps.Copy(c, ownedConf(s, r, n))
+	if s.Mode == spec.ModeClient {
+		clientConf(c, s)
+	}
 	// DriverServiceFeatureStep writes the ports the Service exposes.
 	if c[spark.ConfDriverPort] == "" {
 		c[spark.ConfDriverPort] = strconv.Itoa(driverPort(c))

@@ -4,6 +4,11 @@
 // an immutable ConfigMap with spark.properties and the executor pod
 // template, and the headless driver Service. Nothing here talks to the API
 // server; the caller creates the pod, then OwnedBy hands the others to it.
+// Build chooses by the body's mode: Cluster, or Client (client.go), which
+// makes the same objects the hand-made client-mode way: the driver pod runs
+// spark-submit --deploy-mode client itself, the ConfigMap is its conf
+// directory (spark-defaults.conf, spark-env.sh, the executor pod template),
+// and a UI Service is always made.
 //
 // Properties is the effective Spark conf, derived from the body as the Spark
 // operator's spark-submit arguments are, overlaid with the body's sparkConf,

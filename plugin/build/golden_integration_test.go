@@ -50,7 +50,7 @@ func TestGoldenObjectsServerSideDryRun(t *testing.T) {
 			}
 			s := readBody(t, in)
 			prepare(t, run.Workflow.Namespace, s.Driver.ServiceAccount, s.Executor.ServiceAccount)
-			objs, err := b.Cluster(s, run)
+			objs, err := b.Build(s, run)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -67,9 +67,9 @@ func TestGolden(t *testing.T) {
 			if !ok {
 				run = goldenRuns["default"]
 			}
-			objs, err := b.Cluster(readBody(t, in), run)
+			objs, err := b.Build(readBody(t, in), run)
 			if err != nil {
-				t.Fatalf("Cluster: %v", err)
+				t.Fatalf("Build: %v", err)
 			}
 			got := renderObjects(t, objs)
 			golden := filepath.Join("testdata", name+".golden.yaml")

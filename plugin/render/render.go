@@ -292,7 +292,7 @@ func buildStep(b *build.Builder, st *Step) {
 		st.Err = err
 		return
 	}
-	objs, err := b.Cluster(body, st.Run)
+	objs, err := b.Build(body, st.Run)
 	if err != nil {
 		st.Err = fmt.Errorf("SUBMISSION_FAILED: build driver objects: %s", err)
 		return
