@@ -156,8 +156,8 @@ func (e *Executors) remove(ctx context.Context, driver *corev1.Pod) error {
 	return nil
 }
 
-// properties reads the driver's spark.properties from the ConfigMap
-// mounted at Spark's conf dir.
+// properties reads the driver's spark.properties (spark-defaults.conf in
+// client mode) from the ConfigMap mounted at Spark's conf dir.
 func (e *Executors) properties(ctx context.Context, driver *corev1.Pod) (map[string]string, error) {
 	var cmName string
 	for _, v := range driver.Spec.Volumes {
@@ -185,7 +185,11 @@ func (e *Executors) properties(ctx context.Context, driver *corev1.Pod) (map[str
 		case <-time.After(200 * time.Millisecond):
 		}
 	}
-	return parseProperties(cm.Data[spark.PropertiesFile]), nil
+	if text, ok := cm.Data[spark.PropertiesFile]; ok {
+		return parseProperties(text), nil
+	}
+	// A client-mode driver's conf is spark-submit's spark-defaults.conf.
+	return parseProperties(cm.Data[spark.ClientDefaultsFile]), nil
 }
 
 // executorPods builds the executor pods Spark's KubernetesClusterSchedulerBackend
