@@ -2,6 +2,7 @@ package framework
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -53,17 +54,20 @@ func (w *When) CreateCronWorkflow() *When {
 		}
 		w.t.Cleanup(func() { _ = wfs.WorkflowTemplates(ns).Delete(ctx, tmpl.Name, metav1.DeleteOptions{}) })
 	}
-	var cron wfv1.CronWorkflow
-	convert(w.t, w.g.cron, &cron)
-	if cron.Spec.WorkflowMetadata == nil {
-		cron.Spec.WorkflowMetadata = &metav1.ObjectMeta{}
-	}
-	if cron.Spec.WorkflowMetadata.Labels == nil {
-		cron.Spec.WorkflowMetadata.Labels = map[string]string{}
-	}
-	cron.Spec.WorkflowMetadata.Labels[LabelTest] = labelValue(w.t.Name())
-	created, err := wfs.CronWorkflows(ns).Create(ctx, &cron, metav1.CreateOptions{})
+	obj, err := withRunLabel(w.g.cron, LabelTest, labelValue(w.t.Name()))
 	if err != nil {
+		w.t.Fatal(err)
+	}
+	var cron wfv1.CronWorkflow
+	convert(w.t, obj, &cron) // strictly, as SubmitWorkflow checks what it creates
+	// Created as given rather than as the typed object, which would add
+	// workflowMetadata.creationTimestamp: null, a field Argo's CRD lacks.
+	body, err := json.Marshal(obj)
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	created := &wfv1.CronWorkflow{}
+	if err := wfs.RESTClient().Post().Namespace(ns).Resource("cronworkflows").Body(body).Do(ctx).Into(created); err != nil {
 		w.t.Fatalf("create CronWorkflow %s: %v", cron.Name, err)
 	}
 	w.t.Logf("created CronWorkflow %s/%s at %s: schedules %q, concurrencyPolicy %q",
@@ -86,6 +90,36 @@ func (w *When) CreateCronWorkflow() *When {
 		}
 	})
 	return w
+}
+
+// withRunLabel returns a copy of a CronWorkflow as decoded from YAML whose
+// spec.workflowMetadata.labels hold key: value.
+func withRunLabel(cron map[string]any, key, value string) (map[string]any, error) {
+	b, err := json.Marshal(cron)
+	if err != nil {
+		return nil, err
+	}
+	var out map[string]any
+	if err := json.Unmarshal(b, &out); err != nil {
+		return nil, err
+	}
+	spec, _ := out["spec"].(map[string]any)
+	if spec == nil {
+		spec = map[string]any{}
+		out["spec"] = spec
+	}
+	md, _ := spec["workflowMetadata"].(map[string]any)
+	if md == nil {
+		md = map[string]any{}
+		spec["workflowMetadata"] = md
+	}
+	lbls, _ := md["labels"].(map[string]any)
+	if lbls == nil {
+		lbls = map[string]any{}
+		md["labels"] = lbls
+	}
+	lbls[key] = value
+	return out, nil
 }
 
 // cronName is the name of the CronWorkflow given.
@@ -329,5 +363,18 @@ func (w *When) dumpCron() {
 		}
 	}
 	w.t.Log(b.String())
-	w.t.Logf("workflow-controller log, lines about %s:\n%s", name, grepTail(w.env.ControllerLogTail(20000), name, dumpLines))
+	// The cron controller's lines: about the CronWorkflow itself, not
+	// each step of its runs (the run followed is dumped on its own).
+	key := "cronWorkflow=" + w.env.Namespace + "/" + name + " "
+	own := "workflow=" + name + " "
+	var lines []string
+	for _, line := range strings.Split(w.env.ControllerLogTail(50000), "\n") {
+		if l := line + " "; strings.Contains(l, key) || strings.Contains(l, own) {
+			lines = append(lines, line)
+		}
+	}
+	if len(lines) > dumpLines {
+		lines = lines[len(lines)-dumpLines:]
+	}
+	w.t.Logf("workflow-controller log, the cron controller's lines about %s:\n%s", name, strings.Join(lines, "\n"))
 }
