@@ -29,6 +29,9 @@ var honouredPod = []string{
 	"runtimeClassName", "initContainers", "sidecars", "lifecycle", "ports", "envSecretKeyRefs", "template",
 }
 
+// honouredSparkplug is every field of the sparkplug block, sparkplug's own.
+var honouredSparkplug = []string{"pendingTimeout", "launcher"}
+
 var honouredRole = map[string][]string{
 	"driver":   {"memoryLimit", "serviceAnnotations", "serviceLabels", "kubernetesMaster"},
 	"executor": {"instances", "deleteOnTermination"},
@@ -45,6 +48,9 @@ func TestEveryFieldIsHonouredOrUnsupported(t *testing.T) {
 		for _, f := range append(honouredPod, honouredRole[role]...) {
 			want["spark."+role+"."+f] = true
 		}
+	}
+	for _, f := range honouredSparkplug {
+		want["spark.sparkplug."+f] = true
 	}
 	unsupported := map[string]bool{}
 	for _, u := range Unsupported {
@@ -64,6 +70,9 @@ func TestEveryFieldIsHonouredOrUnsupported(t *testing.T) {
 		for _, name := range jsonFields(typ).names {
 			fields = append(fields, "spark."+role+"."+name)
 		}
+	}
+	for _, name := range jsonFields(reflect.TypeFor[SparkplugOptions]()).names {
+		fields = append(fields, "spark.sparkplug."+name)
 	}
 	for _, f := range fields {
 		switch {

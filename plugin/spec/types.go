@@ -55,7 +55,21 @@ type SparkplugOptions struct {
 	// (ImagePullBackOff, InvalidImageName, CreateContainerConfigError, ...)
 	// fails at once, whatever the timeout.
 	PendingTimeout *string `json:"pendingTimeout,omitempty"`
+	// Launcher says what creates the driver: LauncherNative, sparkplug
+	// itself in Go (the default unless sparkplug serve --launcher says
+	// otherwise), or LauncherSparkSubmit, Spark's own client run by the
+	// plugin (sparkplug serve --spark-home). Both give the driver the same
+	// name, labels, annotations and owner, so everything after the launch is
+	// the same; spark-submit is for what only Spark's client does, such as
+	// uploading local files through spark.kubernetes.file.upload.path.
+	Launcher *string `json:"launcher,omitempty"`
 }
+
+// Launchers of sparkplug.launcher.
+const (
+	LauncherNative      = "native"
+	LauncherSparkSubmit = "spark-submit"
+)
 
 // ApplicationType is the language of the application.
 type ApplicationType string

@@ -40,7 +40,7 @@ func Validate(s *SparkApplicationSpec) field.ErrorList {
 	errs = append(errs, validateDriver(rootPath.Child("driver"), &s.Driver, volumes)...)
 	errs = append(errs, validateExecutor(rootPath.Child("executor"), &s.Executor, volumes, s.DynamicAllocationEnabled())...)
 	errs = append(errs, validateDynamicAllocation(rootPath.Child("dynamicAllocation"), s.DynamicAllocation, s.Executor.Instances)...)
-	errs = append(errs, validateSparkplug(rootPath.Child("sparkplug"), s.Sparkplug)...)
+	errs = append(errs, validateSparkplug(rootPath.Child("sparkplug"), s)...)
 	errs = append(errs, validateMonitoring(rootPath.Child("monitoring"), s)...)
 	errs = append(errs, validateSparkUIOptions(rootPath.Child("sparkUIOptions"), s.SparkUIOptions)...)
 	errs = append(errs, validateBatchScheduler(s)...)
@@ -48,18 +48,69 @@ func Validate(s *SparkApplicationSpec) field.ErrorList {
 	return errs
 }
 
-func validateSparkplug(p *field.Path, o *SparkplugOptions) field.ErrorList {
-	if o == nil || o.PendingTimeout == nil {
+func validateSparkplug(p *field.Path, s *SparkApplicationSpec) field.ErrorList {
+	o := s.Sparkplug
+	if o == nil {
 		return nil
 	}
-	d, err := time.ParseDuration(*o.PendingTimeout)
-	switch {
-	case err != nil:
-		return field.ErrorList{field.Invalid(p.Child("pendingTimeout"), *o.PendingTimeout, "must be a duration such as 90s or 10m")}
-	case d <= 0:
-		return field.ErrorList{field.Invalid(p.Child("pendingTimeout"), *o.PendingTimeout, "must be positive; remove it for the default of "+DefaultPendingTimeout.String())}
+	var errs field.ErrorList
+	if o.PendingTimeout != nil {
+		d, err := time.ParseDuration(*o.PendingTimeout)
+		switch {
+		case err != nil:
+			errs = append(errs, field.Invalid(p.Child("pendingTimeout"), *o.PendingTimeout, "must be a duration such as 90s or 10m"))
+		case d <= 0:
+			errs = append(errs, field.Invalid(p.Child("pendingTimeout"), *o.PendingTimeout, "must be positive; remove it for the default of "+DefaultPendingTimeout.String()))
+		}
+	}
+	if o.Launcher != nil {
+		switch *o.Launcher {
+		case LauncherNative:
+		case LauncherSparkSubmit:
+			errs = append(errs, validateSparkSubmitLauncher(p.Child("launcher"), s)...)
+		default:
+			errs = append(errs, field.NotSupported(p.Child("launcher"), *o.Launcher, []string{LauncherNative, LauncherSparkSubmit}))
+		}
+	}
+	return errs
+}
+
+// validateSparkSubmitLauncher checks what the spark-submit launcher asks
+// of a body: cluster mode (in client mode the driver pod runs spark-submit
+// itself), and, as spark-submit picks PythonRunner or RRunner by the
+// primary resource's extension, a Python or R file that has it.
+func validateSparkSubmitLauncher(p *field.Path, s *SparkApplicationSpec) field.ErrorList {
+	if s.Mode != "" && s.Mode != ModeCluster {
+		return field.ErrorList{field.Invalid(p, LauncherSparkSubmit, "the spark-submit launcher submits in cluster mode; in client mode the driver pod runs spark-submit itself: remove sparkplug.launcher, or use mode cluster")}
+	}
+	var want []string
+	switch s.Type {
+	case TypePython:
+		want = []string{".py"}
+	case TypeR:
+		want = []string{".R", ".r"}
+	}
+	if file := strings.TrimSpace(ptrOr(s.MainApplicationFile)); len(want) > 0 && file != "" && !hasAnySuffix(file, want) {
+		return field.ErrorList{field.Invalid(rootPath.Child("mainApplicationFile"), file,
+			fmt.Sprintf("with the spark-submit launcher, a %s application's file must end in %s: spark-submit picks the %s runner by the extension", s.Type, strings.Join(want, " or "), s.Type))}
 	}
 	return nil
+}
+
+func ptrOr(p *string) string {
+	if p == nil {
+		return ""
+	}
+	return *p
+}
+
+// Launcher is the body's sparkplug.launcher, or "" when it names none
+// (the plugin's default applies).
+func (s *SparkApplicationSpec) Launcher() string {
+	if s.Sparkplug == nil || s.Sparkplug.Launcher == nil {
+		return ""
+	}
+	return *s.Sparkplug.Launcher
 }
 
 // DefaultPendingTimeout is how long a driver may wait to start when the

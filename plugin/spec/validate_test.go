@@ -256,6 +256,17 @@ func TestValidate(t *testing.T) {
 			[]wantErr{{"spark.sparkplug.pendingTimeout", "must be a duration"}}},
 		{"pendingTimeout not positive", func(s *spec) { s.Sparkplug = &SparkplugOptions{PendingTimeout: ptr("0s")} },
 			[]wantErr{{"spark.sparkplug.pendingTimeout", "must be positive"}}},
+		{"launcher spark-submit", func(s *spec) { s.Sparkplug = &SparkplugOptions{Launcher: ptr(LauncherSparkSubmit)} }, nil},
+		{"launcher native", func(s *spec) { s.Sparkplug = &SparkplugOptions{Launcher: ptr(LauncherNative)} }, nil},
+		{"launcher unknown", func(s *spec) { s.Sparkplug = &SparkplugOptions{Launcher: ptr("spark-operator")} },
+			[]wantErr{{"spark.sparkplug.launcher", `Unsupported value: "spark-operator": supported values: "native", "spark-submit"`}}},
+		{"launcher spark-submit in client mode", func(s *spec) {
+			s.Mode, s.Sparkplug = ModeClient, &SparkplugOptions{Launcher: ptr(LauncherSparkSubmit)}
+		}, []wantErr{{"spark.sparkplug.launcher", "in client mode the driver pod runs spark-submit itself"}}},
+		{"launcher spark-submit with a Python file spark-submit would take for a jar", func(s *spec) {
+			s.Type, s.MainClass, s.MainApplicationFile = TypePython, nil, ptr("local:///opt/app/main")
+			s.Sparkplug = &SparkplugOptions{Launcher: ptr(LauncherSparkSubmit)}
+		}, []wantErr{{"spark.mainApplicationFile", "must end in .py"}}},
 		{"driver port out of range", func(s *spec) { s.Driver.Ports = []Port{{Name: "metrics", ContainerPort: 70000}} },
 			[]wantErr{{"spark.driver.ports[0].containerPort", "between 1 and 65535"}}},
 		{"executor port is one of Spark's own", func(s *spec) { s.Executor.Ports = []Port{{Name: "ui", ContainerPort: 4040}} },
