@@ -49,8 +49,8 @@ verify: ## gofmt, go vet, go mod tidy, golden files and the plugin ConfigMap are
 	$(GO) run ./hack/genplugin -out $$tmp && \
 	diff -u $(PLUGIN_CONFIGMAP) $$tmp || { echo "$(PLUGIN_CONFIGMAP) is stale: run make plugin"; exit 1; }
 
-# Packages whose tests compare with golden files (testdata/*.golden.yaml).
-GOLDEN_PKGS := ./plugin/build/ ./plugin/convert/ ./cmd/sparkplug/
+# Packages whose tests compare with golden files (testdata/*.golden.yaml, .golden.txt).
+GOLDEN_PKGS := ./plugin/build/ ./plugin/convert/ ./plugin/submit/ ./cmd/sparkplug/
 
 .PHONY: update
 update: ## rewrite golden files from the current code

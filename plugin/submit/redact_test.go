@@ -1,0 +1,93 @@
+package submit
+
+import (
+	"reflect"
+	"testing"
+)
+
+func TestSensitive(t *testing.T) {
+	for _, tc := range []struct {
+		key  string
+		want bool
+	}{
+		{"spark.hadoop.fs.s3a.secret.key", true},
+		{"spark.hadoop.fs.s3a.access.key", true},
+		{"spark.hadoop.fs.s3a.session.token", true},
+		{"spark.ssl.keyPassword", true},
+		{"spark.ssl.keyStorePassword", true},
+		{"spark.ssl.keyStore", true}, // a path, but "key": caught on the safe side
+		{"spark.hadoop.fs.azure.account.key.acct.blob.core.windows.net", true},
+		{"spark.hadoop.google.cloud.auth.service.account.json.keyfile", false}, // the path of the key file
+		{"spark.kubernetes.driverEnv.AWS_SECRET_ACCESS_KEY", true},
+		{"spark.executorEnv.APIKEY", true},
+		{"spark.kubernetes.driverEnv.DB_PASSWD", true},
+		{"spark.authenticate.secret", true},
+		{"spark.hadoop.fs.gs.auth.client.secret", true},
+		{"spark.kubernetes.driverEnv.GOOGLE_APPLICATION_CREDENTIALS", true},
+		{"spark.kubernetes.driver.secretKeyRef.DB_PASSWORD", true},
+		{"spark.kubernetes.executor.secretKeyRef.USER", true},
+		{"spark.kubernetes.driver.secrets.gcp-sa", true},
+		{"spark.kubernetes.authenticate.submission.oauthTokenFile", false},
+		{"spark.kubernetes.authenticate.submission.clientKeyFile", false},
+		{"spark.kubernetes.authenticate.submission.caCertFile", false},
+		{"spark.kerberos.keytab", false},
+		{"spark.kubernetes.kerberos.krb5.path", false},
+		{"spark.kubernetes.driver.pod.name", false},
+		{"spark.kubernetes.driver.label.sparkplug.io/workflow-uid", false},
+		{"spark.executor.memory", false},
+		{"spark.jars", false},
+		{"", false},
+	} {
+		if got := Sensitive(tc.key); got != tc.want {
+			t.Errorf("Sensitive(%q) = %v, want %v (words %q)", tc.key, got, tc.want, keyWords(tc.key))
+		}
+	}
+}
+
+func TestKeyWords(t *testing.T) {
+	for key, want := range map[string][]string{
+		"spark.ssl.keyStorePassword":                       {"spark", "ssl", "key", "store", "password"},
+		"spark.kubernetes.driverEnv.AWS_SECRET_ACCESS_KEY": {"spark", "kubernetes", "driver", "env", "aws", "secret", "access", "key"},
+		"spark.hadoop.fs.s3a.access.key":                   {"spark", "hadoop", "fs", "s3a", "access", "key"},
+		"oauthTokenFile":                                   {"oauth", "token", "file"},
+	} {
+		if got := keyWords(key); !reflect.DeepEqual(got, want) {
+			t.Errorf("keyWords(%q) = %q, want %q", key, got, want)
+		}
+	}
+}
+
+func TestRedact(t *testing.T) {
+	args := []string{
+		"--master", "k8s://https://10.0.0.1:443",
+		"--conf", "spark.hadoop.fs.s3a.secret.key=AKIAsecret",
+		"--conf", "spark.executor.memory=1g",
+		"--conf", "spark.kubernetes.driver.secretKeyRef.DB=db:password",
+		"--conf", "spark.jars=https://user:hunter2@repo.example.com/lib.jar,https://repo.example.com/other.jar",
+		"--conf", "spark.novalue",
+		"--name", "spark.hadoop.fs.s3a.secret.key=not-a-conf",
+		"https://deploy:t0ken@example.com/app.jar",
+		"--password", "plain",
+	}
+	orig := append([]string(nil), args...)
+	got := Redact(args)
+	want := []string{
+		"--master", "k8s://https://10.0.0.1:443",
+		"--conf", "spark.hadoop.fs.s3a.secret.key=<redacted>",
+		"--conf", "spark.executor.memory=1g",
+		"--conf", "spark.kubernetes.driver.secretKeyRef.DB=<redacted>",
+		"--conf", "spark.jars=https://user:<redacted>@repo.example.com/lib.jar,https://repo.example.com/other.jar",
+		"--conf", "spark.novalue",
+		"--name", "spark.hadoop.fs.s3a.secret.key=not-a-conf",
+		"https://deploy:<redacted>@example.com/app.jar",
+		// Application arguments are the application's: nothing tells a
+		// secret among them.
+		"--password", "plain",
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("Redact:\ngot  %q\nwant %q", got, want)
+	}
+	if !reflect.DeepEqual(args, orig) {
+		t.Errorf("Redact changed its input: %q", args)
+	}
+}

@@ -1,0 +1,206 @@
+// Command fakesubmit stands in for $SPARK_HOME/bin/spark-submit in
+// sparkplug's tests, where no Spark distribution (nor Java) is installed.
+//
+// It reads what to do from $SPARK_HOME/fake.json (all fields optional):
+//
+//	{"record": "/path/calls.jsonl",  // append {"args": [...], "env": [...]} per call
+//	 "sleep": "3s",                  // sleep first
+//	 "exitCode": 1, "stderr": "...", // print stderr and exit with the code
+//	 "create": true}                 // create the driver pod, as spark-submit would
+//
+// With create, it reads the --conf arguments as spark-submit does and
+// creates, through the kubeconfig in $KUBECONFIG, the driver pod
+// (spark.kubernetes.driver.pod.name in spark.kubernetes.namespace, the
+// spec of spark.kubernetes.driver.podTemplateFile, labels and annotations
+// from spark.kubernetes.driver.label.* and .annotation.*, Spark's own
+// labels with an application id of its own, the image, the driver's
+// arguments), then its ConfigMap owned by it. Like spark-submit, it sets
+// no owner on the pod, whatever the template says, and fails with a
+// fabric8-like exception when the pod exists.
+package main
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/tools/clientcmd"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/yaml"
+)
+
+type config struct {
+	Record   string `json:"record"`
+	Sleep    string `json:"sleep"`
+	ExitCode int    `json:"exitCode"`
+	Stderr   string `json:"stderr"`
+	Create   bool   `json:"create"`
+}
+
+func main() {
+	if err := run(); err != nil {
+		fmt.Fprintf(os.Stderr, "Exception in thread \"main\" org.apache.spark.SparkException: %v\n\tat org.apache.spark.deploy.SparkSubmit.main(SparkSubmit.scala)\n", err)
+		os.Exit(1)
+	}
+}
+
+func run() error {
+	var c config
+	if raw, err := os.ReadFile(filepath.Join(os.Getenv("SPARK_HOME"), "fake.json")); err == nil {
+		if err := json.Unmarshal(raw, &c); err != nil {
+			return fmt.Errorf("fake.json: %w", err)
+		}
+	}
+	if c.Record != "" {
+		line, _ := json.Marshal(map[string]any{"args": os.Args[1:], "env": os.Environ()})
+		f, err := os.OpenFile(c.Record, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+		if err != nil {
+			return err
+		}
+		_, _ = f.Write(append(line, '\n'))
+		f.Close()
+	}
+	if c.Sleep != "" {
+		d, err := time.ParseDuration(c.Sleep)
+		if err != nil {
+			return err
+		}
+		time.Sleep(d)
+	}
+	if c.Stderr != "" {
+		fmt.Fprint(os.Stderr, c.Stderr)
+	}
+	if c.ExitCode != 0 {
+		os.Exit(c.ExitCode)
+	}
+	if c.Create {
+		return create(parse(os.Args[1:]))
+	}
+	return nil
+}
+
+type submission struct {
+	conf     map[string]string
+	class    string
+	resource string
+	args     []string
+}
+
+func parse(argv []string) submission {
+	s := submission{conf: map[string]string{}}
+	for i := 0; i < len(argv); i++ {
+		switch a := argv[i]; a {
+		case "--conf":
+			i++
+			k, v, _ := strings.Cut(argv[i], "=")
+			s.conf[k] = v
+		case "--class":
+			i++
+			s.class = argv[i]
+		case "--master", "--deploy-mode", "--name", "--proxy-user":
+			i++
+		default:
+			s.resource, s.args = a, argv[i+1:]
+			return s
+		}
+	}
+	return s
+}
+
+func prefixed(c map[string]string, prefix string) map[string]string {
+	out := map[string]string{}
+	for k, v := range c {
+		if rest, ok := strings.CutPrefix(k, prefix); ok {
+			out[rest] = v
+		}
+	}
+	return out
+}
+
+func create(s submission) error {
+	cfg, err := clientcmd.BuildConfigFromFlags("", os.Getenv("KUBECONFIG"))
+	if err != nil {
+		return fmt.Errorf("kubeconfig: %w", err)
+	}
+	kube, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		return err
+	}
+	ns, name := s.conf["spark.kubernetes.namespace"], s.conf["spark.kubernetes.driver.pod.name"]
+	pod := &corev1.Pod{}
+	if f := s.conf["spark.kubernetes.driver.podTemplateFile"]; f != "" {
+		raw, err := os.ReadFile(f)
+		if err != nil {
+			return fmt.Errorf("Could not load pod from template file: %w", err)
+		}
+		if err := yaml.UnmarshalStrict(raw, pod); err != nil {
+			return fmt.Errorf("Could not load pod from template file: %w", err)
+		}
+	}
+	if f := s.conf["spark.kubernetes.executor.podTemplateFile"]; f != "" {
+		if _, err := os.Stat(f); err != nil {
+			return fmt.Errorf("executor pod template: %w", err)
+		}
+	}
+	pod.ObjectMeta = metav1.ObjectMeta{Name: name, Namespace: ns} // spark-submit sets no owner
+	id := make([]byte, 16)
+	_, _ = rand.Read(id)
+	appID := "spark-" + hex.EncodeToString(id)
+	pod.Labels = prefixed(s.conf, "spark.kubernetes.driver.label.")
+	pod.Labels["spark-app-selector"] = appID
+	pod.Labels["spark-role"] = "driver"
+	pod.Labels["spark-app-name"] = s.conf["spark.app.name"]
+	pod.Labels["spark-version"] = "3.5.3"
+	pod.Annotations = prefixed(s.conf, "spark.kubernetes.driver.annotation.")
+	pod.Spec.RestartPolicy = corev1.RestartPolicyNever
+	pod.Spec.ServiceAccountName = s.conf["spark.kubernetes.authenticate.driver.serviceAccountName"]
+	i := -1
+	for j, c := range pod.Spec.Containers {
+		if c.Name == s.conf["spark.kubernetes.driver.podTemplateContainerName"] {
+			i = j
+		}
+	}
+	if i < 0 {
+		pod.Spec.Containers = append(pod.Spec.Containers, corev1.Container{Name: "spark-kubernetes-driver"})
+		i = len(pod.Spec.Containers) - 1
+	}
+	ctr := &pod.Spec.Containers[i]
+	ctr.Image = s.conf["spark.kubernetes.driver.container.image"]
+	if ctr.Image == "" {
+		ctr.Image = s.conf["spark.kubernetes.container.image"]
+	}
+	ctr.Args = append([]string{"driver", "--properties-file", "/opt/spark/conf/spark.properties", "--class", s.class, s.resource}, s.args...)
+	ctr.Env = append(ctr.Env, corev1.EnvVar{Name: "SPARK_APPLICATION_ID", Value: appID})
+
+	ctx := context.Background()
+	created, err := kube.CoreV1().Pods(ns).Create(ctx, pod, metav1.CreateOptions{})
+	if apierrors.IsAlreadyExists(err) {
+		return fmt.Errorf("io.fabric8.kubernetes.client.KubernetesClientException: Failure executing: POST at: %s/api/v1/namespaces/%s/pods. Message: pods %q already exists. Received status: Status(code=409, reason=AlreadyExists)", cfg.Host, ns, name)
+	}
+	if err != nil {
+		return fmt.Errorf("io.fabric8.kubernetes.client.KubernetesClientException: %w", err)
+	}
+	cm := &corev1.ConfigMap{
+		ObjectMeta: metav1.ObjectMeta{
+			Name: "spark-drv-" + hex.EncodeToString(id[:8]) + "-conf-map", Namespace: ns,
+			OwnerReferences: []metav1.OwnerReference{{APIVersion: "v1", Kind: "Pod", Name: created.Name, UID: created.UID, Controller: ptr.To(true)}},
+		},
+		Data: map[string]string{"spark.properties": "spark.app.id=" + appID + "\n"},
+	}
+	if _, err := kube.CoreV1().ConfigMaps(ns).Create(ctx, cm, metav1.CreateOptions{}); err != nil {
+		_ = kube.CoreV1().Pods(ns).Delete(ctx, created.Name, metav1.DeleteOptions{})
+		return fmt.Errorf("io.fabric8.kubernetes.client.KubernetesClientException: %w", err)
+	}
+	fmt.Printf("Deployed Spark application %s with application ID %s into Kubernetes\n", s.conf["spark.app.name"], appID)
+	return nil
+}
