@@ -29,6 +29,8 @@ import (
 	"github.com/sparkplug-io/sparkplug/plugin/metrics"
 	"github.com/sparkplug-io/sparkplug/plugin/scope"
 	"github.com/sparkplug-io/sparkplug/plugin/server"
+	"github.com/sparkplug-io/sparkplug/plugin/spec"
+	"github.com/sparkplug-io/sparkplug/plugin/submit"
 	"github.com/sparkplug-io/sparkplug/templates"
 )
 
@@ -93,9 +95,14 @@ func runServe(args []string, stdout, stderr io.Writer) error {
 	fs.DurationVar(&o.shutdownGrace, "shutdown-grace", 20*time.Second, "how long in-flight requests may finish after SIGTERM")
 	fs.Float32Var(&o.qps, "kube-api-qps", 20, "Kubernetes client queries per second")
 	fs.IntVar(&o.burst, "kube-api-burst", 40, "Kubernetes client burst")
+	fs.StringVar(&o.core.Launcher, "launcher", spec.LauncherNative, "what creates the driver of a spark body whose sparkplug.launcher names none: native (sparkplug, in Go) or spark-submit (Spark's own client, from --spark-home)")
+	fs.StringVar(&o.core.Submit.SparkHome, "spark-home", "", "Spark distribution whose bin/spark-submit launches the drivers of the spark-submit launcher (it needs Java too); empty: no spark-submit, and bodies asking for it fail")
+	fs.DurationVar(&o.core.Submit.Timeout, "submit-timeout", submit.DefaultTimeout, "how long one spark-submit may run before it is killed and counts as a failed submission")
+	fs.DurationVar(&o.core.Submit.RequestTimeout, "kubernetes-request-timeout", 30*time.Second, "spark-submit's connection and request timeout against the API server (KUBERNETES_REQUEST_TIMEOUT, spark.kubernetes.submission.connectionTimeout and requestTimeout); 0 keeps Spark's default of 10s")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
+	o.core.Submit.Env = inheritedEnv()
 	if err := o.validate(); err != nil {
 		return err
 	}
@@ -132,6 +139,18 @@ func serve(ctx context.Context, o serveOptions, log *slog.Logger) error {
 	kube, err := kubernetes.NewForConfig(cfg)
 	if err != nil {
 		return fmt.Errorf("kubernetes client: %w", err)
+	}
+	if o.core.Submit.SparkHome != "" {
+		// spark-submit authenticates as the plugin does.
+		dir, err := os.MkdirTemp(o.core.Submit.TempDir, "sparkplug-client-")
+		if err != nil {
+			return fmt.Errorf("directory for spark-submit's kubeconfig: %w", err)
+		}
+		defer os.RemoveAll(dir)
+		if o.core.Submit.Client, err = submit.NewClient(cfg, dir); err != nil {
+			return err
+		}
+		log.Info("spark-submit launcher ready", "spark_home", o.core.Submit.SparkHome, "master", o.core.Submit.Client.Master, "default_launcher", o.core.Launcher)
 	}
 	wf, err := wfclient.NewForConfig(cfg)
 	if err != nil {
@@ -227,6 +246,17 @@ func restConfig(kubeconfig string) (*rest.Config, error) {
 		return nil, fmt.Errorf("load kubeconfig %s: %w", kubeconfig, err)
 	}
 	return cfg, nil
+}
+
+// inheritedEnv is what spark-submit gets of the plugin's environment.
+func inheritedEnv() map[string]string {
+	env := map[string]string{}
+	for _, k := range submit.InheritedEnv {
+		if v, ok := os.LookupEnv(k); ok {
+			env[k] = v
+		}
+	}
+	return env
 }
 
 func newLogger(w io.Writer, level, format string) (*slog.Logger, error) {

@@ -80,7 +80,9 @@ func (r *request) stop(rn *run, l limit, a state.Assessment) error {
 
 // launch creates attempt n of the node's run: driver pod, then its
 // ConfigMap and Service owned by it. A driver that already exists (a
-// repeated call, a restarted plugin) is taken as it is.
+// repeated call, a restarted plugin) is taken as it is. The driver pod is
+// created by the request's launcher: natively here, or by spark-submit
+// (sparkSubmit).
 func (r *request) launch(node string, attempt int, previous *corev1.Pod) (*run, *executor.ExecuteTemplateReply) {
 	br := build.Run{
 		Workflow:    build.WorkflowRef{Name: r.wf.Name, Namespace: r.wf.Namespace, UID: r.wf.UID},
@@ -108,29 +110,29 @@ func (r *request) launch(node string, attempt int, previous *corev1.Pod) (*run, 
 		reply := r.reply(wfv1.NodePending, fmt.Sprintf("SUBMISSION_FAILED: retry %d%s in %s: %s", f.count+1, submissionMax(r.body.RestartPolicy), wait.Round(time.Second), f.message), nil)
 		return nil, &reply
 	}
-	created, err := pods.Create(r.ctx, objs.Driver, metav1.CreateOptions{})
-	switch {
-	case err == nil:
-		r.log.Info("driver pod created", "node", node, "driver", created.Name, "attempt", attempt)
-		r.core.metrics.Driver("launched", "")
-	case apierrors.IsAlreadyExists(err):
-		created, err = pods.Get(r.ctx, objs.Driver.Name, metav1.GetOptions{})
-		if err != nil {
-			return nil, r.transient("get existing driver pod %s: %s", objs.Driver.Name, err)
+	var created *corev1.Pod
+	if r.launcher() == spec.LauncherSparkSubmit {
+		var reply *executor.ExecuteTemplateReply
+		if created, reply = r.sparkSubmit(objs, br, node, failKey); reply != nil {
+			return nil, reply
 		}
-		r.log.Info("driver pod already existed; continuing with it", "node", node, "driver", created.Name)
-	case isTransient(err):
-		return nil, r.transient("create driver pod %s: %s", objs.Driver.Name, err)
-	default:
-		r.core.failures.record(failKey, apiMessage(err), r.now)
-		f := r.core.failures.get(failKey)
-		if f.count <= int(deref32(r.body.RestartPolicy.OnSubmissionFailureRetries, 0)) && r.body.RestartPolicy.Type != spec.RestartNever {
-			reply := r.reply(wfv1.NodePending, fmt.Sprintf("SUBMISSION_FAILED: retry %d%s soon: %s", f.count, submissionMax(r.body.RestartPolicy), f.message), nil)
-			return nil, &reply
+	} else {
+		created, err = pods.Create(r.ctx, objs.Driver, metav1.CreateOptions{})
+		switch {
+		case err == nil:
+			r.log.Info("driver pod created", "node", node, "driver", created.Name, "attempt", attempt)
+			r.core.metrics.Driver("launched", "")
+		case apierrors.IsAlreadyExists(err):
+			created, err = pods.Get(r.ctx, objs.Driver.Name, metav1.GetOptions{})
+			if err != nil {
+				return nil, r.transient("get existing driver pod %s: %s", objs.Driver.Name, err)
+			}
+			r.log.Info("driver pod already existed; continuing with it", "node", node, "driver", created.Name)
+		case isTransient(err):
+			return nil, r.transient("create driver pod %s: %s", objs.Driver.Name, err)
+		default:
+			return nil, r.rejected(failKey, node, apiMessage(err))
 		}
-		r.log.Info("driver submission failed", "node", node, "error", f.message)
-		reply := failed("SUBMISSION_FAILED: " + f.message)
-		return nil, &reply
 	}
 	r.core.failures.clear(failKey)
 	r.scope.Wrote(created)
@@ -163,9 +165,15 @@ func (r *request) ensureCompanions(rn *run) error {
 }
 
 // companions creates the objects a driver owns, those the cache does not
-// show yet; one that already exists is taken as it is.
+// show yet; one that already exists is taken as it is. A driver
+// spark-submit created gets the Workflow as owner first, if it lacks it,
+// and the objects select its application id (retarget).
 func (r *request) companions(objs *build.Objects, driver *corev1.Pod) error {
+	if err := r.ensureOwner(driver); err != nil {
+		return err
+	}
 	build.OwnedBy(objs, driver)
+	retarget(objs, driver)
 	for _, o := range objs.Companions() {
 		if r.scope.Has(o) {
 			continue

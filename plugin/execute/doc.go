@@ -14,12 +14,14 @@
 // Files: execute.go (the request and its reply), runs.go (gathering the
 // runs of a template from the cache, including ghosts and tombstones),
 // verdict.go, judge.go and limits.go (deciding), act.go (writing),
-// sweep.go and ttl.go (cleanup outside requests), events.go, memory.go
-// (the little kept in memory).
+// submit.go (the spark-submit launcher, which replaces only the creation
+// of the driver pod), sweep.go and ttl.go (cleanup outside requests),
+// events.go, memory.go (the little kept in memory).
 //
-// Nothing is remembered only in memory except submission-failure counts:
-// attempts, hand-outs and adoptions live on the driver pods, so a restarted
-// plugin continues where the last one stopped and repeated calls never
-// create a second driver (names are deterministic; a create that finds the
-// object is an adoption, not an error).
+// Nothing is remembered only in memory except submission-failure counts
+// and the spark-submit runs in flight: attempts, hand-outs and adoptions
+// live on the driver pods, so a restarted plugin continues where the last
+// one stopped and repeated calls never create a second driver (names are
+// deterministic; a create that finds the object is an adoption, not an
+// error).
 package execute

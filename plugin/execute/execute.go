@@ -20,6 +20,7 @@ import (
 	"github.com/sparkplug-io/sparkplug/plugin/scope"
 	"github.com/sparkplug-io/sparkplug/plugin/spark"
 	"github.com/sparkplug-io/sparkplug/plugin/spec"
+	"github.com/sparkplug-io/sparkplug/plugin/submit"
 )
 
 // Output parameter names every spark node reports.
@@ -45,9 +46,24 @@ type Options struct {
 	// CacheWait is how long a request waits for a new workflow's cache to
 	// sync before answering 503.
 	CacheWait time.Duration
+	// Launcher launches the drivers of bodies whose sparkplug.launcher
+	// names none: spec.LauncherNative (the default) or
+	// spec.LauncherSparkSubmit.
+	Launcher string
+	// Submit sets up the spark-submit launcher; without Submit.SparkHome,
+	// a body asking for it fails.
+	Submit submit.Options
+	// SubmitWait is how long a request waits for a spark-submit run before
+	// replying Pending; the run goes on and a later request takes its
+	// result. It stays well under the agent's 30 s request timeout.
+	SubmitWait time.Duration
 	// Now is the clock.
 	Now func() time.Time
 }
+
+// MaxSubmitWait is the longest SubmitWait: Argo's agent gives up on a
+// request after 30 s.
+const MaxSubmitWait = 20 * time.Second
 
 // Validate fills defaults and rejects nonsense.
 func (o *Options) Validate() error {
@@ -61,6 +77,7 @@ func (o *Options) Validate() error {
 	def(&o.NotFoundGrace, 30*time.Second)
 	def(&o.HandoutGrace, time.Minute)
 	def(&o.CacheWait, 10*time.Second)
+	def(&o.SubmitWait, 10*time.Second)
 	if o.Now == nil {
 		o.Now = time.Now
 	}
@@ -72,7 +89,21 @@ func (o *Options) Validate() error {
 			return fmt.Errorf("--%s must not be negative, got %s", name, d)
 		}
 	}
-	return nil
+	if o.SubmitWait < 0 || o.SubmitWait > MaxSubmitWait {
+		return fmt.Errorf("submit wait %s: want between 0 and %s, as Argo's agent gives up on a request after 30 s", o.SubmitWait, MaxSubmitWait)
+	}
+	switch o.Launcher {
+	case "":
+		o.Launcher = spec.LauncherNative
+	case spec.LauncherNative:
+	case spec.LauncherSparkSubmit:
+		if o.Submit.SparkHome == "" {
+			return errors.New("--launcher spark-submit needs --spark-home: the Spark distribution whose bin/spark-submit launches the drivers")
+		}
+	default:
+		return fmt.Errorf("--launcher must be %s or %s, got %q", spec.LauncherNative, spec.LauncherSparkSubmit, o.Launcher)
+	}
+	return o.Submit.Validate()
 }
 
 // ErrBadRequest marks a request that is not a template.execute request at
@@ -95,6 +126,8 @@ type Core struct {
 	// companions remembers the drivers whose owned objects are known to
 	// exist.
 	companions uidSet
+	// submits are the spark-submit runs in flight.
+	submits submitRuns
 }
 
 // New returns a Core. opts must have been validated; recorder may be nil
@@ -102,7 +135,8 @@ type Core struct {
 // callback, to delete the drivers of stopped workflows.
 func New(opts Options, clients scope.Clients, scopes *scope.Registry, builder *build.Builder, recorder Recorder, m *metrics.Metrics, log *slog.Logger) *Core {
 	c := &Core{opts: opts, clients: clients, scopes: scopes, builder: builder, recorder: recorder, metrics: m, log: log,
-		failures: submissionFailures{m: map[string]submissionFailure{}}, missing: missingSince{m: map[string]time.Time{}}}
+		failures: submissionFailures{m: map[string]submissionFailure{}}, missing: missingSince{m: map[string]time.Time{}},
+		submits: submitRuns{now: opts.Now}}
 	scopes.OnEnding(c.OnWorkflowEnding)
 	return c
 }

@@ -1,0 +1,394 @@
+package execute
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	wfv1 "github.com/argoproj/argo-workflows/v3/pkg/apis/workflow/v1alpha1"
+	wffake "github.com/argoproj/argo-workflows/v3/pkg/client/clientset/versioned/fake"
+	"github.com/argoproj/argo-workflows/v3/pkg/plugins/executor"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/kubernetes/fake"
+	k8stesting "k8s.io/client-go/testing"
+
+	"github.com/sparkplug-io/sparkplug/plugin/build"
+	"github.com/sparkplug-io/sparkplug/plugin/scope"
+	"github.com/sparkplug-io/sparkplug/plugin/spark"
+	"github.com/sparkplug-io/sparkplug/plugin/spec"
+	"github.com/sparkplug-io/sparkplug/plugin/submit/submittest"
+	"github.com/sparkplug-io/sparkplug/templates"
+)
+
+// These tests run the spark-submit launcher against a fake clientset and
+// the fake spark-submit (plugin/submit/submittest), which cannot reach a
+// fake clientset: where the driver must exist, the test creates it, as
+// spark-submit would have, without sparkplug's labels, so the workflow's
+// cache does not show it and only a GET finds it. The launcher against a
+// real API server is in cmd/sparkplug's integration tests.
+
+type submitEnv struct {
+	core   *Core
+	args   executor.ExecuteTemplateArgs
+	kube   *fake.Clientset
+	home   string
+	record string
+}
+
+func newSubmitEnv(t *testing.T, fc submittest.Config, extra string, opts func(*Options)) *submitEnv {
+	t.Helper()
+	record := filepath.Join(t.TempDir(), "calls.jsonl")
+	fc.Record = record
+	home := submittest.SparkHome(t, fc)
+	tmpl := &wfv1.Template{Name: "pi", Plugin: &wfv1.Plugin{}}
+	tmpl.Plugin.Value = json.RawMessage(`{"spark":` + strings.Replace(body, "%s", `,"sparkplug":{"launcher":"spark-submit"}`+extra, 1) + `}`)
+	ts := &wfv1.WorkflowTaskSet{
+		ObjectMeta: metav1.ObjectMeta{Name: "wf", Namespace: "ns"},
+		Spec:       wfv1.WorkflowTaskSetSpec{Tasks: map[string]wfv1.Template{"wf-1": *tmpl}},
+	}
+	kube := fake.NewClientset()
+	clients := scope.Clients{Kube: kube, Workflows: wffake.NewSimpleClientset(ts)}
+	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	o := Options{}
+	o.Submit.SparkHome = home
+	o.SubmitWait = 5 * time.Second
+	if opts != nil {
+		opts(&o)
+	}
+	if err := o.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	builder, err := build.New(templates.FS)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	reg := scope.NewRegistry(clients, time.Minute, log, time.Now)
+	go reg.Run(ctx)
+	return &submitEnv{
+		core: New(o, clients, reg, builder, nil, nil, log),
+		args: executor.ExecuteTemplateArgs{
+			Workflow: &executor.Workflow{ObjectMeta: executor.ObjectMeta{Name: "wf", Namespace: "ns", UID: "uid-1"}},
+			Template: tmpl,
+		},
+		kube: kube, home: home, record: record,
+	}
+}
+
+func (e *submitEnv) execute(t *testing.T) executor.ExecuteTemplateReply {
+	t.Helper()
+	r, err := e.core.Execute(context.Background(), e.args)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+// driverName is the driver pod of node wf-1's first attempt.
+func driverName() string {
+	return build.NamesFor(build.Run{Workflow: build.WorkflowRef{Name: "wf", Namespace: "ns", UID: "uid-1"}, NodeID: "wf-1", Attempt: 1}).DriverPod
+}
+
+// createDriver creates the driver as spark-submit would: no sparkplug
+// owner, an application id of its own.
+func (e *submitEnv) createDriver(t *testing.T) {
+	t.Helper()
+	pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: driverName(), Namespace: "ns", UID: "pod-uid",
+		Labels: map[string]string{spark.LabelAppSelector: "spark-fromsubmit", spark.LabelRole: spark.RoleDriver}}}
+	if _, err := e.kube.CoreV1().Pods("ns").Create(context.Background(), pod, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestSparkSubmitFailureIsASubmissionFailure(t *testing.T) {
+	e := newSubmitEnv(t, submittest.Config{ExitCode: 1, Stderr: "25/01/31 12:00:00 INFO SparkKubernetesClientFactory: Auto-configuring K8S client\n" +
+		"Exception in thread \"main\" io.fabric8.kubernetes.client.KubernetesClientException: Forbidden: exceeded quota: compute\n\tat io.fabric8.Foo.bar(Foo.java:1)\n"}, "", nil)
+	r := e.execute(t)
+	want := `SUBMISSION_FAILED: spark-submit exited 1: Exception in thread "main" io.fabric8.kubernetes.client.KubernetesClientException: Forbidden: exceeded quota: compute`
+	if r.Node.Phase != wfv1.NodeFailed || r.Node.Message != want || r.Requeue != nil {
+		t.Fatalf("reply %+v; want Failed %q", r.Node, want)
+	}
+	if n := len(submittest.Calls(t, e.record)); n != 1 {
+		t.Fatalf("%d spark-submit runs, want 1", n)
+	}
+}
+
+func TestSparkSubmitFailureIsRetriedPerPolicy(t *testing.T) {
+	e := newSubmitEnv(t, submittest.Config{ExitCode: 1, Stderr: "Exception in thread \"main\" java.net.SocketTimeoutException: timeout\n"},
+		`,"restartPolicy":{"type":"OnFailure","onSubmissionFailureRetries":1,"onSubmissionFailureRetryInterval":1}`, nil)
+	r := e.execute(t)
+	if r.Node.Phase != wfv1.NodePending || !strings.HasPrefix(r.Node.Message, "SUBMISSION_FAILED: retry 1/1 soon: spark-submit exited 1: ") {
+		t.Fatalf("first failure: %+v; want a retry", r.Node)
+	}
+	// Within the interval, spark-submit does not run again.
+	if r = e.execute(t); !strings.Contains(r.Node.Message, "SUBMISSION_FAILED: retry 2/1 in") || len(submittest.Calls(t, e.record)) != 1 {
+		t.Fatalf("within the interval: %+v after %d runs", r.Node, len(submittest.Calls(t, e.record)))
+	}
+	time.Sleep(1100 * time.Millisecond)
+	if r = e.execute(t); r.Node.Phase != wfv1.NodeFailed || !strings.Contains(r.Node.Message, "SocketTimeoutException") {
+		t.Fatalf("second failure: %+v; want Failed", r.Node)
+	}
+	if n := len(submittest.Calls(t, e.record)); n != 2 {
+		t.Fatalf("%d spark-submit runs, want 2", n)
+	}
+}
+
+// spark-submit refuses a driver that exists (a repeated call, a restarted
+// plugin, and the cache has not shown it): sparkplug finds it by a GET and
+// continues with it, the Workflow made its owner. The pod lives only
+// behind the reactors, so the cache never shows it.
+func TestSparkSubmitAlreadyExistsAdoptsTheDriver(t *testing.T) {
+	e := newSubmitEnv(t, submittest.Config{ExitCode: 1, Stderr: "Exception in thread \"main\" io.fabric8.kubernetes.client.KubernetesClientException: Failure executing: POST. Message: pods \"x\" already exists.\n"}, "", nil)
+	pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: driverName(), Namespace: "ns", UID: "pod-uid",
+		Labels: map[string]string{spark.LabelAppSelector: "spark-fromsubmit", spark.LabelRole: spark.RoleDriver}}}
+	var patches []string
+	e.kube.PrependReactor("get", "pods", func(a k8stesting.Action) (bool, runtime.Object, error) {
+		if a.(k8stesting.GetAction).GetName() != pod.Name {
+			return false, nil, nil
+		}
+		return true, pod.DeepCopy(), nil
+	})
+	e.kube.PrependReactor("patch", "pods", func(a k8stesting.Action) (bool, runtime.Object, error) {
+		p := a.(k8stesting.PatchAction)
+		patches = append(patches, string(p.GetPatchType())+" "+string(p.GetPatch()))
+		owned := pod.DeepCopy()
+		owned.OwnerReferences = []metav1.OwnerReference{build.WorkflowOwner(build.WorkflowRef{Name: "wf", Namespace: "ns", UID: "uid-1"})}
+		return true, owned, nil
+	})
+	r := e.execute(t)
+	if r.Node.Phase != wfv1.NodePending || !strings.HasPrefix(r.Node.Message, "SUBMITTED") {
+		t.Fatalf("reply %+v; want the existing driver, submitted", r.Node)
+	}
+	if got := param(r, OutputDriverPod); got != driverName() {
+		t.Fatalf("driver-pod output %q, want %q", got, driverName())
+	}
+	if got := param(r, OutputApplicationID); got != "spark-fromsubmit" {
+		t.Fatalf("application id %q, want the driver's own", got)
+	}
+	if n := len(submittest.Calls(t, e.record)); n != 1 {
+		t.Fatalf("%d spark-submit runs, want 1", n)
+	}
+	if len(patches) != 1 || !strings.HasPrefix(patches[0], string(types.StrategicMergePatchType)) ||
+		!strings.Contains(patches[0], `"uid":"pod-uid"`) || !strings.Contains(patches[0], `"kind":"Workflow"`) || !strings.Contains(patches[0], `"uid":"uid-1"`) {
+		t.Fatalf("patches %q; want one strategic merge adding the Workflow owner to this pod", patches)
+	}
+	// sparkplug's Service selects the driver by the id spark-submit chose.
+	svc, err := e.kube.CoreV1().Services("ns").Get(context.Background(), build.ServiceName(driverName()), metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if svc.Spec.Selector[spark.LabelAppSelector] != "spark-fromsubmit" {
+		t.Fatalf("service selector %v, want spark-app-selector spark-fromsubmit", svc.Spec.Selector)
+	}
+}
+
+// A spark-submit that outlasts SubmitWait goes on in the background: the
+// node is Pending meanwhile, later requests run no second spark-submit,
+// and a request after it ended takes its result.
+func TestSparkSubmitRunsInTheBackground(t *testing.T) {
+	e := newSubmitEnv(t, submittest.Config{Sleep: "1s"}, "", func(o *Options) { o.SubmitWait = 50 * time.Millisecond })
+	r := e.execute(t)
+	if r.Node.Phase != wfv1.NodePending || r.Node.Message != submitRunning || r.Requeue == nil {
+		t.Fatalf("first reply %+v; want Pending %q with a requeue", r, submitRunning)
+	}
+	if r = e.execute(t); r.Node.Message != submitRunning {
+		t.Fatalf("second reply %+v; want still running", r.Node)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for r.Node.Message == submitRunning && time.Now().Before(deadline) {
+		time.Sleep(100 * time.Millisecond)
+		r = e.execute(t)
+	}
+	// The fake created no driver (it cannot reach a fake clientset): the
+	// result taken is that failure.
+	if r.Node.Phase != wfv1.NodeFailed || !strings.Contains(r.Node.Message, "spark-submit exited 0, but driver pod") {
+		t.Fatalf("after spark-submit ended: %+v; want its result", r.Node)
+	}
+	if n := len(submittest.Calls(t, e.record)); n != 1 {
+		t.Fatalf("%d spark-submit runs, want 1", n)
+	}
+	if n := e.core.submits.len(); n != 0 {
+		t.Fatalf("%d runs kept after their result was taken", n)
+	}
+}
+
+// A driver that shows in the cache while its spark-submit still runs is
+// taken at once; the run, once ended, is kept a while for a request to
+// take, then dropped.
+func TestSparkSubmitDriverSeenWhileItRuns(t *testing.T) {
+	e := newSubmitEnv(t, submittest.Config{Sleep: "1s"}, "", func(o *Options) { o.SubmitWait = 50 * time.Millisecond })
+	if r := e.execute(t); r.Node.Message != submitRunning {
+		t.Fatalf("first reply %+v", r.Node)
+	}
+	e.createDriver(t) // spark-submit created it and is not done yet
+	var r executor.ExecuteTemplateReply
+	deadline := time.Now().Add(10 * time.Second)
+	for param(r, OutputDriverPod) == "" && time.Now().Before(deadline) {
+		time.Sleep(50 * time.Millisecond)
+		r = e.execute(t)
+	}
+	if r.Node.Phase != wfv1.NodePending || !strings.HasPrefix(r.Node.Message, "SUBMITTED") || param(r, OutputDriverPod) != driverName() {
+		t.Fatalf("reply %+v; want the driver, submitted", r.Node)
+	}
+	time.Sleep(1500 * time.Millisecond) // the run ends
+	e.execute(t)
+	if n := len(submittest.Calls(t, e.record)); n != 1 {
+		t.Fatalf("%d spark-submit runs, want 1", n)
+	}
+	if n := e.core.submits.len(); n != 1 {
+		t.Fatalf("%d runs kept, want the ended one", n)
+	}
+	e.core.submits.start("other", time.Now().Add(submitRunKeep+time.Minute), func() submitOutcome { return submitOutcome{} })
+	if _, kept := e.core.submits.m["uid-1/wf-1/1"]; kept {
+		t.Fatal("an ended run no request took is kept past submitRunKeep")
+	}
+}
+
+// spark-submit exits 0 but the driver is not there: a failed submission,
+// saying where to look.
+func TestSparkSubmitWithoutADriverFails(t *testing.T) {
+	e := newSubmitEnv(t, submittest.Config{}, "", nil)
+	r := e.execute(t)
+	if r.Node.Phase != wfv1.NodeFailed || !strings.Contains(r.Node.Message, "spark-submit exited 0, but driver pod "+driverName()+" does not exist") {
+		t.Fatalf("reply %+v", r.Node)
+	}
+}
+
+// A body asking for spark-submit on a plugin without --spark-home fails,
+// saying so.
+func TestSparkSubmitWithoutSparkHomeFails(t *testing.T) {
+	e := newSubmitEnv(t, submittest.Config{}, "", func(o *Options) { o.Submit.SparkHome = "" })
+	r := e.execute(t)
+	if r.Node.Phase != wfv1.NodeFailed || !strings.Contains(r.Node.Message, "--spark-home") {
+		t.Fatalf("reply %+v", r.Node)
+	}
+	if n := len(submittest.Calls(t, e.record)); n != 0 {
+		t.Fatalf("%d spark-submit runs, want none", n)
+	}
+}
+
+// The plugin-wide launcher applies to bodies that name none; a body's own
+// wins.
+func TestLauncherDefault(t *testing.T) {
+	for _, tc := range []struct {
+		name, plugin, body, want string
+	}{
+		{"default native", "", "", "native"},
+		{"plugin spark-submit", "spark-submit", "", "spark-submit"},
+		{"body native wins", "spark-submit", "native", "native"},
+		{"body spark-submit wins", "native", "spark-submit", "spark-submit"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			o := Options{Launcher: tc.plugin}
+			o.Submit.SparkHome = ""
+			if tc.plugin == "spark-submit" {
+				// Validate needs an executable; nothing runs it.
+				o.Submit.SparkHome = t.TempDir()
+				if err := os.MkdirAll(filepath.Join(o.Submit.SparkHome, "bin"), 0o755); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(filepath.Join(o.Submit.SparkHome, "bin", "spark-submit"), nil, 0o755); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if err := o.Validate(); err != nil {
+				t.Fatal(err)
+			}
+			raw := strings.Replace(body, "%s", "", 1)
+			if tc.body != "" {
+				raw = strings.Replace(body, "%s", `,"sparkplug":{"launcher":"`+tc.body+`"}`, 1)
+			}
+			s, err := parseBody(raw)
+			if err != nil {
+				t.Fatal(err)
+			}
+			r := &request{core: &Core{opts: o}, body: s}
+			if got := r.launcher(); got != tc.want {
+				t.Fatalf("launcher %q, want %q", got, tc.want)
+			}
+		})
+	}
+}
+
+func TestOptionsLauncher(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		o       Options
+		wantErr string
+	}{
+		{"spark-submit without a spark home", Options{Launcher: "spark-submit"}, "--launcher spark-submit needs --spark-home"},
+		{"unknown launcher", Options{Launcher: "yarn"}, `--launcher must be native or spark-submit, got "yarn"`},
+		{"submit wait beyond the agent's patience", Options{SubmitWait: time.Minute}, "Argo's agent gives up"},
+		{"negative submit wait", Options{SubmitWait: -time.Second}, "want between 0 and"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if err := tc.o.Validate(); err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+				t.Fatalf("Validate: %v, want %q", err, tc.wantErr)
+			}
+		})
+	}
+}
+
+func TestRetarget(t *testing.T) {
+	b, err := build.New(templates.FS)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := parseBody(strings.Replace(body, "%s", `,"sparkUIOptions":{}`, 1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	objs, err := b.Build(s, build.Run{Workflow: build.WorkflowRef{Name: "wf", Namespace: "ns", UID: "uid-1"}, NodeID: "wf-1", TemplateKey: "k"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	native := objs.Driver.Labels[spark.LabelAppSelector]
+	retarget(objs, objs.Driver)
+	for _, o := range objs.Companions() {
+		if o.GetLabels()[spark.LabelAppSelector] != native {
+			t.Fatalf("a native driver's companions changed: %s", o.GetName())
+		}
+	}
+	driver := objs.Driver.DeepCopy()
+	driver.Labels[spark.LabelAppSelector] = "spark-other"
+	retarget(objs, driver)
+	services := 0
+	for _, o := range objs.Companions() {
+		if got := o.GetLabels()[spark.LabelAppSelector]; got != "spark-other" {
+			t.Errorf("%s label %s=%q, want spark-other", o.GetName(), spark.LabelAppSelector, got)
+		}
+		if svc, ok := o.(*corev1.Service); ok {
+			services++
+			if svc.Spec.Selector[spark.LabelAppSelector] != "spark-other" {
+				t.Errorf("service %s selects %v", svc.Name, svc.Spec.Selector)
+			}
+		}
+	}
+	if services != 2 {
+		t.Fatalf("%d services, want the driver's and the UI's", services)
+	}
+}
+
+func param(r executor.ExecuteTemplateReply, name string) string {
+	if r.Node == nil || r.Node.Outputs == nil {
+		return ""
+	}
+	for _, p := range r.Node.Outputs.Parameters {
+		if p.Name == name && p.Value != nil {
+			return p.Value.String()
+		}
+	}
+	return ""
+}
+
+func parseBody(raw string) (*spec.SparkApplicationSpec, error) { return spec.Parse([]byte(raw)) }

@@ -1,0 +1,335 @@
+package execute
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"os"
+	"sync"
+	"time"
+
+	wfv1 "github.com/argoproj/argo-workflows/v3/pkg/apis/workflow/v1alpha1"
+	"github.com/argoproj/argo-workflows/v3/pkg/plugins/executor"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/kubernetes"
+
+	"github.com/sparkplug-io/sparkplug/plugin/build"
+	"github.com/sparkplug-io/sparkplug/plugin/spark"
+	"github.com/sparkplug-io/sparkplug/plugin/spec"
+	"github.com/sparkplug-io/sparkplug/plugin/submit"
+)
+
+// The spark-submit launcher (sparkplug.launcher: spark-submit, or serve
+// --launcher spark-submit) replaces only the creation of the driver pod:
+// spark-submit creates it, with its ConfigMap and Service, under the name
+// the native launcher would use, and from then on the run is followed as
+// any other. sparkplug still creates its own companions (its ConfigMap,
+// which keeps the metrics files and becomes the tombstone of a stopped
+// driver, and its Services, which the outputs name), retargeted at the
+// application id spark-submit chose (retarget), and makes the Workflow the
+// driver's owner when Spark did not (ensureOwner).
+//
+// spark-submit is a JVM: seconds per run, minutes on a slow API server or
+// while it resolves packages, and Argo's agent gives up on a request after
+// 30 s. So a run goes on in the background, keyed by workflow, node and
+// attempt, in memory: a request waits for it up to SubmitWait, then
+// replies Pending "SUBMITTED: spark-submit running", and a later request
+// takes its result. A restarted plugin forgets the run (its spark-submit
+// died with it) and finds the driver if it was created; if not, it runs
+// spark-submit again, which is safe because the name is the same.
+
+// submitRunning is the message of a node whose spark-submit still runs.
+const submitRunning = "SUBMITTED: spark-submit running"
+
+// launcher is the request's launcher: the body's, else the plugin's.
+func (r *request) launcher() string {
+	if l := r.body.Launcher(); l != "" {
+		return l
+	}
+	return r.core.opts.Launcher
+}
+
+// sparkSubmit creates objs.Driver by running spark-submit, or finds it
+// created already: in the cache before a run, by a GET after a run that
+// failed (spark-submit refuses a driver that exists: a repeated call, a
+// restarted plugin). A failure is counted as the native launcher counts a
+// rejected create.
+func (r *request) sparkSubmit(objs *build.Objects, br build.Run, node, failKey string) (*corev1.Pod, *executor.ExecuteTemplateReply) {
+	name := objs.Driver.Name
+	if p := r.cachedPod(name); p != nil {
+		r.log.Info("driver pod already existed; continuing with it", "node", node, "driver", name)
+		return p, nil
+	}
+	o := &r.core.opts.Submit
+	if o.SparkHome == "" {
+		reply := failed("SUBMISSION_FAILED: sparkplug.launcher is spark-submit, but this plugin has no Spark distribution to run it from (sparkplug serve --spark-home)")
+		return nil, &reply
+	}
+	in := submit.Input{
+		Master:         o.Client.Master,
+		Spec:           r.body,
+		Conf:           build.Properties(r.body, br),
+		Driver:         objs.Driver,
+		RequestTimeout: o.RequestTimeout,
+		AuthConf:       o.Client.AuthConf,
+	}
+	executorTemplate := objs.ConfigMap.Data[spark.ExecutorPodTemplateKey]
+	owner := build.WorkflowOwner(br.Workflow)
+	log := r.log.With("node", node, "driver", name)
+	run := r.core.submits.start(failKey, r.now, func() submitOutcome {
+		return r.core.runSubmit(context.WithoutCancel(r.ctx), log, in, executorTemplate, owner)
+	})
+
+	wait := time.NewTimer(r.core.opts.SubmitWait)
+	defer wait.Stop()
+	select {
+	case <-run.done:
+	case <-wait.C:
+		reply := r.reply(wfv1.NodePending, submitRunning, nil)
+		return nil, &reply
+	case <-r.ctx.Done():
+		return nil, r.transient("wait for spark-submit: %s", r.ctx.Err())
+	}
+	r.core.submits.forget(failKey, run)
+
+	out := run.out
+	pod := out.pod
+	if pod == nil {
+		p, err := r.core.clients.Kube.CoreV1().Pods(r.wf.Namespace).Get(r.ctx, name, metav1.GetOptions{})
+		switch {
+		case err == nil:
+			pod = p
+		case !apierrors.IsNotFound(err):
+			return nil, r.transient("get driver pod %s after spark-submit: %s", name, err)
+		}
+	}
+	switch {
+	case pod != nil && out.result.OK():
+		log.Info("driver pod created by spark-submit", "took", out.result.Took.Round(time.Millisecond))
+		r.core.metrics.Driver("launched", "")
+		return pod, nil
+	case pod != nil:
+		log.Info("driver pod already existed; continuing with it", "spark_submit", submit.Message(out.result, o.Timeout))
+		return pod, nil
+	case out.result.OK():
+		return nil, r.rejected(failKey, node, fmt.Sprintf("spark-submit exited 0, but driver pod %s does not exist: is spark.kubernetes.namespace or spark.kubernetes.driver.pod.name overridden in the Spark distribution's spark-defaults.conf?", name))
+	default:
+		return nil, r.rejected(failKey, node, submit.Message(out.result, o.Timeout))
+	}
+}
+
+// runSubmit runs spark-submit once, outside any request: it writes the pod
+// templates, runs spark-submit, and gives the driver pod, when it exists
+// then, the Workflow as owner, so that even a driver no request asks about
+// again (a stopped workflow) goes with the Workflow.
+func (c *Core) runSubmit(ctx context.Context, log *slog.Logger, in submit.Input, executorTemplate string, owner metav1.OwnerReference) submitOutcome {
+	o := &c.opts.Submit
+	fail := func(err error) submitOutcome {
+		log.Error("spark-submit not run", "error", err.Error())
+		return submitOutcome{result: submit.Result{ExitCode: -1, Err: err}}
+	}
+	dir, err := os.MkdirTemp(o.TempDir, "sparkplug-submit-")
+	if err != nil {
+		return fail(fmt.Errorf("make a directory for spark-submit's files: %w", err))
+	}
+	defer os.RemoveAll(dir)
+	if err := submit.Files(dir, &in, executorTemplate); err != nil {
+		return fail(err)
+	}
+	args := submit.Args(&in)
+	log.Info("running spark-submit", "program", o.Program(), "argv", submit.Redact(args))
+	res := submit.Run(ctx, o.Program(), args, o.Environ(), o.Timeout)
+	log.Info("spark-submit ended", "exit_code", res.ExitCode, "timed_out", res.TimedOut,
+		"took", res.Took.Round(time.Millisecond), "message", submit.Message(res, o.Timeout))
+	log.Debug("spark-submit output", "stdout", res.Stdout, "stderr", res.Stderr)
+
+	out := submitOutcome{result: res}
+	getCtx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	pod, err := c.clients.Kube.CoreV1().Pods(in.Driver.Namespace).Get(getCtx, in.Driver.Name, metav1.GetOptions{})
+	if err != nil {
+		if !apierrors.IsNotFound(err) {
+			log.Info("driver pod not read after spark-submit; the next request reads it", "error", err.Error())
+		}
+		return out
+	}
+	if owned, err := ownedBy(getCtx, c.clients.Kube, pod, owner); err != nil {
+		log.Info("driver pod not owned by the workflow yet; the next request retries", "error", err.Error())
+		out.pod = pod
+	} else {
+		out.pod = owned
+	}
+	return out
+}
+
+// rejected counts a failed submission of a node's attempt and replies: a
+// retry later while restartPolicy.onSubmissionFailureRetries allows one,
+// else Failed SUBMISSION_FAILED with the message.
+func (r *request) rejected(failKey, node, message string) *executor.ExecuteTemplateReply {
+	r.core.failures.record(failKey, message, r.now)
+	f := r.core.failures.get(failKey)
+	if f.count <= int(deref32(r.body.RestartPolicy.OnSubmissionFailureRetries, 0)) && r.body.RestartPolicy.Type != spec.RestartNever {
+		reply := r.reply(wfv1.NodePending, fmt.Sprintf("SUBMISSION_FAILED: retry %d%s soon: %s", f.count, submissionMax(r.body.RestartPolicy), f.message), nil)
+		return &reply
+	}
+	r.log.Info("driver submission failed", "node", node, "error", f.message)
+	reply := failed("SUBMISSION_FAILED: " + f.message)
+	return &reply
+}
+
+// cachedPod is the workflow's cached pod of that name, or nil.
+func (r *request) cachedPod(name string) *corev1.Pod {
+	for _, p := range r.scope.Pods() {
+		if p.Name == name {
+			return p
+		}
+	}
+	return nil
+}
+
+// ensureOwner makes the Workflow the driver's owner when it is not: a
+// driver spark-submit created without it, whose plugin stopped before
+// runSubmit patched it. A driver that has it costs no API request.
+func (r *request) ensureOwner(driver *corev1.Pod) error {
+	owner := build.WorkflowOwner(build.WorkflowRef{Name: r.wf.Name, Namespace: r.wf.Namespace, UID: r.wf.UID})
+	if hasOwner(driver, owner.UID) {
+		return nil
+	}
+	owned, err := ownedBy(r.ctx, r.core.clients.Kube, driver, owner)
+	if err != nil {
+		return err
+	}
+	r.scope.Wrote(owned)
+	r.log.Info("driver pod now owned by the workflow", "driver", driver.Name)
+	return nil
+}
+
+// ownedBy adds owner to the pod's owners (a strategic merge by uid, on
+// this very pod: the patch names its uid) unless it is there already.
+func ownedBy(ctx context.Context, kube kubernetes.Interface, pod *corev1.Pod, owner metav1.OwnerReference) (*corev1.Pod, error) {
+	if hasOwner(pod, owner.UID) {
+		return pod, nil
+	}
+	patch, err := json.Marshal(map[string]any{"metadata": map[string]any{
+		"uid":             pod.UID,
+		"ownerReferences": []metav1.OwnerReference{owner},
+	}})
+	if err != nil {
+		return nil, fmt.Errorf("encode owner patch: %w", err)
+	}
+	owned, err := kube.CoreV1().Pods(pod.Namespace).Patch(ctx, pod.Name, types.StrategicMergePatchType, patch, metav1.PatchOptions{})
+	if err != nil {
+		return nil, fmt.Errorf("make workflow %s the owner of driver pod %s: %w", owner.Name, pod.Name, err)
+	}
+	return owned, nil
+}
+
+func hasOwner(p *corev1.Pod, uid types.UID) bool {
+	for _, ref := range p.OwnerReferences {
+		if ref.UID == uid {
+			return true
+		}
+	}
+	return false
+}
+
+// retarget points the companions at the application id the driver
+// carries. The builder uses the run's own id, which the native launcher
+// gives the driver; spark-submit makes up its own, and the Services must
+// select the pod that exists. For a native driver it changes nothing.
+func retarget(objs *build.Objects, driver *corev1.Pod) {
+	appID := driver.Labels[spark.LabelAppSelector]
+	if appID == "" {
+		return
+	}
+	for _, o := range objs.Companions() {
+		if l := o.GetLabels(); l[spark.LabelAppSelector] != "" {
+			l[spark.LabelAppSelector] = appID
+		}
+		if svc, ok := o.(*corev1.Service); ok && svc.Spec.Selector[spark.LabelAppSelector] != "" {
+			svc.Spec.Selector[spark.LabelAppSelector] = appID
+		}
+	}
+}
+
+// submitRuns are the spark-submit runs in flight, by workflow uid, node
+// and attempt: a request starts one, or finds the one a request before it
+// started. A finished run no request took (its driver showed in the cache
+// first, or its workflow ended) is dropped submitRunKeep after it ended.
+type submitRuns struct {
+	mu sync.Mutex
+	m  map[string]*submitRun
+	// now is the clock of the runs' end times.
+	now func() time.Time
+}
+
+type submitRun struct {
+	// done is closed when out and ended are set.
+	done  chan struct{}
+	out   submitOutcome
+	ended time.Time
+}
+
+// submitRunKeep is how long a finished run waits for a request to take it.
+const submitRunKeep = 10 * time.Minute
+
+// submitOutcome is how a spark-submit run ended, and the driver pod if it
+// existed then.
+type submitOutcome struct {
+	result submit.Result
+	pod    *corev1.Pod
+}
+
+// start returns the run for key, starting f in the background if there is
+// none.
+func (s *submitRuns) start(key string, now time.Time, f func() submitOutcome) *submitRun {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for k, run := range s.m {
+		select {
+		case <-run.done:
+			if now.Sub(run.ended) > submitRunKeep {
+				delete(s.m, k)
+			}
+		default:
+		}
+	}
+	if run, ok := s.m[key]; ok {
+		return run
+	}
+	if s.m == nil {
+		s.m = map[string]*submitRun{}
+	}
+	clock := s.now
+	if clock == nil {
+		clock = time.Now
+	}
+	run := &submitRun{done: make(chan struct{})}
+	s.m[key] = run
+	go func() {
+		defer close(run.done)
+		run.out = f()
+		run.ended = clock()
+	}()
+	return run
+}
+
+// len is how many runs are kept.
+func (s *submitRuns) len() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.m)
+}
+
+// forget drops a finished run whose result was taken.
+func (s *submitRuns) forget(key string, run *submitRun) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.m[key] == run {
+		delete(s.m, key)
+	}
+}
