@@ -985,6 +985,9 @@ func TestClientModeLifecycle(t *testing.T) {
 		t.Fatalf("first reply: %s; want Pending", describe(r))
 	}
 	d := e.onlyDriver()
+	if want := fmt.Sprintf("http://%s.%s.svc:4040", build.UIServiceName(d.Name), e.ns); param(r, "spark-ui") != want {
+		t.Fatalf("spark-ui output %q, want the client-mode UI Service %q", param(r, "spark-ui"), want)
+	}
 	checkDriverMetadata := func() {
 		if d.Labels[spark.LabelWorkflowUID] != string(e.wf.UID) || len(d.OwnerReferences) != 1 || d.OwnerReferences[0].UID != e.wf.UID {
 			t.Fatalf("driver labels %v owners %+v, want the workflow's", d.Labels, d.OwnerReferences)

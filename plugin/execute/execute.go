@@ -297,9 +297,10 @@ func (r *request) reply(phase wfv1.NodePhase, message string, driver *corev1.Pod
 	if driver != nil {
 		appID := driver.Labels[spark.LabelAppSelector]
 		svc, port := build.ServiceName(driver.Name), int32(spark.UIPort)
-		if o := r.body.SparkUIOptions; o != nil {
+		if o := r.body.SparkUIOptions; o != nil || r.body.Mode == spec.ModeClient {
+			// The UI Service: asked for, or always there in client mode.
 			svc = build.UIServiceName(driver.Name)
-			if o.ServicePort != nil {
+			if o != nil && o.ServicePort != nil {
 				port = *o.ServicePort
 			}
 		}

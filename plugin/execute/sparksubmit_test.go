@@ -282,11 +282,13 @@ func TestSparkSubmitWithoutSparkHomeFails(t *testing.T) {
 func TestLauncherDefault(t *testing.T) {
 	for _, tc := range []struct {
 		name, plugin, body, want string
+		client                   bool
 	}{
-		{"default native", "", "", "native"},
-		{"plugin spark-submit", "spark-submit", "", "spark-submit"},
-		{"body native wins", "spark-submit", "native", "native"},
-		{"body spark-submit wins", "native", "spark-submit", "spark-submit"},
+		{"default native", "", "", "native", false},
+		{"plugin spark-submit", "spark-submit", "", "spark-submit", false},
+		{"body native wins", "spark-submit", "native", "native", false},
+		{"body spark-submit wins", "native", "spark-submit", "spark-submit", false},
+		{"client mode is native whatever the plugin default", "spark-submit", "", "native", true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			o := Options{Launcher: tc.plugin}
@@ -307,6 +309,9 @@ func TestLauncherDefault(t *testing.T) {
 			raw := strings.Replace(body, "%s", "", 1)
 			if tc.body != "" {
 				raw = strings.Replace(body, "%s", `,"sparkplug":{"launcher":"`+tc.body+`"}`, 1)
+			}
+			if tc.client {
+				raw = strings.Replace(raw, `"type":"Scala"`, `"type":"Scala","mode":"client"`, 1)
 			}
 			s, err := parseBody(raw)
 			if err != nil {

@@ -50,6 +50,12 @@ func (r *request) launcher() string {
 	if l := r.body.Launcher(); l != "" {
 		return l
 	}
+	if r.body.Mode == spec.ModeClient {
+		// The driver pod of client mode runs spark-submit itself; there is
+		// nothing for a submitting spark-submit to do (validation refuses a
+		// client-mode body that asks for one).
+		return spec.LauncherNative
+	}
 	return r.core.opts.Launcher
 }
 
