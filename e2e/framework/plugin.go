@@ -17,10 +17,16 @@ import (
 )
 
 // Requeue intervals the e2e plugin runs with (the defaults, 5 s and 15 s,
-// would only make the tests slower).
+// would only make the tests slower), how often it looks for drivers past
+// their timeToLiveSeconds (15 s by default), and how long a result handed
+// to one of several identical nodes may take to show in the TaskSet before
+// it counts as lost (1 m by default; the agents here patch every second,
+// argo.RequeueTime).
 const (
 	pluginRequeuePending = time.Second
 	pluginRequeueRunning = 2 * time.Second
+	PluginTTLInterval    = time.Second
+	PluginHandoutGrace   = 15 * time.Second
 )
 
 // BuildPlugin builds ./cmd/sparkplug of repoRoot into dir.
@@ -68,6 +74,8 @@ func newPlugin(c *cluster.Cluster, bin string, sidecar PluginSidecar, tokenFile,
 		"--kubeconfig="+kubeconfig,
 		"--requeue-pending="+pluginRequeuePending.String(),
 		"--requeue-running="+pluginRequeueRunning.String(),
+		"--ttl-interval="+PluginTTLInterval.String(),
+		"--handout-grace="+PluginHandoutGrace.String(),
 		"--log-format=text",
 		"--log-level=debug",
 	)
