@@ -12,6 +12,8 @@
 //	SPARKPLUG_E2E_KEEP=1                 keep the state dirs (logs, kubeconfigs) after the run
 //	SPARKPLUG_E2E_TOKEN_MODE=host-file   agents read the plugin token from /var/run/argo (root)
 //	                                     instead of a private mount namespace
+//	SPARKPLUG_E2E_SEED=N                 TestPluginKilledAgainAndAgain replays the restart gaps of
+//	                                     seed N (it logs the seed it used; read by that test)
 //
 // One environment serves every test of the binary (TestMain); tests share
 // its namespace and run in parallel where they do not restart shared

@@ -392,7 +392,8 @@ func TestEvictedDriver(t *testing.T) {
 }
 
 // A driver whose image cannot be pulled can never start: its node fails at
-// once, saying why.
+// once (not after the pending timeout), saying why, and the driver is
+// deleted, a tombstone kept.
 func TestDriverThatCannotStartFails(t *testing.T) {
 	t.Parallel()
 	Given(t).
@@ -401,6 +402,7 @@ func TestDriverThatCannotStartFails(t *testing.T) {
 		When().
 		SubmitWorkflow().
 		WaitForWorkflow(framework.ToBeFailed).
+		WaitForDrivers(0, 10*time.Second).
 		Then().
 		ExpectNode(framework.RootNode, func(t *testing.T, n *wfv1.NodeStatus) {
 			for _, want := range []string{"ErrImagePull", "pull access denied"} {
@@ -408,7 +410,11 @@ func TestDriverThatCannotStartFails(t *testing.T) {
 					t.Errorf("node %s %q, want Failed with a message saying %q", n.Phase, n.Message, want)
 				}
 			}
-		})
+			if took := n.FinishedAt.Sub(n.StartedAt.Time); took > 20*time.Second {
+				t.Errorf("the node failed after %v, want at once", took)
+			}
+		}).
+		ExpectSparkObjects(expectTombstone("CannotStart"))
 }
 
 // Terminating a workflow whose Spark step runs marks the node failed (Argo)
