@@ -212,8 +212,12 @@ func (r *request) answer() (executor.ExecuteTemplateReply, error) {
 	}
 	runs := r.runs(tasks)
 	d := identity.Resolve(tasks, r.views(runs), r.now, r.core.opts.HandoutGrace)
-	if d.Unlisted {
-		// The cache may lag behind a node the controller just added.
+	if d.Closed {
+		// No open node in the cache: it may lag behind a node the
+		// controller just added (the agent can ask within milliseconds),
+		// and an old node's result must never answer a new one. Read the
+		// TaskSet afresh. Steady-state polls always see their own open
+		// node and never come here.
 		ts, err := r.core.clients.Workflows.ArgoprojV1alpha1().WorkflowTaskSets(r.wf.Namespace).Get(r.ctx, r.wf.Name, metav1.GetOptions{})
 		if err != nil && !apierrors.IsNotFound(err) {
 			return executor.ExecuteTemplateReply{}, fmt.Errorf("get workflowtaskset %s/%s: %w", r.wf.Namespace, r.wf.Name, err)

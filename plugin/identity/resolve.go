@@ -68,6 +68,12 @@ type Decision struct {
 	// Unlisted: no node with this template is listed in the TaskSet. The
 	// caller's view may lag; it should read the TaskSet afresh once.
 	Unlisted bool
+	// Closed: no node with this template is open in the caller's view, so
+	// the decision (Repeat, an Answer repeating a hand-out, or Unlisted)
+	// rests on nodes that are already done. A view that lags behind a node
+	// the controller just added would hand that new node an old result:
+	// the caller must confirm with a fresh TaskSet before acting on it.
+	Closed bool
 }
 
 // Resolve decides which run answers a request, given the TaskSet entries
@@ -108,7 +114,9 @@ func Resolve(tasks []Task, runs []Run, now time.Time, grace time.Duration) Decis
 	}
 
 	if len(openIDs) == 0 {
-		return resolveClosed(tasks, runs)
+		d := resolveClosed(tasks, runs)
+		d.Closed = true
+		return d
 	}
 
 	// Orphans: runs never handed out whose holder (the node that adopted

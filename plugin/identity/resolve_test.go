@@ -137,18 +137,18 @@ func TestResolve(t *testing.T) {
 		name:  "agent re-asks after its restart about a node already recorded: repeat the record",
 		tasks: []Task{done("a", wfv1.NodeSucceeded)},
 		runs:  []Run{{NodeID: "a", Final: true, Reported: ModeOwn, ReportedAt: t0}},
-		want:  Decision{Repeat: &wfv1.NodeResult{Phase: wfv1.NodeSucceeded, Message: "recorded a"}},
+		want:  Decision{Repeat: &wfv1.NodeResult{Phase: wfv1.NodeSucceeded, Message: "recorded a"}, Closed: true},
 	}, {
 		name: "node already removed from the TaskSet: repeat the newest hand-out",
 		runs: []Run{{NodeID: "a", Final: true, Reported: ModeOwn, ReportedAt: t0}, {NodeID: "b", Final: true, Reported: ModeOwn, ReportedAt: t0.Add(time.Second)}},
-		want: Decision{Answer: "b"},
+		want: Decision{Answer: "b", Closed: true},
 	}, {
 		name: "nothing listed and nothing launched: unlisted, never launch without a node id",
-		want: Decision{Unlisted: true},
+		want: Decision{Unlisted: true, Closed: true},
 	}, {
 		name: "unlisted with only unreported runs: still unlisted",
 		runs: []Run{{NodeID: "a"}},
-		want: Decision{Unlisted: true},
+		want: Decision{Unlisted: true, Closed: true},
 	}}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
