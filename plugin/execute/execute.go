@@ -254,6 +254,18 @@ func (r *request) answer() (executor.ExecuteTemplateReply, error) {
 		}
 		r.log.Info("run adopted by an identical node", "run_node", from, "node", to)
 	}
+	// Every live driver of this template gets its ConfigMap and Services
+	// back if a restart cut its launch short, not only the one answering
+	// (identical nodes answer through one run at a time). Known-complete
+	// drivers are skipped in memory, so this costs nothing in steady state.
+	for _, rn := range runs {
+		if rn.ghost || rn.tomb != nil || finished(rn.head()) {
+			continue
+		}
+		if err := r.ensureCompanions(rn); err != nil {
+			return executor.ExecuteTemplateReply{}, err
+		}
+	}
 	if d.Answer == "" {
 		return r.reply(wfv1.NodeRunning, "RUNNING: waiting for an identical step's driver to finish", nil), nil
 	}
@@ -278,10 +290,6 @@ func (r *request) report(run *run, record identity.Mode) (executor.ExecuteTempla
 		run = next
 		head = run.head()
 		v, _ = r.verdict(run)
-	} else if !v.Final && !run.ghost && run.tomb == nil {
-		if err := r.ensureCompanions(run); err != nil {
-			return executor.ExecuteTemplateReply{}, err
-		}
 	}
 	if v.Final && record != identity.ModeNone && (identity.Mode(head.Annotations[spark.AnnotationReportedMode]) != record || record == identity.ModeShared) {
 		if err := r.annotate(run, map[string]string{
