@@ -34,7 +34,7 @@ test-integration: tools ## integration tests against a real kube-apiserver, etcd
 	$(GO) test -count=1 -tags integration -timeout 20m ./...
 
 .PHONY: e2e
-e2e: tools ## end-to-end tests: real Argo controller and agent, the plugin from manifests/, KWOK for pods (~1 min)
+e2e: tools ## end-to-end tests: real Argo controller and agent, the plugin from manifests/, KWOK for pods (~4 min)
 	$(GO) test -count=1 -tags e2e -timeout 30m -parallel 8 -v ./e2e/...
 
 .PHONY: verify
