@@ -341,6 +341,13 @@ func (r *request) tasks(ts *wfv1.WorkflowTaskSet) ([]identity.Task, error) {
 	if ts == nil {
 		return nil, nil
 	}
+	// Argo drops a fulfilled node's TaskSet status before its task: for a
+	// moment the node looks open again. The Workflow's own node status
+	// says it is done.
+	var nodes wfv1.Nodes
+	if w := r.scope.WorkflowObject(); w != nil {
+		nodes = w.Status.Nodes
+	}
 	var out []identity.Task
 	for id, tmpl := range ts.Spec.Tasks {
 		if tmpl.Plugin == nil {
@@ -357,6 +364,9 @@ func (r *request) tasks(ts *wfv1.WorkflowTaskSet) ([]identity.Task, error) {
 		if res, ok := ts.Status.Nodes[id]; ok {
 			res := res
 			t.Recorded = &res
+		}
+		if n, ok := nodes[id]; ok && n.Phase.Completed() && (t.Recorded == nil || !t.Recorded.Phase.Completed()) {
+			t.Recorded = &wfv1.NodeResult{Phase: n.Phase, Message: n.Message, Outputs: n.Outputs}
 		}
 		out = append(out, t)
 	}

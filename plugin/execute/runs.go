@@ -162,6 +162,7 @@ func submittedAt(rn *run) time.Time {
 }
 
 func (r *request) views(runs map[string]*run) []identity.Run {
+	landed := r.landedDrivers()
 	out := make([]identity.Run, 0, len(runs))
 	for _, rn := range runs {
 		h := rn.head()
@@ -170,11 +171,34 @@ func (r *request) views(runs map[string]*run) []identity.Run {
 			Final:     finalOf(r.verdict(rn)),
 			Reported:  identity.Mode(h.Annotations[spark.AnnotationReportedMode]),
 			AdoptedBy: h.Annotations[spark.AnnotationAdoptedBy],
+			Landed:    landed[h.Name],
 		}
 		if at, err := time.Parse(time.RFC3339, h.Annotations[spark.AnnotationReported]); err == nil {
 			v.ReportedAt = at
 		}
 		out = append(out, v)
+	}
+	return out
+}
+
+// landedDrivers are the drivers whose result Argo shows on a completed
+// node of the cached Workflow (its driver-pod output): hand-outs that
+// certainly arrived. Argo drops a node's TaskSet status before its task,
+// so the TaskSet alone can make a fulfilled node look open again.
+func (r *request) landedDrivers() map[string]bool {
+	out := map[string]bool{}
+	w := r.scope.WorkflowObject()
+	if w == nil {
+		return out
+	}
+	for _, n := range w.Status.Nodes {
+		if !n.Phase.Completed() || n.Outputs == nil {
+			continue
+		}
+		res := wfv1.NodeResult{Outputs: n.Outputs}
+		if d := recordedParam(&res, OutputDriverPod); d != "" {
+			out[d] = true
+		}
 	}
 	return out
 }

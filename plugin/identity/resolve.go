@@ -46,6 +46,10 @@ type Run struct {
 	// AdoptedBy is the node that took this run over after its own node
 	// received another identical run's result.
 	AdoptedBy string
+	// Landed: Argo shows this run's result on a completed node, so a
+	// hand-out of it certainly arrived and it must never be handed out
+	// again, whatever the grace period says.
+	Landed bool
 }
 
 // Decision is what the caller must do for one request.
@@ -154,7 +158,7 @@ func Resolve(tasks []Task, runs []Run, now time.Time, grace time.Duration) Decis
 			orphans = orphans[1:]
 			continue
 		}
-		if last := newest(mine); now.Sub(last.ReportedAt) > grace {
+		if last := newest(mine); !last.Landed && now.Sub(last.ReportedAt) > grace {
 			effective[n] = last.NodeID
 		}
 		// Otherwise wait: the receiver's result is not recorded yet.
@@ -180,7 +184,7 @@ func Resolve(tasks []Task, runs []Run, now time.Time, grace time.Duration) Decis
 	// A run already handed to its own node is spoken for: it must not also
 	// reach an identical node.
 	for _, e := range candidates {
-		if r := byNode[e]; r.Final && r.Reported != ModeOwn {
+		if r := byNode[e]; r.Final && r.Reported != ModeOwn && !r.Landed {
 			d.Answer, d.Record = e, ModeShared
 			return d
 		}

@@ -118,6 +118,12 @@ func TestResolve(t *testing.T) {
 		now:   t0.Add(2 * grace),
 		want:  Decision{Answer: "a", Record: ModeShared},
 	}, {
+		name:  "a shared hand-out Argo shows on a completed node is never handed out again, grace or not",
+		tasks: []Task{open("a"), open("b")},
+		runs:  []Run{{NodeID: "a", Final: true, Reported: ModeShared, ReportedAt: t0, Landed: true}, {NodeID: "b"}},
+		now:   t0.Add(2 * grace),
+		want:  Decision{Answer: "b"},
+	}, {
 		name:  "a run handed to its own node is never also handed to an identical node",
 		tasks: []Task{open("a"), open("b")},
 		runs:  []Run{{NodeID: "a", Final: true, Reported: ModeOwn, ReportedAt: t0}, {NodeID: "b"}},
