@@ -420,11 +420,9 @@ spec:
 // chaosWorkflow repeats itself on purpose: the loop's items a produce
 // three identical spark steps and twin-a and twin-b two more, all running
 // side by side; after starts once the twins are done, so that submissions
-// happen late in the run too. Each item runs its spark step through a
-// one-task DAG (item): Argo v3.7 fails a DAG or steps template whose
-// withItems loop has children with an outputs.result that is not JSON
-// (argo-workflows#10775), and an application id is not; the loop's
-// children are then DAG nodes, whose outputs are not aggregated that way.
+// happen late in the run too. The loop's children are the Spark steps
+// themselves, whose results Argo decodes as JSON (see
+// TestSparkStepsInLoops).
 const chaosWorkflow = `
 apiVersion: argoproj.io/v1alpha1
 kind: Workflow
@@ -437,7 +435,7 @@ spec:
       dag:
         tasks:
           - name: loop
-            template: item
+            template: spark-item
             arguments: {parameters: [{name: item, value: "{{item}}"}]}
             withItems: [a, a, b, a]
           - {name: twin-a, template: twin}
@@ -446,13 +444,6 @@ spec:
             template: spark-item
             arguments: {parameters: [{name: item, value: c}]}
             depends: twin-a && twin-b
-    - name: item
-      inputs: {parameters: [{name: item}]}
-      dag:
-        tasks:
-          - name: spark
-            template: spark-item
-            arguments: {parameters: [{name: item, value: "{{inputs.parameters.item}}"}]}
     - name: spark-item
       inputs: {parameters: [{name: item}]}
       plugin:
@@ -568,7 +559,7 @@ func TestPluginKilledAgainAndAgain(t *testing.T) {
 			if len(byNode[id]) != 1 {
 				t.Errorf("node %s (%s) has drivers %v, want exactly one", n.DisplayName, id, podNames(byNode[id]))
 			}
-			app := result(n)
+			app := param(n, "application-id")
 			if _, ok := apps[app]; !ok {
 				t.Errorf("node %s reports application %q, which no driver of the workflow has", n.DisplayName, app)
 			}
@@ -576,6 +567,14 @@ func TestPluginKilledAgainAndAgain(t *testing.T) {
 				t.Errorf("nodes %s and %s both report application %s", other, n.DisplayName, app)
 			}
 			results[app] = n.DisplayName
+			// A loop's child reports its id as a JSON string.
+			want := app
+			if strings.HasPrefix(n.DisplayName, "loop(") {
+				want = strconv.Quote(app)
+			}
+			if result(n) != want {
+				t.Errorf("node %s: outputs.result %q, want %q", n.DisplayName, result(n), want)
+			}
 		}
 		// Nothing orphaned: every ConfigMap, Service and executor belongs
 		// to a driver that exists (a tombstone, which carries

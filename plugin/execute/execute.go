@@ -203,6 +203,9 @@ type request struct {
 	// timeout is the template's timeout over the whole run; 0 is none.
 	timeout time.Duration
 	now     time.Time
+	// jsonResult: an open node with this template is a loop's child, whose
+	// outputs.result Argo decodes as JSON (set by tasks).
+	jsonResult bool
 }
 
 func (r *request) answer() (executor.ExecuteTemplateReply, error) {
@@ -316,8 +319,14 @@ func (r *request) reply(phase wfv1.NodePhase, message string, driver *corev1.Pod
 				port = *o.ServicePort
 			}
 		}
+		result := appID
+		if r.jsonResult {
+			// A JSON string: the loop's aggregated result is then the
+			// list of application ids.
+			result = strconv.Quote(appID)
+		}
 		node.Outputs = &wfv1.Outputs{
-			Result: &appID,
+			Result: &result,
 			Parameters: []wfv1.Parameter{
 				{Name: OutputApplicationID, Value: wfv1.AnyStringPtr(appID)},
 				{Name: OutputDriverPod, Value: wfv1.AnyStringPtr(driver.Name)},
@@ -349,6 +358,7 @@ func (r *request) tasks(ts *wfv1.WorkflowTaskSet) ([]identity.Task, error) {
 		nodes = w.Status.Nodes
 	}
 	var out []identity.Task
+	r.jsonResult = false
 	for id, tmpl := range ts.Spec.Tasks {
 		if tmpl.Plugin == nil {
 			continue
@@ -367,6 +377,16 @@ func (r *request) tasks(ts *wfv1.WorkflowTaskSet) ([]identity.Task, error) {
 		}
 		if n, ok := nodes[id]; ok && n.Phase.Completed() && (t.Recorded == nil || !t.Recorded.Phase.Completed()) {
 			t.Recorded = &wfv1.NodeResult{Phase: n.Phase, Message: n.Message, Outputs: n.Outputs}
+		}
+		if t.Open() {
+			// Identical nodes share runs, and which of them a reply
+			// reaches is unknown: one loop child among them makes the
+			// result JSON, since a plain one would fail the loop.
+			loop, known := identity.InLoop(nodes, id)
+			if !known {
+				r.log.Debug("node not in the cached workflow yet; result as for a node outside a loop", "node", id)
+			}
+			r.jsonResult = r.jsonResult || loop
 		}
 		out = append(out, t)
 	}
