@@ -691,7 +691,7 @@ func startAnotherServer(t *testing.T, e *env) string {
 
 // startStoppableServer starts a second plugin server and returns its URL
 // and a function that stops it as SIGTERM does (idempotent).
-func startStoppableServer(t *testing.T, e *env) (string, func()) {
+func startStoppableServer(t *testing.T, e *env, configure ...func(*serveOptions)) (string, func()) {
 	t.Helper()
 	dir := t.TempDir()
 	kubeconfig := filepath.Join(dir, "kubeconfig")
@@ -704,6 +704,9 @@ func startStoppableServer(t *testing.T, e *env) (string, func()) {
 	}
 	o := serveOptions{addr: "127.0.0.1:0", tokenFile: tokenFile, kubeconfig: kubeconfig, logLevel: "info", logFormat: "text",
 		idleTimeout: time.Minute, ttlInterval: time.Second, shutdownGrace: 5 * time.Second, qps: 50, burst: 100}
+	for _, f := range configure {
+		f(&o)
+	}
 	if err := o.validate(); err != nil {
 		t.Fatal(err)
 	}
@@ -931,6 +934,100 @@ func TestShutdownLeavesRunningWorkflowsAlone(t *testing.T) {
 	if e.deleted(d.Name) {
 		t.Fatalf("a sidecar shutdown deleted the driver of a running workflow")
 	}
+}
+
+// The sidecar stops (SIGTERM: Argo deletes the agent pod when the
+// workflow ends) before its Workflow watch has shown that the workflow was
+// stopped: the shutdown sweep reads the Workflow afresh and deletes the
+// driver that still runs. The watch is frozen so that only the shutdown
+// path can delete it.
+func TestShutdownSweepsTheDriversOfAStoppedWorkflow(t *testing.T) {
+	ns := "sigterm-sweep"
+	e := newEnv(t, ns)
+	tmpl := template(t, "spark-pi", sparkPi)
+	e.setTasks(map[string]*wfv1.Template{"node-1": tmpl})
+	freezer := &watchFreezer{frozen: make(chan struct{})}
+	other := &env{t: t, ns: ns, wf: e.wf, wfc: e.wfc, requests: &atomic.Int64{}}
+	var stop func()
+	other.url, stop = startStoppableServer(t, e, func(o *serveOptions) { o.wrapTransport = freezer.wrap })
+	other.execute(tmpl)
+	d := e.onlyDriver()
+	e.setDriverStatus(d.Name, running(true))
+
+	freezer.freeze()
+	e.shutdownWorkflow(wfv1.ShutdownStrategyStop)
+	// The frozen watch hides the stop: the driver runs on until shutdown.
+	time.Sleep(2 * time.Second)
+	if e.deleted(d.Name) {
+		t.Fatal("the driver was deleted before the sidecar stopped: the Workflow watch was not frozen, and this test proves nothing")
+	}
+	stop()
+	if !e.deleted(d.Name) {
+		t.Fatalf("the sidecar stopped after its workflow was stopped, and the driver %s still runs", d.Name)
+	}
+}
+
+// watchFreezer stalls the events of the plugin's Workflow watches once
+// frozen, as if they were slow to arrive; everything else passes.
+type watchFreezer struct {
+	frozen chan struct{}
+	once   sync.Once
+}
+
+func (f *watchFreezer) freeze() { f.once.Do(func() { close(f.frozen) }) }
+
+func (f *watchFreezer) wrap(rt http.RoundTripper) http.RoundTripper {
+	return roundTripFunc(func(r *http.Request) (*http.Response, error) {
+		resp, err := rt.RoundTrip(r)
+		if err != nil || r.URL.Query().Get("watch") != "true" || !strings.HasSuffix(r.URL.Path, "/workflows") {
+			return resp, err
+		}
+		resp.Body = &frozenBody{ReadCloser: resp.Body, frozen: f.frozen, closed: make(chan struct{}), ctx: r.Context()}
+		return resp, nil
+	})
+}
+
+type roundTripFunc func(*http.Request) (*http.Response, error)
+
+func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
+
+// frozenBody reads through until frozen, then blocks until closed or the
+// request ends.
+type frozenBody struct {
+	io.ReadCloser
+	frozen <-chan struct{}
+	closed chan struct{}
+	once   sync.Once
+	ctx    context.Context
+}
+
+func (b *frozenBody) Read(p []byte) (int, error) {
+	if !b.isFrozen() {
+		n, err := b.ReadCloser.Read(p)
+		if !b.isFrozen() {
+			return n, err
+		}
+		// Frozen while this read waited: its event is dropped too.
+	}
+	select {
+	case <-b.closed:
+	case <-b.ctx.Done():
+	}
+	return 0, io.EOF
+}
+
+func (b *frozenBody) isFrozen() bool {
+	select {
+	case <-b.frozen:
+		return true
+	default:
+		return false
+	}
+}
+
+func (b *frozenBody) Close() error {
+	b.once.Do(func() { close(b.closed) })
+	return b.ReadCloser.Close()
 }
 
 func TestTimeToLiveDeletesFinishedDriversOnceRecorded(t *testing.T) {
