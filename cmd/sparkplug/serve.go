@@ -92,6 +92,7 @@ func runServe(args []string, stdout, stderr io.Writer) error {
 	fs.DurationVar(&o.core.CacheWait, "cache-wait", 10*time.Second, "how long a first request waits for its workflow's cache before answering 503")
 	fs.DurationVar(&o.idleTimeout, "idle-timeout", 10*time.Minute, "stop a workflow's cache after this long without requests")
 	fs.DurationVar(&o.ttlInterval, "ttl-interval", 15*time.Second, "how often finished drivers are checked against their timeToLiveSeconds")
+	fs.DurationVar(&o.core.LeftoverInterval, "ttl-leftover-interval", time.Minute, "how often the namespace is searched for drivers of finished workflows whose timeToLiveSeconds ran out (their own sidecar is gone)")
 	fs.DurationVar(&o.shutdownGrace, "shutdown-grace", 20*time.Second, "how long in-flight requests may finish after SIGTERM")
 	fs.Float32Var(&o.qps, "kube-api-qps", 20, "Kubernetes client queries per second")
 	fs.IntVar(&o.burst, "kube-api-burst", 40, "Kubernetes client burst")

@@ -936,6 +936,55 @@ func TestShutdownLeavesRunningWorkflowsAlone(t *testing.T) {
 	}
 }
 
+// A driver with timeToLiveSeconds of a workflow whose sidecar is gone
+// (Argo deletes the agent pod when the workflow ends) is expired by the
+// sidecar of a later workflow in the namespace, once its workflow has
+// finished, and not before.
+func TestTimeToLiveOutlivesTheWorkflowsOwnSidecar(t *testing.T) {
+	ns := "ttl-leftovers"
+	e := newEnv(t, ns, func(o *serveOptions) { o.core.LeftoverInterval = 300 * time.Millisecond })
+	ctx := context.Background()
+	nightly, err := e.wfc.ArgoprojV1alpha1().Workflows(ns).Create(ctx, &wfv1.Workflow{
+		ObjectMeta: metav1.ObjectMeta{Name: "nightly"},
+		Spec:       wfv1.WorkflowSpec{Entrypoint: "main"},
+	}, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The nightly workflow's own sidecar launches its last step's driver,
+	// which finishes; then the sidecar goes.
+	old := &env{t: t, ns: ns, wf: nightly, wfc: e.wfc, requests: &atomic.Int64{}}
+	last := template(t, "last", sparkPi+"timeToLiveSeconds: 1\n")
+	old.setTasks(map[string]*wfv1.Template{"nightly-1": last})
+	var stop func()
+	old.url, stop = startStoppableServer(t, e)
+	old.execute(last)
+	d := e.onlyDriver()
+	if d.Labels[spark.LabelTTLSeconds] != "1" {
+		t.Fatalf("driver labels %v lack the time to live", d.Labels)
+	}
+	e.setDriverStatus(d.Name, terminated(corev1.PodSucceeded, 0, "Completed", ""))
+	stop()
+
+	// A later workflow's sidecar serves the namespace.
+	tmpl := template(t, "spark-pi", sparkPi)
+	e.setTasks(map[string]*wfv1.Template{"node-1": tmpl})
+	e.execute(tmpl)
+	time.Sleep(2 * time.Second)
+	if e.deleted(d.Name) {
+		t.Fatal("the driver of a workflow that still runs was expired by another workflow's sidecar")
+	}
+	nightly, err = e.wfc.ArgoprojV1alpha1().Workflows(ns).Get(ctx, nightly.Name, metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	nightly.Status.Phase = wfv1.WorkflowSucceeded
+	if _, err := e.wfc.ArgoprojV1alpha1().Workflows(ns).Update(ctx, nightly, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	e.waitDeleted(d.Name, "its workflow finished and its time to live ran out")
+}
+
 // The sidecar stops (SIGTERM: Argo deletes the agent pod when the
 // workflow ends) before its Workflow watch has shown that the workflow was
 // stopped: the shutdown sweep reads the Workflow afresh and deletes the

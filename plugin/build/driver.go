@@ -53,6 +53,7 @@ func (b *Builder) driverPod(s *spec.SparkApplicationSpec, r Run, n Names, c map[
 	maps.Copy(pod.Annotations, sparkplugAnnotations(r))
 	if s.TimeToLiveSeconds != nil {
 		pod.Annotations[spark.AnnotationTTLSeconds] = strconv.FormatInt(*s.TimeToLiveSeconds, 10)
+		pod.Labels[spark.LabelTTLSeconds] = strconv.FormatInt(*s.TimeToLiveSeconds, 10)
 	}
 	pod.OwnerReferences = []metav1.OwnerReference{WorkflowOwner(r.Workflow)}
 

@@ -46,6 +46,9 @@ type Options struct {
 	// CacheWait is how long a request waits for a new workflow's cache to
 	// sync before answering 503.
 	CacheWait time.Duration
+	// LeftoverInterval is how often the namespaces this process serves are
+	// searched for expired drivers of finished workflows (ExpireLeftovers).
+	LeftoverInterval time.Duration
 	// Launcher launches the drivers of bodies whose sparkplug.launcher
 	// names none: spec.LauncherNative (the default) or
 	// spec.LauncherSparkSubmit.
@@ -77,6 +80,7 @@ func (o *Options) Validate() error {
 	def(&o.NotFoundGrace, 30*time.Second)
 	def(&o.HandoutGrace, time.Minute)
 	def(&o.CacheWait, 10*time.Second)
+	def(&o.LeftoverInterval, time.Minute)
 	def(&o.SubmitWait, 10*time.Second)
 	if o.Now == nil {
 		o.Now = time.Now
@@ -84,6 +88,7 @@ func (o *Options) Validate() error {
 	for name, d := range map[string]time.Duration{
 		"requeue-pending": o.RequeuePending, "requeue-running": o.RequeueRunning,
 		"not-found-grace": o.NotFoundGrace, "handout-grace": o.HandoutGrace, "cache-wait": o.CacheWait,
+		"ttl-leftover-interval": o.LeftoverInterval,
 	} {
 		if d < 0 {
 			return fmt.Errorf("--%s must not be negative, got %s", name, d)

@@ -14,12 +14,15 @@ import (
 )
 
 // Run deletes finished drivers whose timeToLiveSeconds ran out, every
-// interval, until ctx is done. Without timeToLiveSeconds a driver lives as
-// long as its Workflow, which owns it: Argo's ttlStrategy and podGC
-// govern it then.
+// interval, until ctx is done, and every Options.LeftoverInterval those of
+// finished workflows in the namespaces it serves. Without
+// timeToLiveSeconds a driver lives as long as its Workflow, which owns it:
+// Argo's ttlStrategy and podGC govern it then.
 func (c *Core) Run(ctx context.Context, interval time.Duration) {
 	t := time.NewTicker(interval)
 	defer t.Stop()
+	leftovers := time.NewTicker(c.opts.LeftoverInterval)
+	defer leftovers.Stop()
 	for {
 		select {
 		case <-ctx.Done():
@@ -28,8 +31,83 @@ func (c *Core) Run(ctx context.Context, interval time.Duration) {
 			for _, sc := range c.scopes.Scopes() {
 				c.Expire(ctx, sc)
 			}
+		case <-leftovers.C:
+			c.ExpireLeftovers(ctx)
 		}
 	}
+}
+
+// ExpireLeftovers deletes, in each namespace this process serves, the
+// drivers past their time to live whose workflow has finished or is gone.
+// A workflow's own sidecar stops with the workflow (Argo deletes the agent
+// pod), so the drivers of its last steps would otherwise stay until the
+// Workflow is deleted; any later workflow's sidecar in the namespace
+// expires them. Drivers of workflows that still run are left to their
+// own sidecar, which knows whether Argo recorded their results.
+func (c *Core) ExpireLeftovers(ctx context.Context) {
+	now := c.opts.Now()
+	served := map[string]bool{}
+	namespaces := map[string]scope.Workflow{}
+	for _, sc := range c.scopes.Scopes() {
+		served[sc.Workflow.UID] = true
+		namespaces[sc.Workflow.Namespace] = sc.Workflow
+	}
+	for ns, via := range namespaces {
+		pods, err := c.clients.Kube.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{
+			LabelSelector: spark.LabelTTLSeconds + "," + spark.LabelRole + "=" + spark.RoleDriver,
+		})
+		if err != nil {
+			c.log.Error("cannot list drivers with a time to live", "namespace", ns, "error", err.Error())
+			continue
+		}
+		ended := map[string]bool{} // by workflow uid
+		for i := range pods.Items {
+			p := &pods.Items[i]
+			uid := p.Labels[spark.LabelWorkflowUID]
+			if served[uid] || !expired(p, now) {
+				continue
+			}
+			done, known := ended[uid]
+			if !known {
+				if done, err = c.workflowEnded(ctx, p); err != nil {
+					c.log.Error("cannot tell whether a driver's workflow ended", "driver", p.Name, "error", err.Error())
+					continue
+				}
+				ended[uid] = done
+			}
+			if !done {
+				continue
+			}
+			podUID := p.UID
+			err := c.clients.Kube.CoreV1().Pods(ns).Delete(ctx, p.Name, metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &podUID}})
+			if err != nil && !apierrors.IsNotFound(err) && !apierrors.IsConflict(err) {
+				c.log.Error("cannot delete an expired driver", "driver", p.Name, "error", err.Error())
+				continue
+			}
+			wf := p.Annotations[spark.AnnotationWorkflowName]
+			c.metrics.Driver("deleted", "expired")
+			c.log.Info("driver of a finished workflow deleted: its timeToLiveSeconds ran out", "workflow", wf, "driver", p.Name, "seen_by", via.Name)
+			c.event(scope.Workflow{Name: wf, Namespace: ns, UID: uid}, corev1.EventTypeNormal, "SparkDriverExpired",
+				"deleted driver "+p.Name+" of node "+p.Annotations[spark.AnnotationNodeID]+": timeToLiveSeconds ran out after the workflow finished")
+		}
+	}
+}
+
+// workflowEnded reports whether the Workflow that launched driver p has
+// completed or is gone (another Workflow with its name is not it).
+func (c *Core) workflowEnded(ctx context.Context, p *corev1.Pod) (bool, error) {
+	name := p.Annotations[spark.AnnotationWorkflowName]
+	if name == "" {
+		return false, nil
+	}
+	w, err := c.clients.Workflows.ArgoprojV1alpha1().Workflows(p.Namespace).Get(ctx, name, metav1.GetOptions{})
+	switch {
+	case apierrors.IsNotFound(err):
+		return true, nil
+	case err != nil:
+		return false, err
+	}
+	return string(w.UID) != p.Labels[spark.LabelWorkflowUID] || w.Status.Phase.Completed(), nil
 }
 
 // Expire deletes the scope's drivers past their time to live. A driver is

@@ -177,6 +177,11 @@ const (
 	// that finished that long ago, and whose result Argo recorded, is
 	// deleted (with its executors, ConfigMap and Service).
 	AnnotationTTLSeconds = Domain + "/ttl-seconds"
+	// LabelTTLSeconds is the same number as a label, so that drivers with
+	// a time to live can be listed across a namespace: those of finished
+	// workflows, whose own sidecar is gone, are expired by any sidecar
+	// serving the namespace.
+	LabelTTLSeconds = Domain + "/ttl-seconds"
 )
 
 // More of Spark's conf keys: the ones spark-submit writes into
