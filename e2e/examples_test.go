@@ -96,6 +96,7 @@ func runExample(t *testing.T, d exampleDoc, all []exampleDoc) {
 		t.Fatalf("%s has %s: %q; want %q or %q", d.file, annotationE2E, mode, e2eRun, e2eSkip)
 	}
 
+	applySetup(t, d.file)
 	g := Given(t)
 	var names []string
 	for _, req := range splitList(d.annotation(annotationRequires)) {
@@ -139,6 +140,26 @@ func runExample(t *testing.T, d exampleDoc, all []exampleDoc) {
 				}
 			}
 		})
+}
+
+// applySetup applies e2e/testdata/examples/<file>, when there is one: the
+// objects an example needs that a user makes beforehand (its comment says
+// which), here made for the test cluster.
+func applySetup(t *testing.T, file string) {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(env.RepoRoot, "e2e", "testdata", "examples", file))
+	if errors.Is(err, os.ErrNotExist) {
+		return
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	if env.Namespace != "e2e" {
+		t.Fatalf("the setup of %s is written for the namespace e2e, not %s", file, env.Namespace)
+	}
+	if err := env.Cluster.Apply(context.Background(), b); err != nil {
+		t.Fatalf("setup of %s: %v", file, err)
+	}
 }
 
 // readExamples reads every document of examples/*.yaml.

@@ -13,5 +13,7 @@
 // Every document carries the annotation sparkplug.io/e2e: "run" (the e2e
 // runner submits it and expects it to succeed) or "skip", with
 // sparkplug.io/e2e-skip-reason saying why; sparkplug.io/e2e-requires lists,
-// comma-separated, the example files to apply first.
+// comma-separated, the example files to apply first. The objects an
+// example expects the user to have made (a ConfigMap, a claim, a node
+// label) are in e2e/testdata/examples/<file>, applied before it runs.
 package examples

@@ -110,11 +110,11 @@ func controllerManagerArgs(l layout) []string {
 		"--service-account-private-key-file=" + l.path(fileSAKey),
 		"--root-ca-file=" + filepath.Join(l.path(dirCerts), fileServingCert),
 		"--use-service-account-credentials=true",
-		// No cloud, no node IPAM, no volumes here.
+		// No cloud, no node IPAM, no volume attaching here; claims do
+		// bind to pre-made volumes (examples/volumes.yaml).
 		"--controllers=" + strings.Join([]string{
 			"*",
 			"-node-ipam-controller",
-			"-persistentvolume-binder-controller",
 			"-persistentvolume-attach-detach-controller",
 			"-persistentvolume-expander-controller",
 		}, ","),
