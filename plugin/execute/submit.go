@@ -45,18 +45,10 @@ import (
 // submitRunning is the message of a node whose spark-submit still runs.
 const submitRunning = "SUBMITTED: spark-submit running"
 
-// launcher is the request's launcher: the body's, else the plugin's.
+// launcher is the request's launcher: the body's, else the plugin's
+// (spec.LauncherFor).
 func (r *request) launcher() string {
-	if l := r.body.Launcher(); l != "" {
-		return l
-	}
-	if r.body.Mode == spec.ModeClient {
-		// The driver pod of client mode runs spark-submit itself; there is
-		// nothing for a submitting spark-submit to do (validation refuses a
-		// client-mode body that asks for one).
-		return spec.LauncherNative
-	}
-	return r.core.opts.Launcher
+	return r.body.LauncherFor(r.core.opts.Launcher)
 }
 
 // sparkSubmit creates objs.Driver by running spark-submit, or finds it
