@@ -20,7 +20,7 @@ type command struct {
 func commands() []command {
 	return []command{
 		{"serve", "answer the Argo agent's template.execute calls (the plugin sidecar)", runServe},
-		{"render", "print the objects the plugin would create for a spark step, without a cluster", runRender},
+		{"render", "print the objects the plugin would create for a spark step (and the spark-submit argv of that launcher), without a cluster", runRender},
 		{"convert", "turn Spark operator (Scheduled)SparkApplications into (Cron)Workflows with a spark step", runConvert},
 		{"schedule", "check a CronWorkflow schedule as Argo does and list its next runs", runSchedule},
 		{"version", "print the version", func(_ []string, stdout, _ io.Writer) error {

@@ -10,12 +10,14 @@ import (
 
 	"github.com/sparkplug-io/sparkplug/plugin/build"
 	"github.com/sparkplug-io/sparkplug/plugin/render"
+	"github.com/sparkplug-io/sparkplug/plugin/spec"
 	"github.com/sparkplug-io/sparkplug/templates"
 )
 
 const renderSummary = `Print the objects the plugin would create for each spark step of a file (driver pod,
 ConfigMap with spark.properties and the executor pod template, driver Service, and the
-UI Service of sparkUIOptions), as YAML, without a cluster.
+UI Service of sparkUIOptions), and the spark-submit run of a step launched by
+spark-submit, as YAML, without a cluster.
 
 The file (-f, or - for stdin) holds a bare spark body, a plugin: {spark: ...} snippet,
 an Argo template, or Workflows, WorkflowTemplates, ClusterWorkflowTemplates and
@@ -25,6 +27,17 @@ spec.arguments (override with -p). What only the cluster knows takes placeholder
 workflow uid 00000000-0000-0000-0000-000000000000, node <workflow>-<number>, the
 driver's uid in the owner references; the workflow's name is --workflow, else the
 document's name, else its generateName + xxxxx.
+
+A step whose launcher is spark-submit (sparkplug.launcher in the body, else --launcher,
+as for serve) opens with a document sparkSubmit instead of the driver pod, which
+spark-submit creates: the argv the plugin execs (its program first), its whole
+environment and the files it writes first (the driver and executor pod templates),
+built by the plugin's own code, secret values <redacted> as the plugin logs them; then
+the objects the plugin still creates itself. --spark-home and
+--kubernetes-request-timeout are serve's; what only the plugin's pod knows takes
+placeholders: the API server ` + render.PlaceholderAPIServer + `, a pod's service
+account token and CA, /tmp/sparkplug-*-xxxxx directories, and <the plugin's $NAME>
+for the variables of its own environment.
 
 An invalid body prints the message the plugin would put on the node and exits 1.`
 
@@ -41,6 +54,15 @@ func (o *renderOptions) validate() error {
 	}
 	if o.run.Attempt < 1 {
 		return fmt.Errorf("--attempt %d: attempts count from 1", o.run.Attempt)
+	}
+	if l := o.run.Launcher; l != spec.LauncherNative && l != spec.LauncherSparkSubmit {
+		return fmt.Errorf("--launcher must be %s or %s, got %q", spec.LauncherNative, spec.LauncherSparkSubmit, l)
+	}
+	if o.run.Submit.SparkHome == "" {
+		return errors.New("--spark-home must not be empty")
+	}
+	if o.run.Submit.RequestTimeout < 0 {
+		return fmt.Errorf("--kubernetes-request-timeout must not be negative, got %s", o.run.Submit.RequestTimeout)
 	}
 	o.run.Parameters = map[string]string{}
 	for _, p := range o.params {
@@ -68,6 +90,9 @@ func renderMain(args []string, stdin io.Reader, stdout, _ io.Writer) error {
 	flags.IntVar(&o.run.Attempt, "attempt", 1, "the restart-policy attempt")
 	flags.StringArrayVarP(&o.params, "parameter", "p", nil, "NAME=VALUE: sets inputs.parameters.NAME and workflow.parameters.NAME (repeatable)")
 	flags.StringVar(&o.templatesDir, "templates-dir", "", "directory overriding the built-in object templates, as for serve")
+	flags.StringVar(&o.run.Launcher, "launcher", spec.LauncherNative, "the launcher of bodies whose sparkplug.launcher names none, as for serve: native or spark-submit")
+	flags.StringVar(&o.run.Submit.SparkHome, "spark-home", render.PlaceholderSparkHome, "the Spark distribution of the spark-submit launcher, as for serve")
+	flags.DurationVar(&o.run.Submit.RequestTimeout, "kubernetes-request-timeout", defaultKubernetesRequestTimeout, "spark-submit's timeout against the API server, as for serve (0: Spark's default)")
 	if err := flags.Parse(args); err != nil {
 		return err
 	}

@@ -20,6 +20,7 @@ func TestRenderGolden(t *testing.T) {
 	}{
 		{"body.yaml", nil},
 		{"workflow.yaml", []string{"--uid", "7c1e2f4a-2b8d-4e63-9a0f-1d2c3b4a5e6f"}},
+		{"spark-submit.yaml", []string{"--spark-home", "/opt/spark-3.5.3"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.input, func(t *testing.T) {
@@ -88,6 +89,9 @@ func TestRenderFlags(t *testing.T) {
 		{[]string{"-f", "x", "extra"}, "unexpected arguments"},
 		{[]string{"-f", "x", "--attempt", "0"}, "attempts count from 1"},
 		{[]string{"-f", "x", "-p", "novalue"}, "want NAME=VALUE"},
+		{[]string{"-f", "x", "--launcher", "yarn"}, `--launcher must be native or spark-submit, got "yarn"`},
+		{[]string{"-f", "x", "--spark-home", ""}, "--spark-home must not be empty"},
+		{[]string{"-f", "x", "--kubernetes-request-timeout", "-1s"}, "--kubernetes-request-timeout must not be negative"},
 		{[]string{"-f", filepath.Join("testdata", "render", "missing.yaml")}, "read testdata"},
 	}
 	for _, tt := range tests {
@@ -102,5 +106,26 @@ func TestRenderFlags(t *testing.T) {
 	}
 	if !strings.Contains(usage(), "render") {
 		t.Error("sparkplug --help does not list render")
+	}
+}
+
+// --launcher spark-submit is the default of bodies that name none, as for
+// serve: the body's step opens with its spark-submit run.
+func TestRenderLauncherFlag(t *testing.T) {
+	file := filepath.Join("testdata", "render", "body.yaml")
+	var native, submitted bytes.Buffer
+	if err := renderMain([]string{"-f", file}, strings.NewReader(""), &native, &bytes.Buffer{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := renderMain([]string{"-f", file, "--launcher", "spark-submit", "--kubernetes-request-timeout", "0"}, strings.NewReader(""), &submitted, &bytes.Buffer{}); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(native.String(), "sparkSubmit:") {
+		t.Errorf("native render shows a spark-submit run:\n%s", native.String())
+	}
+	out := submitted.String()
+	if !strings.Contains(out, "# launcher: spark-submit.") || !strings.Contains(out, "\n  - /opt/spark/bin/spark-submit\n") ||
+		strings.Contains(out, "KUBERNETES_REQUEST_TIMEOUT") || strings.Contains(out, "kind: Pod\nmetadata:") {
+		t.Errorf("render --launcher spark-submit:\n%s", out)
 	}
 }

@@ -34,6 +34,10 @@ import (
 	"github.com/sparkplug-io/sparkplug/templates"
 )
 
+// defaultKubernetesRequestTimeout is spark-submit's timeout against the
+// API server unless serve (and render) are told otherwise.
+const defaultKubernetesRequestTimeout = 30 * time.Second
+
 type serveOptions struct {
 	addr          string
 	tokenFile     string
@@ -99,7 +103,7 @@ func runServe(args []string, stdout, stderr io.Writer) error {
 	fs.StringVar(&o.core.Launcher, "launcher", spec.LauncherNative, "what creates the driver of a spark body whose sparkplug.launcher names none: native (sparkplug, in Go) or spark-submit (Spark's own client, from --spark-home)")
 	fs.StringVar(&o.core.Submit.SparkHome, "spark-home", "", "Spark distribution whose bin/spark-submit launches the drivers of the spark-submit launcher (it needs Java too); empty: no spark-submit, and bodies asking for it fail")
 	fs.DurationVar(&o.core.Submit.Timeout, "submit-timeout", submit.DefaultTimeout, "how long one spark-submit may run before it is killed and counts as a failed submission")
-	fs.DurationVar(&o.core.Submit.RequestTimeout, "kubernetes-request-timeout", 30*time.Second, "spark-submit's connection and request timeout against the API server (KUBERNETES_REQUEST_TIMEOUT, spark.kubernetes.submission.connectionTimeout and requestTimeout); 0 keeps Spark's default of 10s")
+	fs.DurationVar(&o.core.Submit.RequestTimeout, "kubernetes-request-timeout", defaultKubernetesRequestTimeout, "spark-submit's connection and request timeout against the API server (KUBERNETES_REQUEST_TIMEOUT, spark.kubernetes.submission.connectionTimeout and requestTimeout); 0 keeps Spark's default of 10s")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}

@@ -22,9 +22,11 @@ import (
 	k8stesting "k8s.io/client-go/testing"
 
 	"github.com/sparkplug-io/sparkplug/plugin/build"
+	"github.com/sparkplug-io/sparkplug/plugin/render"
 	"github.com/sparkplug-io/sparkplug/plugin/scope"
 	"github.com/sparkplug-io/sparkplug/plugin/spark"
 	"github.com/sparkplug-io/sparkplug/plugin/spec"
+	"github.com/sparkplug-io/sparkplug/plugin/submit"
 	"github.com/sparkplug-io/sparkplug/plugin/submit/submittest"
 	"github.com/sparkplug-io/sparkplug/templates"
 )
@@ -397,3 +399,65 @@ func param(r executor.ExecuteTemplateReply, name string) string {
 }
 
 func parseBody(raw string) (*spec.SparkApplicationSpec, error) { return spec.Parse([]byte(raw)) }
+
+// sparkplug render shows the spark-submit run the launcher execs: for the
+// same template, run and options, the recorded argv and environment are
+// render's, but for the directory of the pod template files, which the
+// launcher makes anew for each run.
+func TestSparkSubmitExecsWhatRenderShows(t *testing.T) {
+	extra := `,"arguments":["--date","2024-01-01"],"sparkConf":{"spark.hadoop.fs.s3a.secret.key":"s3cr3t"},` +
+		`"deps":{"packages":["org.apache.hadoop:hadoop-aws:3.3.4"]},"sparkUIOptions":{},` +
+		`"driver":{"serviceAccount":"spark","envSecretKeyRefs":{"DB_PASSWORD":{"name":"db","key":"password"}}}`
+	e := newSubmitEnv(t, submittest.Config{}, extra, func(o *Options) {
+		o.Submit.RequestTimeout = 20 * time.Second
+		o.Submit.Env = map[string]string{"HOME": "/home/sparkplug", "JAVA_HOME": "/opt/java"}
+		o.Submit.Client = submit.Client{
+			Master:     "https://10.96.0.1:443",
+			Kubeconfig: "/tmp/sparkplug-client-1/kubeconfig",
+			AuthConf:   map[string]string{submit.ConfAuthOAuthTokenFile: "/var/run/secrets/kubernetes.io/serviceaccount/token"},
+		}
+	})
+	e.execute(t)
+	calls := submittest.Calls(t, e.record)
+	if len(calls) != 1 {
+		t.Fatalf("%d spark-submit runs, want 1", len(calls))
+	}
+	got := calls[0]
+
+	tmpl, err := json.Marshal(e.args.Template)
+	if err != nil {
+		t.Fatal(err)
+	}
+	builder, err := build.New(templates.FS)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wf := e.args.Workflow.ObjectMeta
+	steps, err := render.Render(tmpl, builder, render.Options{
+		Workflow: wf.Name, Namespace: wf.Namespace, UID: wf.UID, NodeID: "wf-1", Attempt: 1,
+		Launcher: e.core.opts.Launcher, Submit: e.core.opts.Submit,
+	})
+	if err != nil || len(steps) != 1 || steps[0].Err != nil || steps[0].Submit == nil {
+		t.Fatalf("render: %v %+v", err, steps)
+	}
+	shown := steps[0].Submit
+
+	file, ok := got.Conf(spark.ConfDriverPodTemplateFile)
+	if !ok || filepath.Base(file) != submit.DriverTemplateFileName {
+		t.Fatalf("exec'd without a driver pod template file: %q", got.Args)
+	}
+	dir := filepath.Dir(file)
+	var args []string
+	for _, a := range got.Args {
+		args = append(args, strings.ReplaceAll(a, dir, render.PlaceholderSubmitDir))
+	}
+	if strings.Join(args, "\n") != strings.Join(shown.Args, "\n") {
+		t.Errorf("the launcher exec'd (its directory %s as %s):\n  %q\nrender shows:\n  %q", dir, render.PlaceholderSubmitDir, args, shown.Args)
+	}
+	if strings.Join(got.Env, "\n") != strings.Join(shown.Env, "\n") {
+		t.Errorf("the launcher's environment:\n  %q\nrender shows:\n  %q", got.Env, shown.Env)
+	}
+	if shown.Program != e.core.opts.Submit.Program() {
+		t.Errorf("render shows program %s, the launcher runs %s", shown.Program, e.core.opts.Submit.Program())
+	}
+}

@@ -45,18 +45,10 @@ import (
 // submitRunning is the message of a node whose spark-submit still runs.
 const submitRunning = "SUBMITTED: spark-submit running"
 
-// launcher is the request's launcher: the body's, else the plugin's.
+// launcher is the request's launcher: the body's, else the plugin's
+// (spec.LauncherFor).
 func (r *request) launcher() string {
-	if l := r.body.Launcher(); l != "" {
-		return l
-	}
-	if r.body.Mode == spec.ModeClient {
-		// The driver pod of client mode runs spark-submit itself; there is
-		// nothing for a submitting spark-submit to do (validation refuses a
-		// client-mode body that asks for one).
-		return spec.LauncherNative
-	}
-	return r.core.opts.Launcher
+	return r.body.LauncherFor(r.core.opts.Launcher)
 }
 
 // sparkSubmit creates objs.Driver by running spark-submit, or finds it
@@ -75,14 +67,7 @@ func (r *request) sparkSubmit(objs *build.Objects, br build.Run, node, failKey s
 		reply := failed("SUBMISSION_FAILED: sparkplug.launcher is spark-submit, but this plugin has no Spark distribution to run it from (sparkplug serve --spark-home)")
 		return nil, &reply
 	}
-	in := submit.Input{
-		Master:         o.Client.Master,
-		Spec:           r.body,
-		Conf:           build.Properties(r.body, br),
-		Driver:         objs.Driver,
-		RequestTimeout: o.RequestTimeout,
-		AuthConf:       o.Client.AuthConf,
-	}
+	in := o.Input(r.body, build.Properties(r.body, br), objs.Driver)
 	executorTemplate := objs.ConfigMap.Data[spark.ExecutorPodTemplateKey]
 	owner := build.WorkflowOwner(br.Workflow)
 	log := r.log.With("node", node, "driver", name)
@@ -129,7 +114,8 @@ func (r *request) sparkSubmit(objs *build.Objects, br build.Run, node, failKey s
 }
 
 // runSubmit runs spark-submit once, outside any request: it writes the pod
-// templates, runs spark-submit, and gives the driver pod, when it exists
+// templates and runs spark-submit, both as submit.Options.Command says
+// (what sparkplug render shows), and gives the driver pod, when it exists
 // then, the Workflow as owner, so that even a driver no request asks about
 // again (a stopped workflow) goes with the Workflow.
 func (c *Core) runSubmit(ctx context.Context, log *slog.Logger, in submit.Input, executorTemplate string, owner metav1.OwnerReference) submitOutcome {
@@ -143,12 +129,15 @@ func (c *Core) runSubmit(ctx context.Context, log *slog.Logger, in submit.Input,
 		return fail(fmt.Errorf("make a directory for spark-submit's files: %w", err))
 	}
 	defer os.RemoveAll(dir)
-	if err := submit.Files(dir, &in, executorTemplate); err != nil {
+	cmd, err := o.Command(in, dir, executorTemplate)
+	if err != nil {
 		return fail(err)
 	}
-	args := submit.Args(&in)
-	log.Info("running spark-submit", "program", o.Program(), "argv", submit.Redact(args))
-	res := submit.Run(ctx, o.Program(), args, o.Environ(), o.Timeout)
+	if err := cmd.WriteFiles(); err != nil {
+		return fail(err)
+	}
+	log.Info("running spark-submit", "program", cmd.Program, "argv", submit.Redact(cmd.Args))
+	res := submit.Run(ctx, cmd.Program, cmd.Args, cmd.Env, o.Timeout)
 	log.Info("spark-submit ended", "exit_code", res.ExitCode, "timed_out", res.TimedOut,
 		"took", res.Took.Round(time.Millisecond), "message", submit.Message(res, o.Timeout))
 	log.Debug("spark-submit output", "stdout", res.Stdout, "stderr", res.Stderr)

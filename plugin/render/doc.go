@@ -11,8 +11,16 @@
 // goes the plugin's own way: Argo's parameter substitution (as far as a file
 // allows: inputs.parameters from their value or default, workflow.parameters
 // from spec.arguments, workflow.name, namespace and uid, each overridable),
-// the template key of plugin/identity, spec.Parse, build.Builder.Cluster and
+// the template key of plugin/identity, spec.Parse, build.Builder.Build and
 // build.OwnedBy. An invalid body gives the one line the plugin would put on
 // the node. What only a cluster knows (the workflow's uid, the node id, the
 // created driver's uid) takes the placeholders in Options.
+//
+// A step whose launcher is spark-submit (spec.LauncherFor, as the plugin
+// decides it) also gets its spark-submit run, made as the launcher makes
+// it (submit.Options.Input and Command, from the natively built objects),
+// with placeholders for what only the plugin's pod knows (its API server,
+// credentials, temporary directories and environment); Write shows that
+// run, secret values redacted as the launcher logs them, in place of the
+// driver pod, which spark-submit creates.
 package render

@@ -21,6 +21,7 @@ import (
 	"github.com/sparkplug-io/sparkplug/plugin/build"
 	"github.com/sparkplug-io/sparkplug/plugin/identity"
 	"github.com/sparkplug-io/sparkplug/plugin/spec"
+	"github.com/sparkplug-io/sparkplug/plugin/submit"
 )
 
 // Placeholders for what only a cluster knows.
@@ -57,6 +58,15 @@ type Options struct {
 	// workflow.parameters.<name>, over the values and defaults the file
 	// gives.
 	Parameters map[string]string
+	// Launcher is the plugin's launcher of bodies that name none (serve
+	// --launcher); empty is native.
+	Launcher string
+	// Submit are the spark-submit launcher's settings, as serve's flags
+	// give them: SparkHome (PlaceholderSparkHome when empty) and
+	// RequestTimeout. What only the plugin's pod knows takes placeholders
+	// when empty: the Client (PlaceholderClient) and the inherited
+	// environment (PlaceholderEnv).
+	Submit submit.Options
 }
 
 // Step is one spark step of the input and what the plugin would do with it.
@@ -69,6 +79,12 @@ type Step struct {
 	// Objects are the objects the plugin would create, owned as it owns
 	// them once the driver exists; nil when Err is set.
 	Objects *build.Objects
+	// Submit is set when the step's launcher is spark-submit: the run that
+	// creates the driver pod (from its driver pod template file and its
+	// conf), as the plugin would exec it, secrets included. Objects.Driver
+	// is then what the native launcher would have made, which the driver
+	// pod template is built from; the plugin creates only the companions.
+	Submit *submit.Command
 	// Err is the message the plugin would put on the node.
 	Err error
 
@@ -98,7 +114,7 @@ func Render(input []byte, b *build.Builder, o Options) ([]Step, error) {
 		return nil, errors.New("no spark step found: give a spark body, a `plugin: {spark: ...}` template, or a Workflow, WorkflowTemplate or CronWorkflow with one (a step called through templateRef is rendered from its WorkflowTemplate's file)")
 	}
 	for i := range steps {
-		buildStep(b, &steps[i])
+		buildStep(b, &steps[i], o)
 	}
 	return steps, nil
 }
@@ -280,9 +296,10 @@ func prepare(t wfv1.Template, meta metav1.ObjectMeta, globals map[string]string,
 }
 
 // buildStep does what the plugin does with a step's template: parse the
-// body, build the objects, and, once the driver exists, hand the others to
-// it. Its errors are the plugin's messages for the node.
-func buildStep(b *build.Builder, st *Step) {
+// body, build the objects, make the spark-submit run of a step with that
+// launcher, and, once the driver exists, hand the others to it. Its
+// errors are the plugin's messages for the node.
+func buildStep(b *build.Builder, st *Step, o Options) {
 	if st.Err != nil {
 		return
 	}
@@ -296,6 +313,14 @@ func buildStep(b *build.Builder, st *Step) {
 	if err != nil {
 		st.Err = fmt.Errorf("SUBMISSION_FAILED: build driver objects: %s", err)
 		return
+	}
+	if body.LauncherFor(o.Launcher) == spec.LauncherSparkSubmit {
+		cmd, err := submitCommand(o.Submit, body, st.Run, objs)
+		if err != nil {
+			st.Err = fmt.Errorf("SUBMISSION_FAILED: %s", err)
+			return
+		}
+		st.Submit = &cmd
 	}
 	driver := objs.Driver.DeepCopy()
 	driver.UID = types.UID(PlaceholderDriverUID)

@@ -14,15 +14,22 @@ import (
 // creation order (driver pod, ConfigMap, Service, then the extras). Each
 // step's first document opens with comments naming its template and run.
 // Status and creationTimestamp, which only the API server fills, are left
-// out.
+// out. A step of the spark-submit launcher opens with its run instead of
+// the driver pod, which spark-submit creates: a document sparkSubmit with
+// the argv (the program first) and the environment the plugin execs,
+// secret values redacted as the plugin logs them, and the files it writes
+// first (the driver and executor pod templates), by path.
 func Write(w io.Writer, steps []Step) error {
 	first := true
 	for _, st := range steps {
 		if st.Objects == nil {
 			continue
 		}
-		objs := []any{st.Objects.Driver, st.Objects.ConfigMap, st.Objects.Service}
-		for _, o := range st.Objects.Extra {
+		objs := []any{st.Objects.Driver}
+		if st.Submit != nil {
+			objs[0] = shown(st.Submit)
+		}
+		for _, o := range st.Objects.Companions() {
 			objs = append(objs, o)
 		}
 		for i, o := range objs {
@@ -38,6 +45,9 @@ func Write(w io.Writer, steps []Step) error {
 				r := st.Run
 				fmt.Fprintf(&b, "# run: workflow %s (uid %s) in namespace %s, node %s, attempt %d\n",
 					r.Workflow.Name, r.Workflow.UID, r.Workflow.Namespace, r.NodeID, max(r.Attempt, 1))
+				if st.Submit != nil {
+					b.WriteString(submitComment)
+				}
 			}
 			out, err := clean(o)
 			if err != nil {

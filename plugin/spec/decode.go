@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync"
 
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	sigsjson "sigs.k8s.io/json"
@@ -107,6 +108,9 @@ var (
 	unmarshalerType     = reflect.TypeFor[json.Unmarshaler]()
 	textUnmarshalerType = reflect.TypeFor[encoding.TextUnmarshaler]()
 	quantityType        = reflect.TypeFor[resource.Quantity]()
+
+	podSecurityContextType       = reflect.TypeFor[corev1.PodSecurityContext]()
+	containerSecurityContextType = reflect.TypeFor[corev1.SecurityContext]()
 )
 
 // checkValue reports every place where v, a value decoded into a generic
@@ -141,7 +145,7 @@ func checkValue(p *field.Path, v any, t reflect.Type) field.ErrorList {
 		for _, k := range sortedKeys(obj) {
 			f, ok := fields.byName[k]
 			if !ok {
-				errs = append(errs, unknownField(p.Child(k), k, obj[k], fields.names))
+				errs = append(errs, unknownField(p.Child(k), k, obj[k], t, fields.names))
 				continue
 			}
 			errs = append(errs, checkValue(p.Child(k), obj[k], f.typ)...)
@@ -307,14 +311,14 @@ func typeError(p *field.Path, v any, want string) *field.Error {
 
 // unknownField reports a key that names no field of its object, suggesting
 // the nearest known field name.
-func unknownField(p *field.Path, key string, v any, known []string) *field.Error {
+func unknownField(p *field.Path, key string, v any, in reflect.Type, known []string) *field.Error {
 	if u, ok := unsupportedAt(p.String()); ok {
 		return field.Forbidden(p, unsupportedMessage(u))
 	}
 	detail := fmt.Sprintf("unknown field %q", key)
 	if s := suggest(key, known); s != "" {
 		detail += fmt.Sprintf("; did you mean %q?", s)
-	} else if hint := misplaced(p, key); hint != "" {
+	} else if hint := misplaced(p, key, in); hint != "" {
 		detail += "; " + hint
 	}
 	return field.Invalid(p, shown(v), detail)
@@ -322,8 +326,15 @@ func unknownField(p *field.Path, key string, v any, known []string) *field.Error
 
 // misplaced recognises a field written at the wrong level: a whole
 // SparkApplication instead of its spec, a driver field under executor (or
-// the other way round), a pod field at the top.
-func misplaced(p *field.Path, key string) string {
+// the other way round), a pod field at the top, a container's security
+// setting in a pod's securityContext (in is the struct the field is
+// unknown to).
+func misplaced(p *field.Path, key string, in reflect.Type) string {
+	if in == podSecurityContextType {
+		if _, ok := jsonFields(containerSecurityContextType).byName[key]; ok {
+			return "it is a field of a container's securityContext, not of the pod's: set it in the container's securityContext (spark.driver.securityContext and spark.executor.securityContext are the Spark container's)"
+		}
+	}
 	switch p.String() {
 	case "spark." + key:
 		switch key {

@@ -65,6 +65,16 @@ func TestDecode(t *testing.T) {
 			want: []wantErr{{"spark.serviceAccount", "it is a field of spark.driver and spark.executor"}},
 		},
 		{
+			// As kubeflow/spark-operator's examples/spark-pi-pod-template.yaml
+			// has it; the operator drops these silently.
+			name: "container security settings in a pod's securityContext",
+			in:   `{"driver":{"podSecurityContext":{"runAsUser":185,"allowPrivilegeEscalation":false},"template":{"spec":{"securityContext":{"capabilities":{"drop":["ALL"]}}}}}}`,
+			want: []wantErr{
+				{"spark.driver.podSecurityContext.allowPrivilegeEscalation", `unknown field "allowPrivilegeEscalation"; it is a field of a container's securityContext, not of the pod's`},
+				{"spark.driver.template.spec.securityContext.capabilities", `unknown field "capabilities"; it is a field of a container's securityContext, not of the pod's`},
+			},
+		},
+		{
 			name: "a whole SparkApplication instead of its spec",
 			in:   `{"apiVersion":"sparkoperator.k8s.io/v1beta2","kind":"SparkApplication","spec":{"type":"Scala"}}`,
 			want: []wantErr{

@@ -113,6 +113,23 @@ func (s *SparkApplicationSpec) Launcher() string {
 	return *s.Sparkplug.Launcher
 }
 
+// LauncherFor is what creates the body's driver on a plugin whose default
+// launcher (serve --launcher) is pluginDefault: the body's own
+// sparkplug.launcher; else native in client mode, whose driver pod runs
+// spark-submit itself, so there is nothing for a submitting spark-submit
+// to do (validation refuses a client-mode body that asks for one); else
+// pluginDefault, native when empty.
+func (s *SparkApplicationSpec) LauncherFor(pluginDefault string) string {
+	switch {
+	case s.Launcher() != "":
+		return s.Launcher()
+	case s.Mode == ModeClient, pluginDefault == "":
+		return LauncherNative
+	default:
+		return pluginDefault
+	}
+}
+
 // DefaultPendingTimeout is how long a driver may wait to start when the
 // body sets no sparkplug.pendingTimeout: long enough for a large image
 // pull or a node autoscaler, short enough that a stuck step is seen the

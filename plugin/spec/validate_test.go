@@ -515,3 +515,29 @@ func TestPendingTimeoutDefault(t *testing.T) {
 		t.Fatalf("pending timeout %s, want 90s", got)
 	}
 }
+
+// The body's launcher wins, client mode is native, then the plugin's
+// default, native when it has none.
+func TestLauncherFor(t *testing.T) {
+	for _, tc := range []struct {
+		name, plugin, body string
+		mode               DeployMode
+		want               string
+	}{
+		{"nothing set", "", "", ModeCluster, LauncherNative},
+		{"the plugin's default", LauncherSparkSubmit, "", ModeCluster, LauncherSparkSubmit},
+		{"the body's native wins", LauncherSparkSubmit, LauncherNative, ModeCluster, LauncherNative},
+		{"the body's spark-submit wins", LauncherNative, LauncherSparkSubmit, ModeCluster, LauncherSparkSubmit},
+		{"client mode is native whatever the plugin's default", LauncherSparkSubmit, "", ModeClient, LauncherNative},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := &SparkApplicationSpec{Mode: tc.mode}
+			if tc.body != "" {
+				s.Sparkplug = &SparkplugOptions{Launcher: ptr(tc.body)}
+			}
+			if got := s.LauncherFor(tc.plugin); got != tc.want {
+				t.Errorf("LauncherFor(%q) = %q, want %q", tc.plugin, got, tc.want)
+			}
+		})
+	}
+}

@@ -28,7 +28,8 @@ type Input struct {
 	// template.
 	Driver *corev1.Pod
 	// DriverTemplateFile and ExecutorTemplateFile are the local files
-	// spark-submit reads the pod templates from (Files writes them).
+	// spark-submit reads the pod templates from (Options.Command names
+	// them in a directory, Command.WriteFiles writes them).
 	DriverTemplateFile, ExecutorTemplateFile string
 	// RequestTimeout is the submitting client's connection and request
 	// timeout against the API server; 0 keeps Spark's default.

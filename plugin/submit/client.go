@@ -40,7 +40,13 @@ func NewClient(cfg *rest.Config, dir string) (Client, error) {
 	if err := os.WriteFile(path, raw, 0o600); err != nil {
 		return Client{}, fmt.Errorf("write spark-submit's kubeconfig: %w", err)
 	}
-	c := Client{Master: MasterURL(cfg.Host), Kubeconfig: path, AuthConf: map[string]string{}}
+	return ClientFor(cfg, path), nil
+}
+
+// ClientFor is the Client of cfg, whose kubeconfig is the file kubeconfig
+// (NewClient writes it there; sparkplug render names it without writing).
+func ClientFor(cfg *rest.Config, kubeconfig string) Client {
+	c := Client{Master: MasterURL(cfg.Host), Kubeconfig: kubeconfig, AuthConf: map[string]string{}}
 	for k, v := range map[string]string{
 		ConfAuthOAuthTokenFile: cfg.BearerTokenFile,
 		ConfAuthCACertFile:     cfg.CAFile,
@@ -51,7 +57,7 @@ func NewClient(cfg *rest.Config, dir string) (Client, error) {
 			c.AuthConf[k] = v
 		}
 	}
-	return c, nil
+	return c
 }
 
 // Kubeconfig renders a rest config as a kubeconfig with one context.

@@ -35,7 +35,7 @@ const (
 	EnvSparkHome = "SPARK_HOME"
 
 	// DriverTemplateFileName and ExecutorTemplateFileName are the files
-	// written for one submission (Files).
+	// written for one submission (Options.Command).
 	DriverTemplateFileName   = "driver-pod-template.yaml"
 	ExecutorTemplateFileName = "executor-pod-template.yaml"
 )

@@ -13,6 +13,10 @@
 // name, with the same labels, annotations and pod fields, and sparkplug
 // follows it exactly as a native driver.
 //
+// Options.Input and Options.Command make one run's whole exec: program,
+// argv, environment and the pod template files, which the launcher
+// (plugin/execute) writes and runs and sparkplug render shows.
+//
 // Run execs $SPARK_HOME/bin/spark-submit with an argv, never a shell,
 // under a context timeout, in a minimal environment, and captures the
 // output; Message picks the lines of stderr a person needs, and Redact

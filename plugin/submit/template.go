@@ -2,9 +2,6 @@ package submit
 
 import (
 	"encoding/json"
-	"fmt"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 
@@ -121,26 +118,6 @@ func withPrefix(c map[string]string, prefix string) map[string]string {
 		}
 	}
 	return out
-}
-
-// Files writes the pod templates of one submission into dir (which must
-// exist) and sets in's file names: the driver's (DriverTemplate of
-// in.Driver) and the executors' (the native run's, executorTemplate, as
-// sparkplug's ConfigMap carries it).
-func Files(dir string, in *Input, executorTemplate string) error {
-	driver, err := podYAML(DriverTemplate(in.Driver, in.Spec, in.Conf))
-	if err != nil {
-		return fmt.Errorf("encode driver pod template: %w", err)
-	}
-	in.DriverTemplateFile = filepath.Join(dir, DriverTemplateFileName)
-	if err := os.WriteFile(in.DriverTemplateFile, driver, 0o600); err != nil {
-		return fmt.Errorf("write driver pod template: %w", err)
-	}
-	in.ExecutorTemplateFile = filepath.Join(dir, ExecutorTemplateFileName)
-	if err := os.WriteFile(in.ExecutorTemplateFile, []byte(executorTemplate), 0o600); err != nil {
-		return fmt.Errorf("write executor pod template: %w", err)
-	}
-	return nil
 }
 
 // podYAML encodes a pod template without the fields a template never has.

@@ -1,7 +1,6 @@
 package submit
 
 import (
-	"os"
 	"path/filepath"
 	"slices"
 	"testing"
@@ -98,29 +97,6 @@ func TestDriverTemplateDropsDefaultScratch(t *testing.T) {
 	tmpl := DriverTemplate(in.Driver, in.Spec, in.Conf)
 	if len(tmpl.Spec.Volumes) != 0 || len(tmpl.Spec.Containers[0].VolumeMounts) != 0 {
 		t.Errorf("volumes %+v, mounts %+v: want none", tmpl.Spec.Volumes, tmpl.Spec.Containers[0].VolumeMounts)
-	}
-}
-
-func TestFiles(t *testing.T) {
-	in, objs := goldenInput(t, filepath.Join("testdata", "etl.input.yaml"))
-	dir := t.TempDir()
-	if err := Files(dir, in, objs.ConfigMap.Data[spark.ExecutorPodTemplateKey]); err != nil {
-		t.Fatal(err)
-	}
-	if in.DriverTemplateFile != filepath.Join(dir, DriverTemplateFileName) || in.ExecutorTemplateFile != filepath.Join(dir, ExecutorTemplateFileName) {
-		t.Fatalf("files %s, %s", in.DriverTemplateFile, in.ExecutorTemplateFile)
-	}
-	raw, err := os.ReadFile(in.DriverTemplateFile)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var pod corev1.Pod
-	if err := yaml.UnmarshalStrict(raw, &pod); err != nil {
-		t.Fatalf("driver template does not decode as a pod: %v", err)
-	}
-	exec, err := os.ReadFile(in.ExecutorTemplateFile)
-	if err != nil || string(exec) != objs.ConfigMap.Data[spark.ExecutorPodTemplateKey] {
-		t.Fatalf("executor template %q, %v", exec, err)
 	}
 }
 
