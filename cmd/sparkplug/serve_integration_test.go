@@ -37,24 +37,20 @@ import (
 var testCluster *cluster.Cluster
 
 func TestMain(m *testing.M) {
-	os.Exit(cluster.Main(m, cluster.Options{ControllerManager: true}, func(c *cluster.Cluster) {
-		testCluster = c
-		// Install Argo's CRDs first: the garbage collector learns new
-		// kinds only on its periodic discovery, and owner references to
-		// Workflows are collected only once it knows the kind.
-		if err := installArgoCRDs(context.Background()); err != nil {
-			fmt.Fprintln(os.Stderr, err)
-			os.Exit(1)
-		}
-	}))
+	os.Exit(cluster.Main(m, cluster.Options{
+		ControllerManager: true,
+		// Argo's CRDs before the controllers: the garbage collector then
+		// collects what Workflows own from its start.
+		BeforeControllers: installArgoCRDs,
+	}, func(c *cluster.Cluster) { testCluster = c }))
 }
 
-func installArgoCRDs(ctx context.Context) error {
+func installArgoCRDs(ctx context.Context, c *cluster.Cluster) error {
 	dir, err := argo.ModuleDir(ctx, "../..")
 	if err != nil {
 		return err
 	}
-	return argo.InstallCRDs(ctx, testCluster, dir, argo.CRDsMinimal, "workflows", "workflowtasksets")
+	return argo.InstallCRDs(ctx, c, dir, argo.CRDsMinimal, "workflows", "workflowtasksets")
 }
 
 const pluginToken = "integration-token"

@@ -166,6 +166,12 @@ func Start(ctx context.Context, opts Options) (_ *Env, err error) {
 		KWOKStages:        stageFiles,
 		LogDir:            e.opts.LogDir,
 		KeepDir:           opts.KeepDir,
+		// Argo's CRDs before the controllers, so that the garbage
+		// collector knows Workflows (which own the drivers) from its start.
+		BeforeControllers: func(ctx context.Context, c *cluster.Cluster) error {
+			step("installing Argo's CRDs and the workflow-controller ConfigMap")
+			return argo.Install(ctx, c, e.moduleDir)
+		},
 	})
 	if err != nil {
 		return nil, err
@@ -180,10 +186,6 @@ func Start(ctx context.Context, opts Options) (_ *Env, err error) {
 		KWOK:       kwokVersion(ctx, e.binDir),
 	}
 
-	step("installing Argo's CRDs and the workflow-controller ConfigMap")
-	if err := argo.Install(ctx, e.Cluster, e.moduleDir); err != nil {
-		return nil, err
-	}
 	step("installing sparkplug into namespace %s: kubectl kustomize manifests/", e.Namespace)
 	if err := e.installSparkplug(ctx); err != nil {
 		return nil, err
