@@ -196,3 +196,39 @@ func TestServerSideDryRunRefusesBrokenOutputs(t *testing.T) {
 		})
 	}
 }
+
+// What each of the Spark operator's examples becomes (the rendered golden
+// files) is what the API server takes: the driver pod, its ConfigMap and
+// its Services, strictly validated and admitted, in a namespace with the
+// examples' ServiceAccount.
+func TestKSOExamplesRenderedServerSideDryRun(t *testing.T) {
+	ctx := context.Background()
+	dyn := setup(t)
+	if err := testCluster.EnsureServiceAccount(ctx, testNamespace, "spark-operator-spark"); err != nil {
+		t.Fatal(err)
+	}
+	core := map[string]string{"Pod": "pods", "ConfigMap": "configmaps", "Service": "services"}
+	goldens, err := filepath.Glob(filepath.Join("testdata", "kso-examples", "rendered", "*.golden.yaml"))
+	if err != nil || len(goldens) == 0 {
+		t.Fatalf("no rendered examples: %v", err)
+	}
+	n := 0
+	for _, g := range goldens {
+		for _, u := range goldenObjects(t, g) {
+			n++
+			t.Run(fmt.Sprintf("%s/%s_%s", filepath.Base(g), u.GetKind(), u.GetName()), func(t *testing.T) {
+				res, ok := core[u.GetKind()]
+				if !ok || u.GetAPIVersion() != "v1" {
+					t.Fatalf("%s %s: teach this test to create it", u.GetAPIVersion(), u.GetKind())
+				}
+				gvr := schema.GroupVersionResource{Version: "v1", Resource: res}
+				if _, err := dyn.Resource(gvr).Namespace(testNamespace).Create(ctx, u, dryRun); err != nil {
+					t.Errorf("the API server refuses it: %v", err)
+				}
+			})
+		}
+	}
+	if n == 0 {
+		t.Fatal("no objects in the rendered examples")
+	}
+}
