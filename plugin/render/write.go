@@ -11,7 +11,8 @@ import (
 )
 
 // Write prints the objects of the steps that built as one YAML stream, in
-// creation order (driver pod, ConfigMap, Service, then the extras). Each
+// creation order (the PodGroup, if any, driver pod, ConfigMap, Service,
+// then the extras). Each
 // step's first document opens with comments naming its template and run.
 // Status and creationTimestamp, which only the API server fills, are left
 // out.
@@ -21,7 +22,11 @@ func Write(w io.Writer, steps []Step) error {
 		if st.Objects == nil {
 			continue
 		}
-		objs := []any{st.Objects.Driver, st.Objects.ConfigMap, st.Objects.Service}
+		var objs []any
+		if st.Objects.PodGroup != nil {
+			objs = append(objs, st.Objects.PodGroup)
+		}
+		objs = append(objs, st.Objects.Driver, st.Objects.ConfigMap, st.Objects.Service)
 		for _, o := range st.Objects.Extra {
 			objs = append(objs, o)
 		}
