@@ -120,6 +120,12 @@ func TestInstallGrantsLeastPrivilege(t *testing.T) {
 	argo := func(verb, resource, ns string) access {
 		return access{verb: verb, group: "argoproj.io", resource: resource, namespace: ns}
 	}
+	volcano := func(verb, resource, ns string) access {
+		return access{verb: verb, group: "scheduling.volcano.sh", resource: resource, namespace: ns}
+	}
+	schedulerPlugins := func(verb, resource, ns string) access {
+		return access{verb: verb, group: "scheduling.x-k8s.io", resource: resource, namespace: ns}
+	}
 	allowed := []access{
 		core("create", "pods", nsA), core("get", "pods", nsA), core("list", "pods", nsA),
 		core("watch", "pods", nsA), core("patch", "pods", nsA), core("delete", "pods", nsA),
@@ -129,6 +135,8 @@ func TestInstallGrantsLeastPrivilege(t *testing.T) {
 		argo("get", "workflowtasksets", nsA), argo("list", "workflowtasksets", nsA), argo("watch", "workflowtasksets", nsA),
 		argo("get", "workflows", nsA), argo("list", "workflows", nsA), argo("watch", "workflows", nsA),
 		core("create", "events", nsA), core("patch", "events", nsA),
+		volcano("create", "podgroups", nsA), volcano("patch", "podgroups", nsA), volcano("delete", "podgroups", nsA),
+		schedulerPlugins("create", "podgroups", nsA), schedulerPlugins("patch", "podgroups", nsA), schedulerPlugins("delete", "podgroups", nsA),
 	}
 	denied := []access{
 		// No Secrets, not even its own token.
@@ -143,6 +151,12 @@ func TestInstallGrantsLeastPrivilege(t *testing.T) {
 		core("update", "configmaps", nsA), core("patch", "services", nsA),
 		argo("patch", "workflowtasksets", nsA), argo("update", "workflows", nsA), argo("delete", "workflows", nsA),
 		argo("create", "workflows", nsA),
+		// PodGroups are created and handed over, never read or changed
+		// otherwise, and nothing else of the schedulers' groups.
+		volcano("get", "podgroups", nsA), volcano("list", "podgroups", nsA), volcano("update", "podgroups", nsA),
+		volcano("create", "queues", ""), volcano("create", "podgroups", nsB),
+		schedulerPlugins("get", "podgroups", nsA), schedulerPlugins("update", "podgroups", nsA),
+		schedulerPlugins("create", "elasticquotas", nsA),
 		// No way to grant itself more.
 		{verb: "create", group: "rbac.authorization.k8s.io", resource: "rolebindings", namespace: nsA},
 		{verb: "create", resource: "serviceaccounts", subresource: "token", namespace: nsA},

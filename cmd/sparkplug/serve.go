@@ -16,6 +16,7 @@ import (
 
 	wfclient "github.com/argoproj/argo-workflows/v3/pkg/client/clientset/versioned"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/kubernetes/scheme"
 	typedcorev1 "k8s.io/client-go/kubernetes/typed/core/v1"
@@ -169,7 +170,11 @@ func serve(ctx context.Context, o serveOptions, log *slog.Logger) error {
 	if err != nil {
 		return fmt.Errorf("load templates: %w", err)
 	}
-	clients := scope.Clients{Kube: kube, Workflows: wf}
+	dyn, err := dynamic.NewForConfig(cfg)
+	if err != nil {
+		return fmt.Errorf("dynamic client: %w", err)
+	}
+	clients := scope.Clients{Kube: kube, Workflows: wf, Dynamic: dyn}
 	registry := scope.NewRegistry(clients, o.idleTimeout, log, o.core.Now)
 	broadcaster := record.NewBroadcaster(record.WithContext(ctx))
 	broadcaster.StartRecordingToSink(&typedcorev1.EventSinkImpl{Interface: kube.CoreV1().Events("")})

@@ -39,9 +39,14 @@ var testCluster *cluster.Cluster
 func TestMain(m *testing.M) {
 	os.Exit(cluster.Main(m, cluster.Options{
 		ControllerManager: true,
-		// Argo's CRDs before the controllers: the garbage collector then
-		// collects what Workflows own from its start.
-		BeforeControllers: installArgoCRDs,
+		// The CRDs before the controllers: the garbage collector then
+		// collects what Workflows and drivers own from its start.
+		BeforeControllers: func(ctx context.Context, c *cluster.Cluster) error {
+			if err := installArgoCRDs(ctx, c); err != nil {
+				return err
+			}
+			return installCRD(ctx, c, schedulerPluginsF)
+		},
 	}, func(c *cluster.Cluster) { testCluster = c }))
 }
 

@@ -11,6 +11,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/intstr"
@@ -28,10 +29,15 @@ const (
 	ExecutorPodTemplateFile = "executor-pod-template.yaml"
 )
 
-// Objects are what one run creates, in creation order: the driver pod
-// first, then, owned by it (OwnedBy), its ConfigMap and Service, then the
-// Extra objects.
+// Objects are what one run creates, in creation order: the PodGroup, if
+// any, then the driver pod, then, owned by it (OwnedBy), its ConfigMap and
+// Service, then the Extra objects.
 type Objects struct {
+	// PodGroup is the batch scheduler's PodGroup (podgroup.go), nil for
+	// most bodies. The scheduler needs it before it sees the driver, so it
+	// is created first, owned by the Workflow, and handed to the driver
+	// once the driver exists (OwnedBy).
+	PodGroup  *unstructured.Unstructured
 	Driver    *corev1.Pod
 	ConfigMap *corev1.ConfigMap
 	Service   *corev1.Service
@@ -161,6 +167,9 @@ func (b *Builder) Cluster(s *spec.SparkApplicationSpec, r Run) (*Objects, error)
 	if s.SparkUIOptions != nil {
 		objs.Extra = append(objs.Extra, uiService(s.SparkUIOptions, r, n, c))
 	}
+	if objs.PodGroup, err = podGroup(s, r, n, c, driver); err != nil {
+		return nil, fmt.Errorf("build pod group %s: %w", n.PodGroup, err)
+	}
 	if err := checkMetadata(objs); err != nil {
 		return nil, err
 	}
@@ -168,9 +177,10 @@ func (b *Builder) Cluster(s *spec.SparkApplicationSpec, r Run) (*Objects, error)
 }
 
 // OwnedBy makes the created driver pod the controller of the run's
-// ConfigMap and Service, as spark-submit does, so deleting the driver (or,
-// through its owner, the Workflow) deletes them. The driver must carry its
-// UID, so call it with the pod the API server returned.
+// ConfigMap and Service, as spark-submit does, and of the rest (the
+// PodGroup, the Extra objects), so deleting the driver (or, through its
+// owner, the Workflow) deletes them. The driver must carry its UID, so
+// call it with the pod the API server returned.
 func OwnedBy(objs *Objects, driver *corev1.Pod) {
 	if objs == nil || driver == nil {
 		return
@@ -190,6 +200,9 @@ func OwnedBy(objs *Objects, driver *corev1.Pod) {
 	}
 	for _, o := range objs.Extra {
 		o.SetOwnerReferences([]metav1.OwnerReference{ref})
+	}
+	if objs.PodGroup != nil {
+		objs.PodGroup.SetOwnerReferences([]metav1.OwnerReference{ref})
 	}
 }
 
@@ -286,6 +299,9 @@ func checkMetadata(objs *Objects) error {
 	check("service", objs.Service.ObjectMeta)
 	for _, o := range objs.Extra {
 		check(strings.ToLower(o.GetObjectKind().GroupVersionKind().Kind)+" "+o.GetName(), metav1.ObjectMeta{Labels: o.GetLabels(), Annotations: o.GetAnnotations()})
+	}
+	if pg := objs.PodGroup; pg != nil {
+		check("podgroup "+pg.GetName(), metav1.ObjectMeta{Labels: pg.GetLabels(), Annotations: pg.GetAnnotations()})
 	}
 	return errors.Join(errs...)
 }

@@ -76,6 +76,9 @@ func (b *Builder) Client(s *spec.SparkApplicationSpec, r Run) (*Objects, error) 
 		Service:   service(r, n, c),
 		Extra:     []Object{uiService(ui, r, n, c)},
 	}
+	if objs.PodGroup, err = podGroup(s, r, n, c, driver); err != nil {
+		return nil, fmt.Errorf("build pod group %s: %w", n.PodGroup, err)
+	}
 	if err := checkMetadata(objs); err != nil {
 		return nil, err
 	}

@@ -116,7 +116,7 @@ func Properties(s *spec.SparkApplicationSpec, r Run) map[string]string {
 		c[spark.ConfHadoopPrefix+k] = v
 	}
 	monitoringConf(c, s, r, n)
-	schedulerConf(c, s)
+	schedulerConf(c, s, n)
 
 	// The user's own conf.
 	maps.Copy(c, s.SparkConf)

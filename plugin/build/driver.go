@@ -165,7 +165,7 @@ func (b *Builder) driverPod(s *spec.SparkApplicationSpec, r Run, n Names, c map[
 		pod.Spec.PriorityClassName = *d.PriorityClassName
 		pod.Spec.Priority = nil
 	}
-	if err := batchScheduling(pod, s, spark.RoleDriver, c); err != nil {
+	if err := batchScheduling(pod, s, &d.SparkPodSpec, spark.RoleDriver, c); err != nil {
 		return nil, err
 	}
 	addSidecars(pod, &d.SparkPodSpec)

@@ -4,6 +4,7 @@ package build
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -14,6 +15,7 @@ import (
 	schedulingv1 "k8s.io/api/scheduling/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/dynamic"
 	"sigs.k8s.io/yaml"
 
 	"github.com/sparkplug-io/sparkplug/e2e/cluster"
@@ -24,13 +26,27 @@ import (
 var testCluster *cluster.Cluster
 
 func TestMain(m *testing.M) {
-	os.Exit(cluster.Main(m, cluster.Options{}, func(c *cluster.Cluster) { testCluster = c }))
+	os.Exit(cluster.Main(m, cluster.Options{}, func(c *cluster.Cluster) {
+		testCluster = c
+		// The batch schedulers' PodGroup CRDs, for the PodGroups.
+		for _, f := range []string{"scheduling.volcano.sh_podgroups.yaml", "scheduling.x-k8s.io_podgroups.yaml"} {
+			b, err := os.ReadFile(filepath.Join("testdata", "crds", f))
+			if err == nil {
+				err = c.Apply(context.Background(), b)
+			}
+			if err != nil {
+				fmt.Fprintf(os.Stderr, "install %s: %v\n", f, err)
+				os.Exit(1)
+			}
+		}
+	}))
 }
 
 var dryRun = metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}, FieldValidation: metav1.FieldValidationStrict}
 
 // What every golden input builds passes the API server's validation and
-// admission: the driver pod, the ConfigMap, the Services, the extras, and
+// admission: the PodGroup (against its scheduler's CRD, every field
+// known), the driver pod, the ConfigMap, the Services, the extras, and
 // the executor pod template as Spark would make an executor of it (Spark
 // adds the name, image and args; the rest is the template's).
 func TestGoldenObjectsServerSideDryRun(t *testing.T) {
@@ -41,6 +57,7 @@ func TestGoldenObjectsServerSideDryRun(t *testing.T) {
 	}
 	b := newBuilder(t)
 	core := testCluster.Client.CoreV1()
+	dyn := dynamic.NewForConfigOrDie(testCluster.Config)
 	for _, in := range inputs {
 		name := strings.TrimSuffix(filepath.Base(in), ".input.yaml")
 		t.Run(name, func(t *testing.T) {
@@ -55,6 +72,11 @@ func TestGoldenObjectsServerSideDryRun(t *testing.T) {
 				t.Fatal(err)
 			}
 			ns := run.Workflow.Namespace
+			if pg := objs.PodGroup; pg != nil {
+				if _, err := dyn.Resource(PodGroupResource(pg)).Namespace(ns).Create(ctx, pg, dryRun); err != nil {
+					t.Errorf("PodGroup: %v", err)
+				}
+			}
 			if _, err := core.Pods(ns).Create(ctx, objs.Driver, dryRun); err != nil {
 				t.Errorf("driver pod: %v", err)
 			}

@@ -94,7 +94,13 @@ func TestGolden(t *testing.T) {
 func renderObjects(t *testing.T, objs *Objects) string {
 	t.Helper()
 	var docs []string
-	all := []any{objs.Driver, objs.ConfigMap, objs.Service}
+	var all []any
+	if objs.PodGroup != nil {
+		// An unstructured object encodes as JSON with sorted keys, its
+		// quantities as the strings the builder wrote: deterministic.
+		all = append(all, objs.PodGroup)
+	}
+	all = append(all, objs.Driver, objs.ConfigMap, objs.Service)
 	for _, o := range objs.Extra {
 		all = append(all, o)
 	}

@@ -48,6 +48,9 @@ type Names struct {
 	// UIService is <prefix>-ui-svc, the Spark UI Service of
 	// sparkUIOptions (the Spark operator's <app>-ui-svc).
 	UIService string
+	// PodGroup is <prefix>-pg, the PodGroup of batchScheduler volcano or
+	// kube-scheduler (the Spark operator's spark-<app>-pg and <app>-pg).
+	PodGroup string
 	// ExecutorPrefix is spark.kubernetes.executor.podNamePrefix; Spark
 	// names executors <prefix>-exec-<N>.
 	ExecutorPrefix string
@@ -65,6 +68,7 @@ const (
 	serviceSuffix   = "-driver-svc"
 	uiServiceSuffix = "-ui-svc"
 	configMapSuffix = "-conf"
+	podGroupSuffix  = "-pg"
 	// workflowPartMax is the most characters of the workflow name kept in
 	// the prefix.
 	workflowPartMax = 30
@@ -90,6 +94,7 @@ func NamesFor(r Run) Names {
 		ConfigMap:      prefix + configMapSuffix,
 		Service:        prefix + serviceSuffix,
 		UIService:      prefix + uiServiceSuffix,
+		PodGroup:       prefix + podGroupSuffix,
 		ExecutorPrefix: prefix,
 		AppID:          "spark-" + hexSum(r.Workflow.UID + "/" + r.NodeID + "/" + strconv.Itoa(attempt))[:appIDHashChars],
 		AppName:        prefix,

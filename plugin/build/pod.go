@@ -56,7 +56,7 @@ func (b *Builder) executorTemplate(s *spec.SparkApplicationSpec, n Names, c map[
 	if len(pod.Spec.NodeSelector) == 0 {
 		pod.Spec.NodeSelector = nil
 	}
-	if err := batchScheduling(pod, s, spark.RoleExecutor, c); err != nil {
+	if err := batchScheduling(pod, s, &e.SparkPodSpec, spark.RoleExecutor, c); err != nil {
 		return nil, err
 	}
 	addSidecars(pod, &e.SparkPodSpec)

@@ -15,64 +15,60 @@ import (
 )
 
 // Batch scheduling follows the Spark operator's batchScheduler
-// (internal/scheduler/volcano and yunikorn) as far as pod metadata goes:
-// sparkplug creates no PodGroup or other scheduler object.
+// (internal/scheduler/volcano, kubescheduler and yunikorn, and its
+// webhook's addSchedulerName):
 //
-//   - Both: the driver's and the executors' schedulerName is the batch
-//     scheduler (the operator's webhook does the same), and
-//     batchSchedulerOptions.priorityClassName becomes the priorityClassName
-//     of the pods that have none of their own.
-//   - volcano: the operator creates a PodGroup (minMember 1, minResources
-//     the driver's and executors' requests, the queue and priority class
-//     of batchSchedulerOptions) and names it on the pods. sparkplug leaves
-//     the PodGroup to Volcano's own controller, which makes one for every
-//     pod it schedules that names none, from the pod: its queue from the
-//     scheduling.volcano.sh/queue-name annotation sparkplug sets from
-//     batchSchedulerOptions.queue, its priority class and minResources
-//     from the pod. Volcano groups pods by their controlling owner, so the
-//     drivers of a workflow share a PodGroup and each driver's executors
-//     share one. A body may still name a PodGroup of its own with the
-//     scheduling.k8s.io/group-name annotation.
+//   - All: batchSchedulerOptions.priorityClassName becomes the
+//     priorityClassName of the pods that have none of their own.
+//   - volcano and yunikorn: the driver's and the executors' schedulerName
+//     is the batch scheduler, as the operator's webhook sets it.
+//   - kube-scheduler: the operator sets schedulerName kube-scheduler, the
+//     name under which its example deploys a kube-scheduler with
+//     scheduler-plugins' Coscheduling plugin (registered with the
+//     operator's --kube-scheduler-names). sparkplug does the same unless
+//     driver.schedulerName and executor.schedulerName name that scheduler
+//     otherwise (validation requires them to agree): sparkplug has no
+//     operator-wide list of names, and such a scheduler is often called
+//     scheduler-plugins-scheduler, or default-scheduler when it replaces
+//     the cluster's own.
+//   - volcano and kube-scheduler: a PodGroup (podgroup.go), named on the
+//     pods by groupConf.
 //   - yunikorn: exactly the operator's metadata: the queue label from
 //     batchSchedulerOptions.queue, the task group name on each pod, and on
 //     the driver the task groups (the driver's, and the executors' with
 //     minMember the initial executor count) with their resources, node
-//     selectors, tolerations, affinity and labels.
+//     selectors, tolerations, affinity and labels. YuniKorn has no
+//     PodGroup object.
 
 // schedulerConf adds to the conf derived from the body the labels and
 // annotations the batch scheduler reads; Spark puts them on the driver
 // and on every executor.
-func schedulerConf(c map[string]string, s *spec.SparkApplicationSpec) {
+func schedulerConf(c map[string]string, s *spec.SparkApplicationSpec, n Names) {
 	if s.BatchScheduler == nil {
 		return
 	}
-	queue := ""
-	if o := s.BatchSchedulerOptions; o != nil && o.Queue != nil {
-		queue = *o.Queue
+	groupConf(c, s, n)
+	if *s.BatchScheduler != spark.SchedulerYuniKorn {
+		return
 	}
-	switch *s.BatchScheduler {
-	case spark.SchedulerVolcano:
-		if queue != "" {
-			c[spark.ConfDriverAnnotationPrefix+spark.AnnotationVolcanoQueue] = queue
-			c[spark.ConfExecutorAnnotationPrefix+spark.AnnotationVolcanoQueue] = queue
-		}
-	case spark.SchedulerYuniKorn:
-		if queue != "" {
-			c[spark.ConfDriverLabelPrefix+spark.LabelYuniKornQueue] = queue
-			c[spark.ConfExecutorLabelPrefix+spark.LabelYuniKornQueue] = queue
-		}
-		c[spark.ConfDriverAnnotationPrefix+spark.AnnotationYuniKornTaskGroupName] = spark.YuniKornDriverTaskGroup
-		c[spark.ConfExecutorAnnotationPrefix+spark.AnnotationYuniKornTaskGroupName] = spark.YuniKornExecutorTaskGroup
+	if o := s.BatchSchedulerOptions; o != nil && o.Queue != nil && *o.Queue != "" {
+		c[spark.ConfDriverLabelPrefix+spark.LabelYuniKornQueue] = *o.Queue
+		c[spark.ConfExecutorLabelPrefix+spark.LabelYuniKornQueue] = *o.Queue
 	}
+	c[spark.ConfDriverAnnotationPrefix+spark.AnnotationYuniKornTaskGroupName] = spark.YuniKornDriverTaskGroup
+	c[spark.ConfExecutorAnnotationPrefix+spark.AnnotationYuniKornTaskGroupName] = spark.YuniKornExecutorTaskGroup
 }
 
 // batchScheduling sets the scheduler and priority class on the driver pod
 // or the executor pod template, and YuniKorn's task groups on the driver.
-func batchScheduling(pod *corev1.Pod, s *spec.SparkApplicationSpec, role string, c map[string]string) error {
+// ps is the role's part of the body.
+func batchScheduling(pod *corev1.Pod, s *spec.SparkApplicationSpec, ps *spec.SparkPodSpec, role string, c map[string]string) error {
 	if s.BatchScheduler == nil {
 		return nil
 	}
-	pod.Spec.SchedulerName = *s.BatchScheduler
+	if *s.BatchScheduler != spark.SchedulerKubeScheduler || ps.SchedulerName == nil || *ps.SchedulerName == "" {
+		pod.Spec.SchedulerName = *s.BatchScheduler
+	}
 	if o := s.BatchSchedulerOptions; o != nil && o.PriorityClassName != nil && pod.Spec.PriorityClassName == "" {
 		pod.Spec.PriorityClassName = *o.PriorityClassName
 	}

@@ -198,16 +198,33 @@ func TestServerSideDryRunRefusesBrokenOutputs(t *testing.T) {
 }
 
 // What each of the Spark operator's examples becomes (the rendered golden
-// files) is what the API server takes: the driver pod, its ConfigMap and
-// its Services, strictly validated and admitted, in a namespace with the
-// examples' ServiceAccount.
+// files) is what the API server takes: the PodGroup, the driver pod, its
+// ConfigMap and its Services, strictly validated and admitted, in a
+// namespace with the examples' ServiceAccount and the batch schedulers'
+// PodGroup CRDs.
 func TestKSOExamplesRenderedServerSideDryRun(t *testing.T) {
 	ctx := context.Background()
 	dyn := setup(t)
 	if err := testCluster.EnsureServiceAccount(ctx, testNamespace, "spark-operator-spark"); err != nil {
 		t.Fatal(err)
 	}
-	core := map[string]string{"Pod": "pods", "ConfigMap": "configmaps", "Service": "services"}
+	crds, err := filepath.Glob(filepath.Join("..", "build", "testdata", "crds", "*.yaml"))
+	if err != nil || len(crds) == 0 {
+		t.Fatalf("no PodGroup CRDs: %v", err)
+	}
+	for _, f := range crds {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := testCluster.Apply(ctx, b); err != nil {
+			t.Fatal(err)
+		}
+	}
+	resources := map[string]string{
+		"v1/Pod": "pods", "v1/ConfigMap": "configmaps", "v1/Service": "services",
+		"scheduling.volcano.sh/v1beta1/PodGroup": "podgroups", "scheduling.x-k8s.io/v1alpha1/PodGroup": "podgroups",
+	}
 	goldens, err := filepath.Glob(filepath.Join("testdata", "kso-examples", "rendered", "*.golden.yaml"))
 	if err != nil || len(goldens) == 0 {
 		t.Fatalf("no rendered examples: %v", err)
@@ -217,12 +234,15 @@ func TestKSOExamplesRenderedServerSideDryRun(t *testing.T) {
 		for _, u := range goldenObjects(t, g) {
 			n++
 			t.Run(fmt.Sprintf("%s/%s_%s", filepath.Base(g), u.GetKind(), u.GetName()), func(t *testing.T) {
-				res, ok := core[u.GetKind()]
-				if !ok || u.GetAPIVersion() != "v1" {
+				res, ok := resources[u.GetAPIVersion()+"/"+u.GetKind()]
+				if !ok {
 					t.Fatalf("%s %s: teach this test to create it", u.GetAPIVersion(), u.GetKind())
 				}
-				gvr := schema.GroupVersionResource{Version: "v1", Resource: res}
-				if _, err := dyn.Resource(gvr).Namespace(testNamespace).Create(ctx, u, dryRun); err != nil {
+				gv, err := schema.ParseGroupVersion(u.GetAPIVersion())
+				if err != nil {
+					t.Fatal(err)
+				}
+				if _, err := dyn.Resource(gv.WithResource(res)).Namespace(testNamespace).Create(ctx, u, dryRun); err != nil {
 					t.Errorf("the API server refuses it: %v", err)
 				}
 			})

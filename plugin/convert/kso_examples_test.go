@@ -41,9 +41,6 @@ type ksoExample struct {
 // (or a path of one) when sparkplug comes to accept it: the test fails
 // until then.
 var ksoExamples = map[string]ksoExample{
-	// The operator's kube-scheduler support creates a scheduler-plugins
-	// PodGroup, which sparkplug does not create (spec.Unsupported).
-	"spark-pi-kube-scheduler.yaml": {rejected: []string{"spark.batchScheduler"}},
 	// The file also creates the ConfigMaps and Secrets the pods read.
 	// Rejected: its pod-level securityContexts carry two container fields,
 	// which the operator drops silently (its template is schemaless and

@@ -14,9 +14,12 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/dynamic"
 
 	"github.com/sparkplug-io/sparkplug/plugin/build"
 	"github.com/sparkplug-io/sparkplug/plugin/spark"
@@ -78,11 +81,11 @@ func (r *request) stop(rn *run, l limit, a state.Assessment) error {
 	return nil
 }
 
-// launch creates attempt n of the node's run: driver pod, then its
-// ConfigMap and Service owned by it. A driver that already exists (a
-// repeated call, a restarted plugin) is taken as it is. The driver pod is
-// created by the request's launcher: natively here, or by spark-submit
-// (sparkSubmit).
+// launch creates attempt n of the node's run: the batch scheduler's
+// PodGroup, if any, then the driver pod, then its ConfigMap and Service
+// owned by it. A driver that already exists (a repeated call, a restarted
+// plugin) is taken as it is. The driver pod is created by the request's
+// launcher: natively here, or by spark-submit (sparkSubmit).
 func (r *request) launch(node string, attempt int, previous *corev1.Pod) (*run, *executor.ExecuteTemplateReply) {
 	br := build.Run{
 		Workflow:    build.WorkflowRef{Name: r.wf.Name, Namespace: r.wf.Namespace, UID: r.wf.UID},
@@ -110,6 +113,9 @@ func (r *request) launch(node string, attempt int, previous *corev1.Pod) (*run, 
 		reply := r.reply(wfv1.NodePending, fmt.Sprintf("SUBMISSION_FAILED: retry %d%s in %s: %s", f.count+1, submissionMax(r.body.RestartPolicy), wait.Round(time.Second), f.message), nil)
 		return nil, &reply
 	}
+	if reply := r.createPodGroup(objs.PodGroup, failKey, node); reply != nil {
+		return nil, reply
+	}
 	var created *corev1.Pod
 	if r.launcher() == spec.LauncherSparkSubmit {
 		var reply *executor.ExecuteTemplateReply
@@ -131,6 +137,7 @@ func (r *request) launch(node string, attempt int, previous *corev1.Pod) (*run, 
 		case isTransient(err):
 			return nil, r.transient("create driver pod %s: %s", objs.Driver.Name, err)
 		default:
+			r.withdrawPodGroup(objs.PodGroup)
 			return nil, r.rejected(failKey, node, apiMessage(err))
 		}
 	}
@@ -174,6 +181,13 @@ func (r *request) companions(objs *build.Objects, driver *corev1.Pod) error {
 	}
 	build.OwnedBy(objs, driver)
 	retarget(objs, driver)
+	if pg := objs.PodGroup; pg != nil && build.InPodGroup(driver, pg) {
+		// A driver an older sparkplug launched names no group: nothing to
+		// hand over.
+		if err := r.adoptPodGroup(pg); err != nil {
+			return err
+		}
+	}
 	for _, o := range objs.Companions() {
 		if r.scope.Has(o) {
 			continue
@@ -190,12 +204,19 @@ func (r *request) companions(objs *build.Objects, driver *corev1.Pod) error {
 	return nil
 }
 
-// create creates one companion object with its typed client.
+// create creates one object with its typed client, or, for an
+// unstructured one (a PodGroup), with the dynamic client.
 func (r *request) create(o build.Object) (runtime.Object, error) {
 	kube := r.core.clients.Kube
 	ns := r.wf.Namespace
 	opts := metav1.CreateOptions{}
 	switch o := o.(type) {
+	case *unstructured.Unstructured:
+		res, err := r.dynamicResource(o)
+		if err != nil {
+			return nil, err
+		}
+		return res.Create(r.ctx, o, opts)
 	case *corev1.ConfigMap:
 		return kube.CoreV1().ConfigMaps(ns).Create(r.ctx, o, opts)
 	case *corev1.Service:
@@ -204,6 +225,98 @@ func (r *request) create(o build.Object) (runtime.Object, error) {
 		return kube.NetworkingV1().Ingresses(ns).Create(r.ctx, o, opts)
 	default:
 		return nil, fmt.Errorf("sparkplug does not create %T objects", o)
+	}
+}
+
+// dynamicResource is the dynamic client's resource for an unstructured
+// object the builder made.
+func (r *request) dynamicResource(o *unstructured.Unstructured) (dynamic.ResourceInterface, error) {
+	if r.core.clients.Dynamic == nil {
+		return nil, fmt.Errorf("no dynamic client to create %s %s with", o.GetKind(), o.GetName())
+	}
+	if o.GetKind() != spark.PodGroupKind {
+		return nil, fmt.Errorf("sparkplug does not create %s objects", o.GroupVersionKind())
+	}
+	return r.core.clients.Dynamic.Resource(build.PodGroupResource(o)).Namespace(r.wf.Namespace), nil
+}
+
+// createPodGroup creates the run's PodGroup before its driver, owned by
+// the Workflow: the batch scheduler must know it when it sees the driver.
+// One that exists (a repeated call) is taken as it is. The API server
+// having no such resource means the scheduler's CRD is not installed: a
+// refused submission, counted and retried per onSubmissionFailureRetries
+// as the Spark operator retries a failed batch scheduling, with a message
+// that names the fix.
+func (r *request) createPodGroup(pg *unstructured.Unstructured, failKey, node string) *executor.ExecuteTemplateReply {
+	if pg == nil {
+		return nil
+	}
+	_, err := r.create(pg)
+	switch {
+	case err == nil:
+		r.log.Info("pod group created", "node", node, "pod_group", pg.GetName(), "api_version", pg.GetAPIVersion())
+		return nil
+	case apierrors.IsAlreadyExists(err):
+		return nil
+	case apierrors.IsNotFound(err) || meta.IsNoMatchError(err):
+		// Before isTransient: the API server's 404 for a resource it does
+		// not serve is an "unexpected server response" to client-go.
+		return r.rejected(failKey, node, build.MissingPodGroupCRD(pg))
+	case isTransient(err):
+		return r.transient("create PodGroup %s: %s", pg.GetName(), err)
+	default:
+		return r.rejected(failKey, node, fmt.Sprintf("create PodGroup %s: %s", pg.GetName(), apiMessage(err)))
+	}
+}
+
+// adoptPodGroup hands the run's PodGroup, created owned by the Workflow,
+// to the driver (OwnedBy set its owner), so that it goes with the driver,
+// and labels it with the driver's application id (retarget: spark-submit
+// chooses its own); one that is missing (someone deleted it) is created
+// owned by the driver. This is one request per driver and process, like
+// the other companions' checks.
+func (r *request) adoptPodGroup(pg *unstructured.Unstructured) error {
+	if pg == nil {
+		return nil
+	}
+	res, err := r.dynamicResource(pg)
+	if err != nil {
+		return err
+	}
+	patch, err := json.Marshal(map[string]any{"metadata": map[string]any{
+		"ownerReferences": pg.GetOwnerReferences(),
+		"labels":          map[string]string{spark.LabelAppSelector: pg.GetLabels()[spark.LabelAppSelector]},
+	}})
+	if err != nil {
+		return fmt.Errorf("encode pod group owner patch: %w", err)
+	}
+	_, err = res.Patch(r.ctx, pg.GetName(), types.MergePatchType, patch, metav1.PatchOptions{})
+	if apierrors.IsNotFound(err) {
+		if _, err = res.Create(r.ctx, pg, metav1.CreateOptions{}); apierrors.IsNotFound(err) || meta.IsNoMatchError(err) {
+			return fmt.Errorf("create PodGroup %s: %s", pg.GetName(), build.MissingPodGroupCRD(pg))
+		}
+	}
+	if err != nil && !apierrors.IsAlreadyExists(err) {
+		return fmt.Errorf("make the driver the owner of PodGroup %s: %w", pg.GetName(), err)
+	}
+	return nil
+}
+
+// withdrawPodGroup deletes the PodGroup of a driver the API server or
+// spark-submit refused: a PodGroup without pods would otherwise wait,
+// owned by the Workflow, until the Workflow goes, and Volcano may admit it
+// to its queue and hold its minResources there. A retry creates it again.
+// A failure is only logged: the PodGroup still goes with the Workflow.
+func (r *request) withdrawPodGroup(pg *unstructured.Unstructured) {
+	if pg == nil {
+		return
+	}
+	res, err := r.dynamicResource(pg)
+	if err == nil {
+		err = res.Delete(r.ctx, pg.GetName(), metav1.DeleteOptions{})
+	}
+	if err != nil && !apierrors.IsNotFound(err) {
+		r.log.Info("pod group of a refused driver not deleted; it goes with the workflow", "pod_group", pg.GetName(), "error", err.Error())
 	}
 }
 

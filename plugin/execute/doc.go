@@ -8,8 +8,10 @@
 //   - decide: which node is asking (package identity), what state its run
 //     is in (package state), and what the restart policy says (judge, a
 //     pure function in this package);
-//   - act: create the driver objects built by package build, record
-//     hand-outs and adoptions as annotations on the driver pod, and reply.
+//   - act: create the driver objects built by package build (a batch
+//     scheduler's PodGroup first, through the dynamic client, then the
+//     driver, then what the driver owns), record hand-outs and adoptions
+//     as annotations on the driver pod, and reply.
 //
 // Files: execute.go (the request and its reply), runs.go (gathering the
 // runs of a template from the cache, including ghosts and tombstones),

@@ -64,6 +64,7 @@ func (r *request) sparkSubmit(objs *build.Objects, br build.Run, node, failKey s
 	}
 	o := &r.core.opts.Submit
 	if o.SparkHome == "" {
+		r.withdrawPodGroup(objs.PodGroup)
 		reply := failed("SUBMISSION_FAILED: sparkplug.launcher is spark-submit, but this plugin has no Spark distribution to run it from (sparkplug serve --spark-home)")
 		return nil, &reply
 	}
@@ -107,8 +108,10 @@ func (r *request) sparkSubmit(objs *build.Objects, br build.Run, node, failKey s
 		log.Info("driver pod already existed; continuing with it", "spark_submit", submit.Message(out.result, o.Timeout))
 		return pod, nil
 	case out.result.OK():
+		r.withdrawPodGroup(objs.PodGroup)
 		return nil, r.rejected(failKey, node, fmt.Sprintf("spark-submit exited 0, but driver pod %s does not exist: is spark.kubernetes.namespace or spark.kubernetes.driver.pod.name overridden in the Spark distribution's spark-defaults.conf?", name))
 	default:
+		r.withdrawPodGroup(objs.PodGroup)
 		return nil, r.rejected(failKey, node, submit.Message(out.result, o.Timeout))
 	}
 }
@@ -241,9 +244,14 @@ func retarget(objs *build.Objects, driver *corev1.Pod) {
 	if appID == "" {
 		return
 	}
-	for _, o := range objs.Companions() {
+	others := objs.Companions()
+	if objs.PodGroup != nil {
+		others = append(others, objs.PodGroup)
+	}
+	for _, o := range others {
 		if l := o.GetLabels(); l[spark.LabelAppSelector] != "" {
 			l[spark.LabelAppSelector] = appID
+			o.SetLabels(l)
 		}
 		if svc, ok := o.(*corev1.Service); ok && svc.Spec.Selector[spark.LabelAppSelector] != "" {
 			svc.Spec.Selector[spark.LabelAppSelector] = appID

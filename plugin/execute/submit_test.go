@@ -47,7 +47,14 @@ func newCore(t *testing.T, createErr func(attempt int) error, extra string) (*Co
 		}
 		return false, nil, nil
 	})
-	clients := scope.Clients{Kube: kube, Workflows: wffake.NewSimpleClientset(ts)}
+	core, args := startCore(t, scope.Clients{Kube: kube, Workflows: wffake.NewSimpleClientset(ts)}, tmpl)
+	return core, args, &calls
+}
+
+// startCore starts a Core on fake clients, for a workflow wf (uid uid-1)
+// in namespace ns whose task wf-1 is tmpl.
+func startCore(t *testing.T, clients scope.Clients, tmpl *wfv1.Template) (*Core, executor.ExecuteTemplateArgs) {
+	t.Helper()
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	opts := Options{}
 	if err := opts.Validate(); err != nil {
@@ -66,7 +73,7 @@ func newCore(t *testing.T, createErr func(attempt int) error, extra string) (*Co
 		Workflow: &executor.Workflow{ObjectMeta: executor.ObjectMeta{Name: "wf", Namespace: "ns", UID: "uid-1"}},
 		Template: tmpl,
 	}
-	return core, args, &calls
+	return core, args
 }
 
 func TestTransientCreateErrorIsAskedAgain(t *testing.T) {

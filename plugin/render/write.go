@@ -11,7 +11,8 @@ import (
 )
 
 // Write prints the objects of the steps that built as one YAML stream, in
-// creation order (driver pod, ConfigMap, Service, then the extras). Each
+// creation order (the PodGroup, if any, driver pod, ConfigMap, Service,
+// then the extras). Each
 // step's first document opens with comments naming its template and run.
 // Status and creationTimestamp, which only the API server fills, are left
 // out. A step of the spark-submit launcher opens with its run instead of
@@ -25,9 +26,14 @@ func Write(w io.Writer, steps []Step) error {
 		if st.Objects == nil {
 			continue
 		}
-		objs := []any{st.Objects.Driver}
+		var objs []any
+		if st.Objects.PodGroup != nil {
+			objs = append(objs, st.Objects.PodGroup)
+		}
 		if st.Submit != nil {
-			objs[0] = shown(st.Submit)
+			objs = append(objs, shown(st.Submit))
+		} else {
+			objs = append(objs, st.Objects.Driver)
 		}
 		for _, o := range st.Objects.Companions() {
 			objs = append(objs, o)

@@ -19,6 +19,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/cache"
 
@@ -38,6 +39,9 @@ type Workflow struct {
 type Clients struct {
 	Kube      kubernetes.Interface
 	Workflows wfclient.Interface
+	// Dynamic creates the objects of kinds sparkplug has no Go types for
+	// (a batch scheduler's PodGroup). It may be nil where none are made.
+	Dynamic dynamic.Interface
 }
 
 // mutationTTL is how long a write of ours overrides an older cached copy.

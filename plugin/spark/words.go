@@ -331,12 +331,19 @@ const (
 	SchedulerYuniKorn      = "yunikorn"
 	SchedulerKubeScheduler = "kube-scheduler"
 
-	// AnnotationVolcanoQueue puts a pod's PodGroup, which Volcano's
-	// controller creates for every pod it schedules that names none, in a
-	// queue.
-	AnnotationVolcanoQueue = "scheduling.volcano.sh/queue-name"
-	// AnnotationVolcanoGroup names a pod's PodGroup.
+	// AnnotationVolcanoGroup names a pod's Volcano PodGroup.
 	AnnotationVolcanoGroup = "scheduling.k8s.io/group-name"
+	// LabelPodGroup names a pod's PodGroup of scheduler-plugins, whose
+	// Coscheduling plugin a kube-scheduler runs.
+	LabelPodGroup = "scheduling.x-k8s.io/pod-group"
+
+	// The PodGroups the Spark operator creates: Volcano's for volcano,
+	// scheduler-plugins' for kube-scheduler. Both kinds are PodGroup, both
+	// resources podgroups.
+	VolcanoPodGroupAPIVersion          = "scheduling.volcano.sh/v1beta1"
+	SchedulerPluginsPodGroupAPIVersion = "scheduling.x-k8s.io/v1alpha1"
+	PodGroupKind                       = "PodGroup"
+	PodGroupResource                   = "podgroups"
 
 	// LabelYuniKornQueue is the queue YuniKorn puts the application in.
 	LabelYuniKornQueue = "queue"
@@ -355,4 +362,7 @@ const (
 	ConfMemoryOffHeapEnabled         = "spark.memory.offHeap.enabled"
 	ConfMemoryOffHeapSize            = "spark.memory.offHeap.size"
 	ConfExecutorSchedulerName        = "spark.kubernetes.executor.scheduler.name"
+	// ConfExecutorResourcePrefix is followed by <name>.amount and
+	// <name>.vendor: a limit <vendor>/<name> on every executor.
+	ConfExecutorResourcePrefix = "spark.executor.resource."
 )

@@ -32,8 +32,6 @@ var Unsupported = []UnsupportedField{
 	{Path: "spark.suspend", Why: "Argo suspends workflows, not one step's application; use `argo suspend` or a suspend template before this step"},
 	{Path: "spark.failureRetries", Why: "deprecated by the Spark operator; use spark.restartPolicy (type: OnFailure, onFailureRetries)"},
 	{Path: "spark.retryInterval", Why: "deprecated by the Spark operator; use spark.restartPolicy.onFailureRetryInterval and onSubmissionFailureRetryInterval"},
-	{Path: "spark.batchScheduler", Value: "kube-scheduler", Why: "the Spark operator's kube-scheduler support creates a scheduler-plugins PodGroup object, which sparkplug does not create; use batchScheduler volcano or yunikorn, or set spark.driver.schedulerName and spark.executor.schedulerName"},
-	{Path: "spark.batchSchedulerOptions.resources", Why: "it sizes a PodGroup object, which sparkplug does not create (Volcano makes its own from the pods' requests; YuniKorn's task groups take the pods' requests); remove it"},
 	{Path: "spark.sparkUIOptions.ingressAnnotations", Why: uiIngressWhy},
 	{Path: "spark.sparkUIOptions.ingressTLS", Why: uiIngressWhy},
 	{Path: "spark.driverIngressOptions", Why: "sparkplug creates no Ingress for driver ports; port-forward to the driver pod while it runs"},

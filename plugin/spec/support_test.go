@@ -93,8 +93,6 @@ var unsupportedValues = map[string]string{
 	"spark.suspend":                           `true`,
 	"spark.failureRetries":                    `3`,
 	"spark.retryInterval":                     `10`,
-	"spark.batchScheduler":                    `"kube-scheduler"`,
-	"spark.batchSchedulerOptions.resources":   `{"cpu":"4"}`,
 	"spark.sparkUIOptions.ingressAnnotations": `{"a":"b"}`,
 	"spark.sparkUIOptions.ingressTLS":         `[{"secretName":"tls"}]`,
 	"spark.driverIngressOptions":              `[{"servicePort":4040,"servicePortName":"ui"}]`,
@@ -105,9 +103,7 @@ var unsupportedValues = map[string]string{
 
 // unsupportedContext is what else a row's body needs to be valid
 // otherwise.
-var unsupportedContext = map[string]string{
-	"spark.batchSchedulerOptions.resources": `"batchScheduler":"volcano"`,
-}
+var unsupportedContext = map[string]string{}
 
 // Each row is rejected with its path and its Why, whether the types have
 // the field (Validate) or not (Decode).

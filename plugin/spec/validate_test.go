@@ -354,8 +354,6 @@ func TestValidate(t *testing.T) {
 			[]wantErr{{"spark.driver.podName", "Forbidden: not supported yet by sparkplug: sparkplug names the driver pod"}}},
 		{"failureRetries points at restartPolicy", func(s *spec) { s.FailureRetries = ptr[int32](3) },
 			[]wantErr{{"spark.failureRetries", "not supported yet by sparkplug: deprecated by the Spark operator; use spark.restartPolicy"}}},
-		{"batchScheduler kube-scheduler", func(s *spec) { s.BatchScheduler = ptr("kube-scheduler") },
-			[]wantErr{{"spark.batchScheduler", "not supported yet by sparkplug: the Spark operator's kube-scheduler support creates a scheduler-plugins PodGroup"}}},
 
 		// driver.template, executor.template
 		{"empty template is valid", func(s *spec) { s.Executor.Template = &corev1.PodTemplateSpec{} }, nil},
@@ -450,8 +448,49 @@ func TestValidate(t *testing.T) {
 			s.BatchScheduler = ptr("volcano")
 			s.BatchSchedulerOptions = &BatchSchedulerConfiguration{Queue: ptr("root.etl"), PriorityClassName: ptr("high")}
 		}, nil},
+		{"volcano with resources is valid", func(s *spec) {
+			s.BatchScheduler = ptr("volcano")
+			s.BatchSchedulerOptions = &BatchSchedulerConfiguration{Resources: corev1.ResourceList{"cpu": resource.MustParse("4"), "nvidia.com/gpu": resource.MustParse("2")}}
+		}, nil},
+		{"volcano queue is an object name", func(s *spec) {
+			s.BatchScheduler = ptr("volcano")
+			s.BatchSchedulerOptions = &BatchSchedulerConfiguration{Queue: ptr("Root_ETL")}
+		}, []wantErr{{"spark.batchSchedulerOptions.queue", "is not a Volcano queue name"}}},
+		{"resources with bad names and negative quantities", func(s *spec) {
+			s.BatchScheduler = ptr("volcano")
+			s.BatchSchedulerOptions = &BatchSchedulerConfiguration{Resources: corev1.ResourceList{"cpu": resource.MustParse("-1"), "gpu!": resource.MustParse("1")}}
+		}, []wantErr{
+			{"spark.batchSchedulerOptions.resources[cpu]", `Invalid value: "-1": must not be negative`},
+			{"spark.batchSchedulerOptions.resources[gpu!]", "is not a resource name such as cpu, memory or nvidia.com/gpu"},
+		}},
+		{"yunikorn has no PodGroup to size", func(s *spec) {
+			s.BatchScheduler = ptr("yunikorn")
+			s.BatchSchedulerOptions = &BatchSchedulerConfiguration{Resources: corev1.ResourceList{"cpu": resource.MustParse("4")}}
+		}, []wantErr{{"spark.batchSchedulerOptions.resources", "Forbidden: YuniKorn has no PodGroup to size"}}},
+		{"a driver in a PodGroup of its own", func(s *spec) {
+			s.BatchScheduler = ptr("volcano")
+			s.Driver.Annotations = map[string]string{"scheduling.k8s.io/group-name": "mine"}
+			s.BatchSchedulerOptions = &BatchSchedulerConfiguration{Queue: ptr("etl"), Resources: corev1.ResourceList{"cpu": resource.MustParse("4")}}
+		}, []wantErr{
+			{"spark.batchSchedulerOptions.queue", "Forbidden: spark.driver.annotations names a PodGroup of its own (scheduling.k8s.io/group-name), so sparkplug creates none"},
+			{"spark.batchSchedulerOptions.resources", "Forbidden: spark.driver.annotations names a PodGroup of its own"},
+		}},
+		{"kube-scheduler with resources and a scheduler of another name is valid", func(s *spec) {
+			s.BatchScheduler = ptr("kube-scheduler")
+			s.Driver.SchedulerName = ptr("scheduler-plugins-scheduler")
+			s.Executor.SchedulerName = ptr("scheduler-plugins-scheduler")
+			s.BatchSchedulerOptions = &BatchSchedulerConfiguration{PriorityClassName: ptr("high"), Resources: corev1.ResourceList{"cpu": resource.MustParse("4")}}
+		}, nil},
+		{"kube-scheduler: one scheduler for the group, no queue", func(s *spec) {
+			s.BatchScheduler = ptr("kube-scheduler")
+			s.Driver.SchedulerName = ptr("scheduler-plugins-scheduler")
+			s.BatchSchedulerOptions = &BatchSchedulerConfiguration{Queue: ptr("etl")}
+		}, []wantErr{
+			{"spark.batchSchedulerOptions.queue", "Forbidden: scheduler-plugins' PodGroup has no queue"},
+			{"spark.executor.schedulerName", `Invalid value: "kube-scheduler": the driver goes to scheduler scheduler-plugins-scheduler: with batchScheduler kube-scheduler the driver and the executors must go to the same scheduler`},
+		}},
 		{"unknown batch scheduler", func(s *spec) { s.BatchScheduler = ptr("slurm") },
-			[]wantErr{{"spark.batchScheduler", `Unsupported value: "slurm": supported values: "volcano", "yunikorn"`}}},
+			[]wantErr{{"spark.batchScheduler", `Unsupported value: "slurm": supported values: "kube-scheduler", "volcano", "yunikorn"`}}},
 		{"batch scheduler and another schedulerName", func(s *spec) {
 			s.BatchScheduler = ptr("yunikorn")
 			s.Executor.SchedulerName = ptr("default-scheduler")
