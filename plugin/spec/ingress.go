@@ -402,9 +402,9 @@ func validateWithDefaults(s *SparkApplicationSpec, d PluginDefaults) field.Error
 	}
 	if class != "" {
 		conflict := func(p *field.Path, annotations map[string]string) {
-			if _, ok := annotations[spark.AnnotationIngressClass]; ok {
-				errs = append(errs, field.Forbidden(p.Key(spark.AnnotationIngressClass),
-					fmt.Sprintf("the API server refuses an Ingress with this annotation and spec.ingressClassName, which %s sets to %s: remove one", classFrom, class)))
+			if v, ok := annotations[spark.AnnotationIngressClass]; ok && v != class {
+				errs = append(errs, field.Invalid(p.Key(spark.AnnotationIngressClass), v,
+					fmt.Sprintf("the API server refuses an Ingress whose class annotation differs from its spec.ingressClassName, which %s sets to %s: remove the annotation", classFrom, class)))
 			}
 		}
 		if uiIngress && s.SparkUIOptions != nil {

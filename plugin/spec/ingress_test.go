@@ -173,16 +173,19 @@ func TestValidateWithDefaults(t *testing.T) {
 			body(s).IngressClassName = ptr("nginx")
 			s.DriverIngressOptions = []DriverIngressConfiguration{{ServicePort: ptr[int32](4041), IngressURLFormat: "x.example.com"}}
 		}, nil},
-		{"the class annotation next to a class", flags, func(s *spec) {
-			ui(s).IngressAnnotations = map[string]string{"kubernetes.io/ingress.class": "nginx"}
+		{"another class in the class annotation", flags, func(s *spec) {
+			ui(s).IngressAnnotations = map[string]string{"kubernetes.io/ingress.class": "traefik"}
 			s.DriverIngressOptions = []DriverIngressConfiguration{{ServicePort: ptr[int32](4041), IngressURLFormat: "x.example.com",
-				IngressAnnotations: map[string]string{"kubernetes.io/ingress.class": "nginx"}}}
+				IngressAnnotations: map[string]string{"kubernetes.io/ingress.class": "traefik"}}}
 		}, []wantErr{
-			{"spark.sparkUIOptions.ingressAnnotations[kubernetes.io/ingress.class]", "the API server refuses an Ingress with this annotation and spec.ingressClassName, which the plugin's --ingress-class-name sets to nginx"},
-			{"spark.driverIngressOptions[0].ingressAnnotations[kubernetes.io/ingress.class]", "Forbidden"},
+			{"spark.sparkUIOptions.ingressAnnotations[kubernetes.io/ingress.class]", `Invalid value: "traefik": the API server refuses an Ingress whose class annotation differs from its spec.ingressClassName, which the plugin's --ingress-class-name sets to nginx`},
+			{"spark.driverIngressOptions[0].ingressAnnotations[kubernetes.io/ingress.class]", "Invalid value"},
 		}},
-		{"the class annotation with the class turned off", flags, func(s *spec) {
+		{"the same class in the class annotation", flags, func(s *spec) {
 			ui(s).IngressAnnotations = map[string]string{"kubernetes.io/ingress.class": "nginx"}
+		}, nil},
+		{"the class annotation with the class turned off", flags, func(s *spec) {
+			ui(s).IngressAnnotations = map[string]string{"kubernetes.io/ingress.class": "traefik"}
 			body(s).IngressClassName = ptr("")
 		}, nil},
 		{"rewrite-target with a path", withPath, func(s *spec) {
