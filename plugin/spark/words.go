@@ -334,7 +334,8 @@ const (
 	NginxRewriteTarget           = "/$2"
 	IngressSubPathPattern        = "(/|$)(.*)"
 	// AnnotationIngressClass is the deprecated annotation form of
-	// spec.ingressClassName; the API server refuses an Ingress with both.
+	// spec.ingressClassName; the API server refuses an Ingress with both
+	// when they differ.
 	AnnotationIngressClass = "kubernetes.io/ingress.class"
 	// DriverIngressPortNamePrefix names a driverIngressOptions Service's
 	// port driver-ing-<port> when servicePortName is unset.
