@@ -14,8 +14,8 @@ import (
 )
 
 const renderSummary = `Print the objects the plugin would create for each spark step of a file (driver pod,
-ConfigMap with spark.properties and the executor pod template, driver Service, and the
-UI Service of sparkUIOptions), as YAML, without a cluster.
+ConfigMap with spark.properties and the executor pod template, driver Service, the UI
+Service of sparkUIOptions, Ingresses), as YAML, without a cluster.
 
 The file (-f, or - for stdin) holds a bare spark body, a plugin: {spark: ...} snippet,
 an Argo template, or Workflows, WorkflowTemplates, ClusterWorkflowTemplates and
@@ -41,6 +41,9 @@ func (o *renderOptions) validate() error {
 	}
 	if o.run.Attempt < 1 {
 		return fmt.Errorf("--attempt %d: attempts count from 1", o.run.Attempt)
+	}
+	if err := o.run.Defaults.Validate(); err != nil {
+		return err
 	}
 	o.run.Parameters = map[string]string{}
 	for _, p := range o.params {
@@ -68,6 +71,8 @@ func renderMain(args []string, stdin io.Reader, stdout, _ io.Writer) error {
 	flags.IntVar(&o.run.Attempt, "attempt", 1, "the restart-policy attempt")
 	flags.StringArrayVarP(&o.params, "parameter", "p", nil, "NAME=VALUE: sets inputs.parameters.NAME and workflow.parameters.NAME (repeatable)")
 	flags.StringVar(&o.templatesDir, "templates-dir", "", "directory overriding the built-in object templates, as for serve")
+	flags.StringVar(&o.run.Defaults.IngressURLFormat, "ingress-url-format", "", "the Spark UI Ingress's URL format of steps that set none, as for serve")
+	flags.StringVar(&o.run.Defaults.IngressClassName, "ingress-class-name", "", "the class of Ingresses of steps that set none, as for serve")
 	if err := flags.Parse(args); err != nil {
 		return err
 	}

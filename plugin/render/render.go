@@ -57,6 +57,9 @@ type Options struct {
 	// workflow.parameters.<name>, over the values and defaults the file
 	// gives.
 	Parameters map[string]string
+	// Defaults are the plugin's flags a step is rendered under
+	// (--ingress-url-format, ...).
+	Defaults spec.PluginDefaults
 }
 
 // Step is one spark step of the input and what the plugin would do with it.
@@ -98,7 +101,7 @@ func Render(input []byte, b *build.Builder, o Options) ([]Step, error) {
 		return nil, errors.New("no spark step found: give a spark body, a `plugin: {spark: ...}` template, or a Workflow, WorkflowTemplate or CronWorkflow with one (a step called through templateRef is rendered from its WorkflowTemplate's file)")
 	}
 	for i := range steps {
-		buildStep(b, &steps[i])
+		buildStep(b, &steps[i], o.Defaults)
 	}
 	return steps, nil
 }
@@ -282,12 +285,12 @@ func prepare(t wfv1.Template, meta metav1.ObjectMeta, globals map[string]string,
 // buildStep does what the plugin does with a step's template: parse the
 // body, build the objects, and, once the driver exists, hand the others to
 // it. Its errors are the plugin's messages for the node.
-func buildStep(b *build.Builder, st *Step) {
+func buildStep(b *build.Builder, st *Step, d spec.PluginDefaults) {
 	if st.Err != nil {
 		return
 	}
 	raw, _ := sparkBody(&st.tmpl)
-	body, err := spec.Parse(raw)
+	body, err := spec.ParseWith(raw, d)
 	if err != nil {
 		st.Err = err
 		return
