@@ -7,8 +7,8 @@
 // parameters as Argo does, and run every spark body through spec.Parse and
 // build.Builder.Build: the path a real step takes. With -tags integration
 // they create every document with a server-side dry run against Argo's full
-// CRD schemas, and the driver pod, ConfigMap and Service each body builds
-// against the API server's own validation.
+// CRD schemas, and the driver pod, ConfigMap, Services and Ingresses each
+// body builds against the API server's own validation.
 //
 // Every document carries the annotation sparkplug.io/e2e: "run" (the e2e
 // runner submits it and expects it to succeed) or "skip", with

@@ -14,6 +14,7 @@ import (
 
 	"github.com/argoproj/argo-workflows/v3/pkg/apis/workflow"
 	corev1 "k8s.io/api/core/v1"
+	networkingv1 "k8s.io/api/networking/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -157,9 +158,10 @@ func TestServerSideDryRunRefusesBrokenExamples(t *testing.T) {
 	}
 }
 
-// What every example's spark body builds, the driver pod, its ConfigMap
-// and headless Service, passes the API server's own validation and
-// admission (the ServiceAccount `spark` exists).
+// What every example's spark body builds, the driver pod, its ConfigMap,
+// headless Service and the objects only some bodies have (UI Service,
+// Ingresses), passes the API server's own validation and admission (the
+// ServiceAccount `spark` exists).
 func TestBuiltObjectsServerSideDryRun(t *testing.T) {
 	setup(t)
 	calls, _ := sparkCalls(loadExamples(t))
@@ -180,6 +182,20 @@ func TestBuiltObjectsServerSideDryRun(t *testing.T) {
 			}
 			if _, err := core.Services(testNamespace).Create(ctx, r.objs.Service, dryRun); err != nil {
 				t.Errorf("Service %s: %v", r.objs.Service.Name, err)
+			}
+			for _, o := range r.objs.Extra {
+				var err error
+				switch o := o.(type) {
+				case *corev1.Service:
+					_, err = core.Services(testNamespace).Create(ctx, o, dryRun)
+				case *networkingv1.Ingress:
+					_, err = testCluster.Client.NetworkingV1().Ingresses(testNamespace).Create(ctx, o, dryRun)
+				default:
+					err = fmt.Errorf("teach this test to create a %T", o)
+				}
+				if err != nil {
+					t.Errorf("%T %s: %v", o, o.GetName(), err)
+				}
 			}
 		})
 	}

@@ -126,12 +126,16 @@ func TestInstallGrantsLeastPrivilege(t *testing.T) {
 	schedulerPlugins := func(verb, resource, ns string) access {
 		return access{verb: verb, group: "scheduling.x-k8s.io", resource: resource, namespace: ns}
 	}
+	ingresses := func(verb, ns string) access {
+		return access{verb: verb, group: "networking.k8s.io", resource: "ingresses", namespace: ns}
+	}
 	allowed := []access{
 		core("create", "pods", nsA), core("get", "pods", nsA), core("list", "pods", nsA),
 		core("watch", "pods", nsA), core("patch", "pods", nsA), core("delete", "pods", nsA),
 		core("create", "configmaps", nsA), core("watch", "configmaps", nsA), core("delete", "configmaps", nsA),
 		core("patch", "configmaps", nsA),
 		core("create", "services", nsA), core("watch", "services", nsA), core("delete", "services", nsA),
+		ingresses("create", nsA), ingresses("list", nsA), ingresses("watch", nsA),
 		argo("get", "workflowtasksets", nsA), argo("list", "workflowtasksets", nsA), argo("watch", "workflowtasksets", nsA),
 		argo("get", "workflows", nsA), argo("list", "workflows", nsA), argo("watch", "workflows", nsA),
 		core("create", "events", nsA), core("patch", "events", nsA),
@@ -149,6 +153,10 @@ func TestInstallGrantsLeastPrivilege(t *testing.T) {
 		core("update", "pods", nsA), {verb: "create", resource: "pods", subresource: "exec", namespace: nsA},
 		{verb: "patch", resource: "pods", subresource: "status", namespace: nsA},
 		core("update", "configmaps", nsA), core("patch", "services", nsA),
+		// Ingresses go with their driver (garbage collection), and are
+		// never read but through the watch.
+		ingresses("get", nsA), ingresses("delete", nsA), ingresses("update", nsA), ingresses("patch", nsA),
+		ingresses("create", nsB), {verb: "patch", group: "networking.k8s.io", resource: "ingresses", subresource: "status", namespace: nsA},
 		argo("patch", "workflowtasksets", nsA), argo("update", "workflows", nsA), argo("delete", "workflows", nsA),
 		argo("create", "workflows", nsA),
 		// PodGroups are created and handed over, never read or changed

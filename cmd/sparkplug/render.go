@@ -15,8 +15,8 @@ import (
 )
 
 const renderSummary = `Print the objects the plugin would create for each spark step of a file (driver pod,
-ConfigMap with spark.properties and the executor pod template, driver Service, and the
-UI Service of sparkUIOptions), and the spark-submit run of a step launched by
+ConfigMap with spark.properties and the executor pod template, driver Service, the UI
+Service of sparkUIOptions, Ingresses), and the spark-submit run of a step launched by
 spark-submit, as YAML, without a cluster.
 
 The file (-f, or - for stdin) holds a bare spark body, a plugin: {spark: ...} snippet,
@@ -55,7 +55,7 @@ func (o *renderOptions) validate() error {
 	if o.run.Attempt < 1 {
 		return fmt.Errorf("--attempt %d: attempts count from 1", o.run.Attempt)
 	}
-	if l := o.run.Launcher; l != spec.LauncherNative && l != spec.LauncherSparkSubmit {
+	if l := o.run.Defaults.Launcher; l != spec.LauncherNative && l != spec.LauncherSparkSubmit {
 		return fmt.Errorf("--launcher must be %s or %s, got %q", spec.LauncherNative, spec.LauncherSparkSubmit, l)
 	}
 	if o.run.Submit.SparkHome == "" {
@@ -63,6 +63,9 @@ func (o *renderOptions) validate() error {
 	}
 	if o.run.Submit.RequestTimeout < 0 {
 		return fmt.Errorf("--kubernetes-request-timeout must not be negative, got %s", o.run.Submit.RequestTimeout)
+	}
+	if err := o.run.Defaults.Validate(); err != nil {
+		return err
 	}
 	o.run.Parameters = map[string]string{}
 	for _, p := range o.params {
@@ -90,9 +93,11 @@ func renderMain(args []string, stdin io.Reader, stdout, _ io.Writer) error {
 	flags.IntVar(&o.run.Attempt, "attempt", 1, "the restart-policy attempt")
 	flags.StringArrayVarP(&o.params, "parameter", "p", nil, "NAME=VALUE: sets inputs.parameters.NAME and workflow.parameters.NAME (repeatable)")
 	flags.StringVar(&o.templatesDir, "templates-dir", "", "directory overriding the built-in object templates, as for serve")
-	flags.StringVar(&o.run.Launcher, "launcher", spec.LauncherNative, "the launcher of bodies whose sparkplug.launcher names none, as for serve: native or spark-submit")
+	flags.StringVar(&o.run.Defaults.Launcher, "launcher", spec.LauncherNative, "the launcher of bodies whose sparkplug.launcher names none, as for serve: native or spark-submit")
 	flags.StringVar(&o.run.Submit.SparkHome, "spark-home", render.PlaceholderSparkHome, "the Spark distribution of the spark-submit launcher, as for serve")
 	flags.DurationVar(&o.run.Submit.RequestTimeout, "kubernetes-request-timeout", defaultKubernetesRequestTimeout, "spark-submit's timeout against the API server, as for serve (0: Spark's default)")
+	flags.StringVar(&o.run.Defaults.IngressURLFormat, "ingress-url-format", "", "the Spark UI Ingress's URL format of steps that set none, as for serve")
+	flags.StringVar(&o.run.Defaults.IngressClassName, "ingress-class-name", "", "the class of Ingresses of steps that set none, as for serve")
 	if err := flags.Parse(args); err != nil {
 		return err
 	}

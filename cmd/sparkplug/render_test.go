@@ -129,3 +129,23 @@ func TestRenderLauncherFlag(t *testing.T) {
 		t.Errorf("render --launcher spark-submit:\n%s", out)
 	}
 }
+
+// --ingress-url-format and --ingress-class-name render a step as a plugin
+// serving with them would run it.
+func TestRenderWithThePluginsIngressFlags(t *testing.T) {
+	body := "type: Scala\nimage: x:1\nmainClass: A\nmainApplicationFile: local:///a.jar\nsparkUIOptions: {}\n"
+	var stdout bytes.Buffer
+	args := []string{"-f", "-", "--workflow", "etl", "--ingress-url-format", "spark.example.com/{{$appNamespace}}/{{$appName}}", "--ingress-class-name", "nginx"}
+	if err := renderMain(args, strings.NewReader(body), &stdout, &bytes.Buffer{}); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"kind: Ingress", "ingressClassName: nginx", "host: spark.example.com", "path: /default/etl-", "spark.ui.proxyBase=/default/etl-"} {
+		if !strings.Contains(stdout.String(), want) {
+			t.Errorf("output lacks %q:\n%s", want, stdout.String())
+		}
+	}
+	err := renderMain([]string{"-f", "-", "--ingress-url-format", "{{$app}}"}, strings.NewReader(body), &bytes.Buffer{}, &bytes.Buffer{})
+	if err == nil || !strings.Contains(err.Error(), "--ingress-url-format") {
+		t.Errorf("a bad --ingress-url-format: %v", err)
+	}
+}

@@ -10,6 +10,7 @@ import (
 
 	wfv1 "github.com/argoproj/argo-workflows/v3/pkg/apis/workflow/v1alpha1"
 	corev1 "k8s.io/api/core/v1"
+	networkingv1 "k8s.io/api/networking/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 
@@ -23,11 +24,12 @@ type SparkObjects struct {
 	Drivers, Executors []corev1.Pod
 	ConfigMaps         []corev1.ConfigMap
 	Services           []corev1.Service
+	Ingresses          []networkingv1.Ingress
 }
 
 // Empty reports whether nothing is left.
 func (o SparkObjects) Empty() bool {
-	return len(o.Drivers)+len(o.Executors)+len(o.ConfigMaps)+len(o.Services) == 0
+	return len(o.Drivers)+len(o.Executors)+len(o.ConfigMaps)+len(o.Services)+len(o.Ingresses) == 0
 }
 
 // String lists the objects by kind and name.
@@ -45,13 +47,16 @@ func (o SparkObjects) String() string {
 	for _, s := range o.Services {
 		parts = append(parts, "service/"+s.Name)
 	}
+	for _, i := range o.Ingresses {
+		parts = append(parts, "ingress/"+i.Name)
+	}
 	if len(parts) == 0 {
 		return "nothing"
 	}
 	return strings.Join(parts, " ")
 }
 
-// SparkObjects lists every pod, ConfigMap and Service labelled with the
+// SparkObjects lists every pod, ConfigMap, Service and Ingress labelled with the
 // workflow's uid, each kind sorted by name.
 func (e *Env) SparkObjects(ctx context.Context, wf *wfv1.Workflow) (SparkObjects, error) {
 	var out SparkObjects
@@ -81,6 +86,12 @@ func (e *Env) SparkObjects(ctx context.Context, wf *wfv1.Workflow) (SparkObjects
 	}
 	sort.Slice(svcs.Items, func(i, j int) bool { return svcs.Items[i].Name < svcs.Items[j].Name })
 	out.Services = svcs.Items
+	ings, err := e.Kube.NetworkingV1().Ingresses(wf.Namespace).List(ctx, opts)
+	if err != nil {
+		return out, fmt.Errorf("list ingresses of %s: %w", wf.Name, err)
+	}
+	sort.Slice(ings.Items, func(i, j int) bool { return ings.Items[i].Name < ings.Items[j].Name })
+	out.Ingresses = ings.Items
 	return out, nil
 }
 

@@ -42,10 +42,12 @@ type Objects struct {
 	ConfigMap *corev1.ConfigMap
 	Service   *corev1.Service
 	// Extra are the objects only some bodies ask for, each owned by the
-	// driver like the ConfigMap and Service: today the Spark UI Service
-	// (a *corev1.Service named UIServiceName) of sparkUIOptions, which
-	// client mode always has. Create them after the driver, as the
-	// ConfigMap and Service are.
+	// driver like the ConfigMap and Service (exposed, ingress.go): the
+	// Spark UI Service (a *corev1.Service named UIServiceName) of
+	// sparkUIOptions, which client mode always has, and the
+	// *networkingv1.Ingress to it when the body has a URL format for it;
+	// a Service and an Ingress per driverIngressOptions entry. Create them
+	// after the driver, as the ConfigMap and Service are.
 	Extra []Object
 }
 
@@ -164,8 +166,8 @@ func (b *Builder) Cluster(s *spec.SparkApplicationSpec, r Run) (*Objects, error)
 		ConfigMap: configMap(r, n, c, tmplYAML, metricsFiles(s)),
 		Service:   service(r, n, c),
 	}
-	if s.SparkUIOptions != nil {
-		objs.Extra = append(objs.Extra, uiService(s.SparkUIOptions, r, n, c))
+	if objs.Extra, err = exposed(s, s.SparkUIOptions, r, n, c); err != nil {
+		return nil, err
 	}
 	if objs.PodGroup, err = podGroup(s, r, n, c, driver); err != nil {
 		return nil, fmt.Errorf("build pod group %s: %w", n.PodGroup, err)

@@ -34,7 +34,10 @@ import (
 //     matches this driver only, and spark.driver.host names it, so the
 //     executors reach the driver through it;
 //   - a UI Service to the driver's port 4040, always (the sparkUIOptions
-//     one, shaped by them when they are set).
+//     one, shaped by them when they are set), and an Ingress to it when
+//     the body has a URL format for it, whose path is then
+//     spark.ui.proxyBase in spark-defaults.conf (ingress.go);
+//   - driverIngressOptions' Services and Ingresses, as in cluster mode.
 //
 // The driver is owned by the Workflow and the rest by the driver
 // (OwnedBy), the labels and annotations are cluster mode's, so sparkplug
@@ -70,11 +73,15 @@ func (b *Builder) Client(s *spec.SparkApplicationSpec, r Run) (*Objects, error) 
 	if ui == nil {
 		ui = &spec.SparkUIConfiguration{}
 	}
+	extra, err := exposed(s, ui, r, n, c)
+	if err != nil {
+		return nil, err
+	}
 	objs := &Objects{
 		Driver:    driver,
 		ConfigMap: clientConfigMap(r, n, c, tmplYAML, metricsFiles(s)),
 		Service:   service(r, n, c),
-		Extra:     []Object{uiService(ui, r, n, c)},
+		Extra:     extra,
 	}
 	if objs.PodGroup, err = podGroup(s, r, n, c, driver); err != nil {
 		return nil, fmt.Errorf("build pod group %s: %w", n.PodGroup, err)

@@ -20,7 +20,10 @@ import (
 //
 //  1. the conf spark-submit derives from its command line, as the Spark
 //     operator passes each body field (submission.go: --conf per field,
-//     --jars, --packages, ..., hadoopConf as spark.hadoop.*);
+//     --jars, --packages, ..., hadoopConf as spark.hadoop.*), and what
+//     the operator sets before it submits (the Prometheus java agent,
+//     the batch scheduler's keys, spark.ui.proxyBase under a UI
+//     Ingress's path);
 //  2. the body's sparkConf, so a user's explicit key beats a derived one;
 //  3. the keys sparkplug owns because the run's identity depends on them
 //     (OwnedConf, with clientConf's changes in client mode), and the
@@ -117,6 +120,7 @@ func Properties(s *spec.SparkApplicationSpec, r Run) map[string]string {
 	}
 	monitoringConf(c, s, r, n)
 	schedulerConf(c, s, n)
+	uiProxyConf(c, s, r, n)
 
 	// The user's own conf.
 	maps.Copy(c, s.SparkConf)

@@ -24,11 +24,14 @@
 // as Spark uses its pod template files (podBase); the skeleton, Spark's
 // settings and the body's fields are laid over them. monitoring adds the
 // metrics files to the run's ConfigMap and the JMX exporter to the pods
-// (monitoring.go); sparkUIOptions adds a UI Service, returned in
-// Objects.Extra (ui.go); batchScheduler sets the scheduler's pod metadata
-// (scheduler.go) and, for Volcano and kube-scheduler, builds the PodGroup,
-// an unstructured object in Objects.PodGroup, which the caller creates
-// before the driver (podgroup.go).
+// (monitoring.go); sparkUIOptions adds a UI Service (ui.go), and with a
+// URL format for the UI an Ingress to it, whose path becomes
+// spark.ui.proxyBase; driverIngressOptions add a Service and an Ingress
+// per port (ingress.go): all returned in Objects.Extra. batchScheduler
+// sets the scheduler's pod metadata (scheduler.go) and, for Volcano and
+// kube-scheduler, builds the PodGroup, an unstructured object in
+// Objects.PodGroup, which the caller creates before the driver
+// (podgroup.go).
 //
 // Names are a pure function of the Run (NamesFor), so a repeated create is
 // an AlreadyExists, never a second driver. The pod skeletons come from

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
+	networkingv1 "k8s.io/api/networking/v1"
 	nodev1 "k8s.io/api/node/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -90,13 +91,18 @@ func TestGoldenObjectsServerSideDryRun(t *testing.T) {
 				t.Errorf("Service: %v", err)
 			}
 			for _, o := range objs.Extra {
-				svc, ok := o.(*corev1.Service)
-				if !ok {
+				var err error
+				switch o := o.(type) {
+				case *corev1.Service:
+					_, err = core.Services(ns).Create(ctx, o, dryRun)
+				case *networkingv1.Ingress:
+					_, err = testCluster.Client.NetworkingV1().Ingresses(ns).Create(ctx, o, dryRun)
+				default:
 					t.Errorf("extra object %T: teach this test to create it", o)
 					continue
 				}
-				if _, err := core.Services(ns).Create(ctx, svc, dryRun); err != nil {
-					t.Errorf("extra Service %s: %v", svc.Name, err)
+				if err != nil {
+					t.Errorf("extra %T %s: %v", o, o.GetName(), err)
 				}
 			}
 
@@ -143,5 +149,43 @@ func prepare(t *testing.T, ns string, accounts ...*string) {
 	_, err := c.NodeV1().RuntimeClasses().Create(ctx, &nodev1.RuntimeClass{ObjectMeta: metav1.ObjectMeta{Name: "gvisor"}, Handler: "runsc"}, metav1.CreateOptions{})
 	if err != nil && !apierrors.IsAlreadyExists(err) {
 		t.Fatal(err)
+	}
+}
+
+// What validation refuses in an Ingress URL or next to an Ingress class,
+// the API server refuses too: it would fail a run at creation.
+func TestAPIServerRefusesWhatIngressValidationRefuses(t *testing.T) {
+	ctx := context.Background()
+	r := goldenRuns["default"]
+	prepare(t, r.Workflow.Namespace)
+	s := readBody(t, filepath.Join("testdata", "ui-ingress.input.yaml"))
+	objs, err := newBuilder(t).Build(s, r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var base *networkingv1.Ingress
+	for _, o := range objs.Extra {
+		if ing, ok := o.(*networkingv1.Ingress); ok {
+			base = ing
+		}
+	}
+	tests := []struct {
+		name   string
+		break_ func(*networkingv1.Ingress)
+	}{
+		{"another class in the class annotation", func(i *networkingv1.Ingress) { i.Annotations[spark.AnnotationIngressClass] = "traefik" }},
+		{"a host with a port", func(i *networkingv1.Ingress) { i.Spec.Rules[0].Host += ":8080" }},
+		{"an IP address", func(i *networkingv1.Ingress) { i.Spec.Rules[0].Host = "10.0.0.1" }},
+		{"an upper-case host", func(i *networkingv1.Ingress) { i.Spec.Rules[0].Host = "Spark.example.com" }},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ing := base.DeepCopy()
+			tt.break_(ing)
+			_, err := testCluster.Client.NetworkingV1().Ingresses(r.Workflow.Namespace).Create(ctx, ing, dryRun)
+			if !apierrors.IsInvalid(err) {
+				t.Errorf("the API server answered %v; want Invalid", err)
+			}
+		})
 	}
 }

@@ -51,6 +51,9 @@ type Names struct {
 	// PodGroup is <prefix>-pg, the PodGroup of batchScheduler volcano or
 	// kube-scheduler (the Spark operator's spark-<app>-pg and <app>-pg).
 	PodGroup string
+	// UIIngress is <prefix>-ui-ingress, the Ingress to the UI Service
+	// (the Spark operator's <app>-ui-ingress).
+	UIIngress string
 	// ExecutorPrefix is spark.kubernetes.executor.podNamePrefix; Spark
 	// names executors <prefix>-exec-<N>.
 	ExecutorPrefix string
@@ -67,6 +70,7 @@ const (
 	driverSuffix    = "-driver"
 	serviceSuffix   = "-driver-svc"
 	uiServiceSuffix = "-ui-svc"
+	uiIngressSuffix = "-ui-ingress"
 	configMapSuffix = "-conf"
 	podGroupSuffix  = "-pg"
 	// workflowPartMax is the most characters of the workflow name kept in
@@ -95,6 +99,7 @@ func NamesFor(r Run) Names {
 		Service:        prefix + serviceSuffix,
 		UIService:      prefix + uiServiceSuffix,
 		PodGroup:       prefix + podGroupSuffix,
+		UIIngress:      prefix + uiIngressSuffix,
 		ExecutorPrefix: prefix,
 		AppID:          "spark-" + hexSum(r.Workflow.UID + "/" + r.NodeID + "/" + strconv.Itoa(attempt))[:appIDHashChars],
 		AppName:        prefix,
@@ -120,6 +125,21 @@ func ServiceName(driverPod string) string {
 func UIServiceName(driverPod string) string {
 	return strings.TrimSuffix(driverPod, driverSuffix) + uiServiceSuffix
 }
+
+// DriverIngressService is the name of the Service of a driverIngressOptions
+// entry: <prefix>-driver-<port>, the Spark operator's <app>-driver-<port>.
+func (n Names) DriverIngressService(port int32) string {
+	return n.Prefix + driverSuffix + "-" + strconv.Itoa(int(port))
+}
+
+// DriverIngress is the name of the Ingress of a driverIngressOptions
+// entry: <prefix>-ing-<port>, the Spark operator's <app>-ing-<port>.
+func (n Names) DriverIngress(port int32) string {
+	return n.Prefix + "-ing-" + strconv.Itoa(int(port))
+}
+
+// RunName is the run's name (Names.Prefix) for a driver pod's name.
+func RunName(driverPod string) string { return strings.TrimSuffix(driverPod, driverSuffix) }
 
 // ConfigMapName is the ConfigMap's name for a driver pod's name.
 func ConfigMapName(driverPod string) string {

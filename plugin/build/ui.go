@@ -21,35 +21,45 @@ import (
 // Unlike the operator's, which lives as long as the SparkApplication, it
 // is owned by the driver pod (OwnedBy), so it goes with the driver.
 func uiService(o *spec.SparkUIConfiguration, r Run, n Names, c map[string]string) *corev1.Service {
-	labels := maps.Clone(o.ServiceLabels)
+	return exposingService(n.UIService, ptr.Deref(o.ServicePortName, spark.UIServicePortName),
+		ptr.Deref(o.ServicePort, int32(spark.UIPort)), int32(uiPort(c)),
+		ptr.Deref(o.ServiceType, corev1.ServiceTypeClusterIP), o.ServiceLabels, o.ServiceAnnotations, r, n)
+}
+
+// exposingService is a Service to one port of the driver, as the Spark
+// operator makes them (createDriverIngressService) for the UI and for
+// driverIngressOptions: it selects the driver, its one port forwards to
+// target, and it carries the body's labels and annotations under
+// sparkplug's own.
+func exposingService(name, portName string, port, target int32, typ corev1.ServiceType, bodyLabels, bodyAnnotations map[string]string, r Run, n Names) *corev1.Service {
+	labels := maps.Clone(bodyLabels)
 	if labels == nil {
 		labels = map[string]string{}
 	}
 	maps.Copy(labels, sparkplugLabels(r))
 	labels[spark.LabelAppSelector] = n.AppID
-	annotations := maps.Clone(o.ServiceAnnotations)
+	annotations := maps.Clone(bodyAnnotations)
 	if annotations == nil {
 		annotations = map[string]string{}
 	}
 	maps.Copy(annotations, sparkplugAnnotations(r))
-	target := int32(uiPort(c))
 	return &corev1.Service{
 		TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Service"},
 		ObjectMeta: metav1.ObjectMeta{
-			Name:        n.UIService,
+			Name:        name,
 			Namespace:   r.Workflow.Namespace,
 			Labels:      labels,
 			Annotations: annotations,
 		},
 		Spec: corev1.ServiceSpec{
-			Type: ptr.Deref(o.ServiceType, corev1.ServiceTypeClusterIP),
+			Type: typ,
 			Selector: map[string]string{
 				spark.LabelAppSelector: n.AppID,
 				spark.LabelRole:        spark.RoleDriver,
 			},
 			Ports: []corev1.ServicePort{{
-				Name:       ptr.Deref(o.ServicePortName, spark.UIServicePortName),
-				Port:       ptr.Deref(o.ServicePort, int32(spark.UIPort)),
+				Name:       portName,
+				Port:       port,
 				TargetPort: intstr.FromInt32(target),
 			}},
 		},

@@ -56,6 +56,10 @@ type Options struct {
 	// Submit sets up the spark-submit launcher; without Submit.SparkHome,
 	// a body asking for it fails.
 	Submit submit.Options
+	// IngressURLFormat and IngressClassName are the Spark UI Ingress's URL
+	// format and the class of every Ingress, for bodies whose
+	// sparkplug.uiIngress does not say (spec.PluginDefaults).
+	IngressURLFormat, IngressClassName string
 	// SubmitWait is how long a request waits for a spark-submit run before
 	// replying Pending; the run goes on and a later request takes its
 	// result. It stays well under the agent's 30 s request timeout.
@@ -108,7 +112,15 @@ func (o *Options) Validate() error {
 	default:
 		return fmt.Errorf("--launcher must be %s or %s, got %q", spec.LauncherNative, spec.LauncherSparkSubmit, o.Launcher)
 	}
+	if err := o.defaults().Validate(); err != nil {
+		return err
+	}
 	return o.Submit.Validate()
+}
+
+// defaults are what the options give every body that does not say.
+func (o *Options) defaults() spec.PluginDefaults {
+	return spec.PluginDefaults{Launcher: o.Launcher, IngressURLFormat: o.IngressURLFormat, IngressClassName: o.IngressClassName}
 }
 
 // ErrBadRequest marks a request that is not a template.execute request at
@@ -168,7 +180,7 @@ func (c *Core) Execute(ctx context.Context, args executor.ExecuteTemplateArgs) (
 	wf := scope.Workflow{Name: meta.Name, Namespace: meta.Namespace, UID: meta.UID}
 	log := c.log.With("workflow", wf.Name, "namespace", wf.Namespace, "template", args.Template.Name)
 
-	body, err := spec.Parse(raw)
+	body, err := spec.ParseWith(raw, c.opts.defaults())
 	if err != nil {
 		log.Info("invalid spark body", "error", err.Error())
 		return failed(err.Error()), nil
@@ -316,14 +328,6 @@ func (r *request) reply(phase wfv1.NodePhase, message string, driver *corev1.Pod
 	node := &wfv1.NodeResult{Phase: phase, Message: message}
 	if driver != nil {
 		appID := driver.Labels[spark.LabelAppSelector]
-		svc, port := build.ServiceName(driver.Name), int32(spark.UIPort)
-		if o := r.body.SparkUIOptions; o != nil || r.body.Mode == spec.ModeClient {
-			// The UI Service: asked for, or always there in client mode.
-			svc = build.UIServiceName(driver.Name)
-			if o != nil && o.ServicePort != nil {
-				port = *o.ServicePort
-			}
-		}
 		result := appID
 		if r.jsonResult {
 			// A JSON string: the loop's aggregated result is then the
@@ -335,7 +339,7 @@ func (r *request) reply(phase wfv1.NodePhase, message string, driver *corev1.Pod
 			Parameters: []wfv1.Parameter{
 				{Name: OutputApplicationID, Value: wfv1.AnyStringPtr(appID)},
 				{Name: OutputDriverPod, Value: wfv1.AnyStringPtr(driver.Name)},
-				{Name: OutputSparkUI, Value: wfv1.AnyStringPtr(fmt.Sprintf("http://%s.%s.svc:%d", svc, driver.Namespace, port))},
+				{Name: OutputSparkUI, Value: wfv1.AnyStringPtr(build.SparkUIURL(r.body, driver))},
 				{Name: OutputAttempt, Value: wfv1.AnyStringPtr(strconv.Itoa(attemptOf(driver)))},
 			},
 		}

@@ -337,6 +337,8 @@ func TestOptionsLauncher(t *testing.T) {
 		{"unknown launcher", Options{Launcher: "yarn"}, `--launcher must be native or spark-submit, got "yarn"`},
 		{"submit wait beyond the agent's patience", Options{SubmitWait: time.Minute}, "Argo's agent gives up"},
 		{"negative submit wait", Options{SubmitWait: -time.Second}, "want between 0 and"},
+		{"unknown placeholder in the UI Ingress URL", Options{IngressURLFormat: "{{$app}}.example.com"}, `--ingress-url-format "{{$app}}.example.com": unknown placeholder {{$app}}`},
+		{"an IngressClass name that is none", Options{IngressClassName: "Nginx"}, `--ingress-class-name "Nginx": is not an IngressClass name`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if err := tc.o.Validate(); err == nil || !strings.Contains(err.Error(), tc.wantErr) {
@@ -435,7 +437,7 @@ func TestSparkSubmitExecsWhatRenderShows(t *testing.T) {
 	wf := e.args.Workflow.ObjectMeta
 	steps, err := render.Render(tmpl, builder, render.Options{
 		Workflow: wf.Name, Namespace: wf.Namespace, UID: wf.UID, NodeID: "wf-1", Attempt: 1,
-		Launcher: e.core.opts.Launcher, Submit: e.core.opts.Submit,
+		Defaults: e.core.opts.defaults(), Submit: e.core.opts.Submit,
 	})
 	if err != nil || len(steps) != 1 || steps[0].Err != nil || steps[0].Submit == nil {
 		t.Fatalf("render: %v %+v", err, steps)

@@ -58,9 +58,10 @@ type Options struct {
 	// workflow.parameters.<name>, over the values and defaults the file
 	// gives.
 	Parameters map[string]string
-	// Launcher is the plugin's launcher of bodies that name none (serve
-	// --launcher); empty is native.
-	Launcher string
+	// Defaults are the plugin's flags a step is rendered under: the
+	// launcher of bodies that name none (--launcher; empty is native),
+	// --ingress-url-format, ...
+	Defaults spec.PluginDefaults
 	// Submit are the spark-submit launcher's settings, as serve's flags
 	// give them: SparkHome (PlaceholderSparkHome when empty) and
 	// RequestTimeout. What only the plugin's pod knows takes placeholders
@@ -304,7 +305,7 @@ func buildStep(b *build.Builder, st *Step, o Options) {
 		return
 	}
 	raw, _ := sparkBody(&st.tmpl)
-	body, err := spec.Parse(raw)
+	body, err := spec.ParseWith(raw, o.Defaults)
 	if err != nil {
 		st.Err = err
 		return
@@ -314,7 +315,7 @@ func buildStep(b *build.Builder, st *Step, o Options) {
 		st.Err = fmt.Errorf("SUBMISSION_FAILED: build driver objects: %s", err)
 		return
 	}
-	if body.LauncherFor(o.Launcher) == spec.LauncherSparkSubmit {
+	if body.LauncherFor(o.Defaults.Launcher) == spec.LauncherSparkSubmit {
 		cmd, err := submitCommand(o.Submit, body, st.Run, objs)
 		if err != nil {
 			st.Err = fmt.Errorf("SUBMISSION_FAILED: %s", err)

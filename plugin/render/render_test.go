@@ -382,7 +382,7 @@ func TestRenderLauncherDefault(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			steps, err := Render([]byte(tt.body), newBuilder(t), Options{Launcher: tt.launcher})
+			steps, err := Render([]byte(tt.body), newBuilder(t), Options{Defaults: spec.PluginDefaults{Launcher: tt.launcher}})
 			if err != nil || steps[0].Err != nil {
 				t.Fatalf("%v %v", err, steps[0].Err)
 			}

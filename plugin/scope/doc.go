@@ -1,6 +1,6 @@
 // Package scope keeps, per running Workflow, a read cache of exactly what
 // sparkplug needs to answer that workflow's polls: its WorkflowTaskSet and
-// the pods, ConfigMaps and Services labelled with its uid.
+// the pods, ConfigMaps, Services and Ingresses labelled with its uid.
 //
 // One sidecar runs per workflow, so a namespace-wide pod informer per
 // sidecar would multiply API server load by the number of running

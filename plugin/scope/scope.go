@@ -13,6 +13,7 @@ import (
 	wfv1 "github.com/argoproj/argo-workflows/v3/pkg/apis/workflow/v1alpha1"
 	wfclient "github.com/argoproj/argo-workflows/v3/pkg/client/clientset/versioned"
 	corev1 "k8s.io/api/core/v1"
+	networkingv1 "k8s.io/api/networking/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/labels"
@@ -52,13 +53,17 @@ type Scope struct {
 	Workflow Workflow
 
 	pods, configMaps, services cache.MutationCache
-	taskSets, workflows        cache.Store
-	informers                  []cache.SharedIndexInformer
-	cancel                     context.CancelFunc
-	synced                     chan struct{}
-	lastUsed                   time.Time
-	keysMu                     sync.Mutex
-	keys                       map[string]string // node id -> template key (node templates never change)
+	// ingresses are watched too, but a scope is ready without them
+	// (ingressesSynced): see start.
+	ingresses           cache.MutationCache
+	ingressesSynced     cache.InformerSynced
+	taskSets, workflows cache.Store
+	informers           []cache.SharedIndexInformer
+	cancel              context.CancelFunc
+	synced              chan struct{}
+	lastUsed            time.Time
+	keysMu              sync.Mutex
+	keys                map[string]string // node id -> template key (node templates never change)
 }
 
 // Registry holds the scopes of the workflows this process serves.
@@ -202,6 +207,7 @@ func (r *Registry) start(wf Workflow) *Scope {
 	podInf := newInformer(listWatch(kube.Pods(wf.Namespace), bySelector), &corev1.Pod{})
 	cmInf := newInformer(listWatch(kube.ConfigMaps(wf.Namespace), bySelector), &corev1.ConfigMap{})
 	svcInf := newInformer(listWatch(kube.Services(wf.Namespace), bySelector), &corev1.Service{})
+	ingInf := newInformer(listWatch(r.clients.Kube.NetworkingV1().Ingresses(wf.Namespace), bySelector), &networkingv1.Ingress{})
 	tsInf := newInformer(listWatch(argo.WorkflowTaskSets(wf.Namespace), byName), &wfv1.WorkflowTaskSet{})
 	wfInf := newInformer(listWatch(argo.Workflows(wf.Namespace), byName), &wfv1.Workflow{})
 	if r.onEnding != nil {
@@ -222,13 +228,20 @@ func (r *Registry) start(wf Workflow) *Scope {
 		return cache.NewIntegerResourceVersionMutationCache(logr.FromSlogHandler(r.log.Handler()), inf.GetStore(), inf.GetIndexer(), mutationTTL, true)
 	}
 	s.pods, s.configMaps, s.services = mutation(podInf), mutation(cmInf), mutation(svcInf)
+	s.ingresses, s.ingressesSynced = mutation(ingInf), ingInf.HasSynced
 	s.taskSets = tsInf.GetStore()
 	s.workflows = wfInf.GetStore()
 
 	var hasSynced []cache.InformerSynced
 	for _, inf := range s.informers {
 		go inf.RunWithContext(ctx)
-		hasSynced = append(hasSynced, inf.HasSynced)
+		// The scope is ready without its Ingresses, which only the runs
+		// of bodies with an Ingress have: an install whose Role predates
+		// them (it may not list Ingresses) keeps serving every other
+		// step, and Has says an Ingress is unknown until they sync.
+		if inf != ingInf {
+			hasSynced = append(hasSynced, inf.HasSynced)
+		}
 	}
 	go func() {
 		if cache.WaitForCacheSync(ctx.Done(), hasSynced...) {
@@ -279,14 +292,17 @@ func (s *Scope) ConfigMaps() []*corev1.ConfigMap {
 	return out
 }
 
-// Has reports whether an object of a cached kind (ConfigMap, Service) is
-// in the cache; other kinds are never cached.
+// Has reports whether an object of a cached kind (ConfigMap, Service,
+// Ingress) is in the cache; other kinds are never cached. Before the
+// Ingresses have synced, no Ingress is known.
 func (s *Scope) Has(o metav1.Object) bool {
 	switch o.(type) {
 	case *corev1.ConfigMap:
 		return s.HasConfigMap(o.GetName())
 	case *corev1.Service:
 		return s.HasService(o.GetName())
+	case *networkingv1.Ingress:
+		return s.ingressesSynced() && has(s.ingresses, s.Workflow.Namespace, o.GetName())
 	}
 	return false
 }
@@ -309,6 +325,8 @@ func (s *Scope) Wrote(obj runtime.Object) {
 		s.configMaps.Mutation(obj)
 	case *corev1.Service:
 		s.services.Mutation(obj)
+	case *networkingv1.Ingress:
+		s.ingresses.Mutation(obj)
 	}
 }
 

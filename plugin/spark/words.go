@@ -324,6 +324,29 @@ const (
 	UIServicePortName = "spark-driver-ui-port"
 )
 
+// The Ingresses the Spark operator creates for its --ingress-url-format
+// (the UI's) and for driverIngressOptions, and the Spark conf that puts
+// the UI under the Ingress's path.
+const (
+	// ConfUIProxyBase is the path Spark's UI writes its links under;
+	// ConfUIProxyRedirectURI where its redirects point ("/": the same host).
+	ConfUIProxyBase        = "spark.ui.proxyBase"
+	ConfUIProxyRedirectURI = "spark.ui.proxyRedirectUri"
+	// AnnotationNginxRewriteTarget makes ingress-nginx strip an Ingress
+	// path's prefix: the operator's paths end in (/|$)(.*) and rewrite to
+	// /$2.
+	AnnotationNginxRewriteTarget = "nginx.ingress.kubernetes.io/rewrite-target"
+	NginxRewriteTarget           = "/$2"
+	IngressSubPathPattern        = "(/|$)(.*)"
+	// AnnotationIngressClass is the deprecated annotation form of
+	// spec.ingressClassName; the API server refuses an Ingress with both
+	// when they differ.
+	AnnotationIngressClass = "kubernetes.io/ingress.class"
+	// DriverIngressPortNamePrefix names a driverIngressOptions Service's
+	// port driver-ing-<port> when servicePortName is unset.
+	DriverIngressPortNamePrefix = "driver-ing-"
+)
+
 // Batch schedulers the Spark operator supports for batchScheduler, and
 // the pod metadata each reads.
 const (

@@ -4,8 +4,11 @@
 // operator's defaults (SetDefaults), and validation that reports every
 // problem at once with its field path and what would be valid (Validate).
 //
-// The rest of sparkplug only ever sees a body that went through Parse:
-// decoded, defaulted and valid. Fields sparkplug does not honour yet are
+// The rest of sparkplug only ever sees a body that went through Parse, or
+// ParseWith under the plugin's own defaults (PluginDefaults: the serve
+// flags a body's sparkplug block overrides, which it fills in): decoded,
+// defaulted and valid. IngressURL fills in and checks the URL formats of
+// the Ingresses the Spark operator makes (ingress.go). Fields sparkplug does not honour yet are
 // listed once, in Unsupported, and rejected with a message that names them,
 // never ignored. ParseMemory, ParseMemoryLimit and SparkSize read the memory
 // fields, which take both Spark sizes (512m) and Kubernetes quantities (1Gi).

@@ -22,17 +22,27 @@ func (e *InvalidError) Error() string {
 }
 
 // Parse decodes, defaults and validates the JSON `spark` body of a plugin
-// step. It returns either a spec the rest of sparkplug can run, or an
-// *InvalidError listing every problem: decoding problems first, then
-// validation problems, leaving out those about a field that could not be
-// decoded (a value of the wrong type is not also reported as missing).
+// step, as ParseWith does for a plugin with no defaults of its own (no
+// --ingress-url-format, ...): what the body means by itself.
 func Parse(raw []byte) (*SparkApplicationSpec, error) {
+	return ParseWith(raw, PluginDefaults{})
+}
+
+// ParseWith decodes, defaults and validates the JSON `spark` body of a
+// plugin step run by a plugin whose flags set d. It returns either a spec
+// the rest of sparkplug can run, or an *InvalidError listing every
+// problem: decoding problems first, then validation problems, leaving out
+// those about a field that could not be decoded (a value of the wrong type
+// is not also reported as missing). The spec returned has what the body's
+// sparkplug block leaves unset filled from d (sparkplug.uiIngress), so it
+// says everything a run is built from.
+func ParseWith(raw []byte, d PluginDefaults) (*SparkApplicationSpec, error) {
 	s, errs := Decode(raw)
 	if s == nil {
 		return nil, &InvalidError{Errs: errs}
 	}
 	SetDefaults(s)
-	for _, err := range Validate(s) {
+	for _, err := range append(Validate(s), validateWithDefaults(s, d)...) {
 		if !under(err.Field, errs) {
 			errs = append(errs, err)
 		}
@@ -40,6 +50,7 @@ func Parse(raw []byte) (*SparkApplicationSpec, error) {
 	if len(errs) > 0 {
 		return nil, &InvalidError{Errs: errs}
 	}
+	d.apply(s)
 	return s, nil
 }
 

@@ -138,8 +138,9 @@ func validateFilePath(p *field.Path, v string) field.ErrorList {
 
 var supportedUIServiceTypes = []corev1.ServiceType{corev1.ServiceTypeClusterIP, corev1.ServiceTypeNodePort, corev1.ServiceTypeLoadBalancer}
 
-// validateSparkUIOptions checks the UI Service's shape; the Ingress fields
-// are in Unsupported.
+// validateSparkUIOptions checks the UI Service's shape and the UI
+// Ingress's annotations and TLS; whether there is an Ingress for them
+// depends on the plugin's defaults too (validateWithDefaults).
 func validateSparkUIOptions(p *field.Path, o *SparkUIConfiguration) field.ErrorList {
 	if o == nil {
 		return nil
@@ -158,6 +159,8 @@ func validateSparkUIOptions(p *field.Path, o *SparkUIConfiguration) field.ErrorL
 	}
 	errs = append(errs, validateLabels(p.Child("serviceLabels"), o.ServiceLabels)...)
 	errs = append(errs, validateAnnotations(p.Child("serviceAnnotations"), o.ServiceAnnotations)...)
+	errs = append(errs, validateAnnotations(p.Child("ingressAnnotations"), o.IngressAnnotations)...)
+	errs = append(errs, validateIngressTLS(p.Child("ingressTLS"), o.IngressTLS)...)
 	return errs
 }
 

@@ -32,20 +32,10 @@ var Unsupported = []UnsupportedField{
 	{Path: "spark.suspend", Why: "Argo suspends workflows, not one step's application; use `argo suspend` or a suspend template before this step"},
 	{Path: "spark.failureRetries", Why: "deprecated by the Spark operator; use spark.restartPolicy (type: OnFailure, onFailureRetries)"},
 	{Path: "spark.retryInterval", Why: "deprecated by the Spark operator; use spark.restartPolicy.onFailureRetryInterval and onSubmissionFailureRetryInterval"},
-	{Path: "spark.sparkUIOptions.ingressAnnotations", Why: uiIngressWhy},
-	{Path: "spark.sparkUIOptions.ingressTLS", Why: uiIngressWhy},
-	{Path: "spark.driverIngressOptions", Why: "sparkplug creates no Ingress for driver ports; port-forward to the driver pod while it runs"},
 	{Path: "spark.driverPodDisruptionBudget", Why: "sparkplug creates no PodDisruptionBudget for the driver"},
 	{Path: "spark.driver.podName", Why: "sparkplug names the driver pod after the workflow node so that it finds the pod again after a restart; remove podName"},
 	{Path: "spark.executor.memoryLimit", Why: "Spark sets each executor's memory limit to its memory plus overhead, overriding the executor pod template; raise spark.executor.memoryOverhead instead"},
 }
-
-// uiIngressWhy is why sparkplug makes no Ingress for the Spark UI, in
-// either mode: an Ingress needs a host, or a path and a rewrite of it that
-// only some ingress controllers do (Spark's UI serves at "/" and only
-// writes its links under spark.ui.proxyBase), and the body has a field for
-// neither.
-const uiIngressWhy = "sparkplug creates the UI Service but no Ingress, in either mode: the body has no field for the Ingress's host or path (the Spark operator takes them from its operator-wide --ingress-url-format); put an Ingress of your own in front of the UI Service, and for a path other than / set spark.ui.proxyBase to it in sparkConf"
 
 // unsupportedMessage is the detail of the Forbidden error for u.
 func unsupportedMessage(u UnsupportedField) string {

@@ -13,12 +13,13 @@ import (
 
 // honoured is every field sparkplug acts on. Structs listed here are
 // honoured with all their fields but those with a row of their own in
-// Unsupported (sparkUIOptions.ingressTLS, ...).
+// Unsupported (batchSchedulerOptions.resources, ...).
 var honoured = []string{
 	"type", "mode", "image", "imagePullPolicy", "imagePullSecrets", "mainApplicationFile", "mainClass", "arguments",
 	"sparkConf", "hadoopConf", "sparkVersion", "restartPolicy", "timeToLiveSeconds", "nodeSelector", "volumes", "deps",
 	"proxyUser", "memoryOverheadFactor", "pythonVersion", "sparkConfigMap", "hadoopConfigMap", "dynamicAllocation",
 	"sparkplug", "monitoring", "sparkUIOptions", "batchScheduler", "batchSchedulerOptions",
+	"driverIngressOptions",
 }
 
 var honouredPod = []string{
@@ -30,7 +31,7 @@ var honouredPod = []string{
 }
 
 // honouredSparkplug is every field of the sparkplug block, sparkplug's own.
-var honouredSparkplug = []string{"pendingTimeout", "launcher"}
+var honouredSparkplug = []string{"pendingTimeout", "launcher", "uiIngress"}
 
 var honouredRole = map[string][]string{
 	"driver":   {"memoryLimit", "serviceAnnotations", "serviceLabels", "kubernetesMaster"},
@@ -90,15 +91,12 @@ func TestEveryFieldIsHonouredOrUnsupported(t *testing.T) {
 
 // unsupportedValues gives each row of Unsupported a value to set it with.
 var unsupportedValues = map[string]string{
-	"spark.suspend":                           `true`,
-	"spark.failureRetries":                    `3`,
-	"spark.retryInterval":                     `10`,
-	"spark.sparkUIOptions.ingressAnnotations": `{"a":"b"}`,
-	"spark.sparkUIOptions.ingressTLS":         `[{"secretName":"tls"}]`,
-	"spark.driverIngressOptions":              `[{"servicePort":4040,"servicePortName":"ui"}]`,
-	"spark.driverPodDisruptionBudget":         `true`,
-	"spark.driver.podName":                    `"driver"`,
-	"spark.executor.memoryLimit":              `"2g"`,
+	"spark.suspend":                   `true`,
+	"spark.failureRetries":            `3`,
+	"spark.retryInterval":             `10`,
+	"spark.driverPodDisruptionBudget": `true`,
+	"spark.driver.podName":            `"driver"`,
+	"spark.executor.memoryLimit":      `"2g"`,
 }
 
 // unsupportedContext is what else a row's body needs to be valid

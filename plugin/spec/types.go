@@ -63,6 +63,31 @@ type SparkplugOptions struct {
 	// the same; spark-submit is for what only Spark's client does, such as
 	// uploading local files through spark.kubernetes.file.upload.path.
 	Launcher *string `json:"launcher,omitempty"`
+	// UIIngress is the Ingress of the step's Spark UI: what sparkplug
+	// serve's --ingress-url-format and --ingress-class-name give every
+	// step, which the Spark operator takes from its flags of the same
+	// names, set or overridden for this step.
+	UIIngress *UIIngressOptions `json:"uiIngress,omitempty"`
+}
+
+// UIIngressOptions are the settings the Spark operator takes from its
+// controller's flags (its Helm chart's controller.uiIngress values), for
+// one step. Each one the body leaves unset is the plugin's (ParseWith);
+// an empty string sets "none" for this step.
+type UIIngressOptions struct {
+	// URLFormat is where the Spark UI is reached: a host, a path or both,
+	// optionally with a scheme, with the placeholders {{$appName}} (the
+	// run's name, which names all its objects), {{$appNamespace}} and
+	// {{$appId}} (the application id), e.g.
+	// "{{$appName}}.spark.example.com" or
+	// "spark.example.com/{{$appNamespace}}/{{$appName}}". With it, a run
+	// with a UI Service (sparkUIOptions, or client mode) gets an Ingress to
+	// that Service, and a path sets spark.ui.proxyBase. Empty: no Ingress.
+	URLFormat *string `json:"urlFormat,omitempty"`
+	// IngressClassName is the spec.ingressClassName of every Ingress of the
+	// step, the UI's and driverIngressOptions', as the operator's
+	// --ingress-class-name. Empty: the cluster's default IngressClass.
+	IngressClassName *string `json:"ingressClassName,omitempty"`
 }
 
 // Launchers of sparkplug.launcher.
@@ -265,7 +290,8 @@ type SparkUIConfiguration struct {
 	IngressTLS         []networkingv1.IngressTLS `json:"ingressTLS,omitempty"`
 }
 
-// DriverIngressConfiguration exposes another driver port through a Service and Ingress.
+// DriverIngressConfiguration exposes another port of the driver through a
+// Service, and with an ingressURLFormat an Ingress.
 type DriverIngressConfiguration struct {
 	ServicePort        *int32                    `json:"servicePort"`
 	ServicePortName    *string                   `json:"servicePortName"`

@@ -21,6 +21,8 @@ import (
 // Validate checks a defaulted spec (run SetDefaults first; Parse does) and
 // returns every problem, each with its path rooted at "spark" and what would
 // be valid. Fields listed in Unsupported are rejected as not supported yet.
+// What depends on the plugin's own defaults (an Ingress's URL format may be
+// the plugin's) is checked by ParseWith.
 func Validate(s *SparkApplicationSpec) field.ErrorList {
 	if s == nil {
 		return field.ErrorList{field.Required(rootPath, emptyBodyDetail)}
@@ -43,6 +45,7 @@ func Validate(s *SparkApplicationSpec) field.ErrorList {
 	errs = append(errs, validateSparkplug(rootPath.Child("sparkplug"), s)...)
 	errs = append(errs, validateMonitoring(rootPath.Child("monitoring"), s)...)
 	errs = append(errs, validateSparkUIOptions(rootPath.Child("sparkUIOptions"), s.SparkUIOptions)...)
+	errs = append(errs, validateDriverIngressOptions(rootPath.Child("driverIngressOptions"), s.DriverIngressOptions)...)
 	errs = append(errs, validateBatchScheduler(s)...)
 	errs = append(errs, validateClientMode(s)...)
 	return errs
@@ -72,6 +75,7 @@ func validateSparkplug(p *field.Path, s *SparkApplicationSpec) field.ErrorList {
 			errs = append(errs, field.NotSupported(p.Child("launcher"), *o.Launcher, []string{LauncherNative, LauncherSparkSubmit}))
 		}
 	}
+	errs = append(errs, validateUIIngressOptions(p.Child("uiIngress"), o.UIIngress)...)
 	return errs
 }
 
