@@ -2,14 +2,13 @@ package main
 
 import (
 	"bytes"
-	"flag"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-)
 
-var update = flag.Bool("update", false, "rewrite testdata/render/*.golden.yaml from sparkplug render's output")
+	"github.com/sparkplug-io/sparkplug/plugin/golden"
+)
 
 // sparkplug render prints the objects of a body and of every spark step
 // of a Workflow, as the golden files hold them.
@@ -29,20 +28,7 @@ func TestRenderGolden(t *testing.T) {
 			if err := renderMain(args, strings.NewReader(""), &stdout, &stderr); err != nil {
 				t.Fatalf("render %v: %v", args, err)
 			}
-			golden := filepath.Join("testdata", "render", strings.TrimSuffix(tt.input, ".yaml")+".golden.yaml")
-			if *update {
-				if err := os.WriteFile(golden, stdout.Bytes(), 0o644); err != nil {
-					t.Fatal(err)
-				}
-				return
-			}
-			want, err := os.ReadFile(golden)
-			if err != nil {
-				t.Fatalf("%v (go test ./cmd/sparkplug/ -run RenderGolden -update writes it)", err)
-			}
-			if stdout.String() != string(want) {
-				t.Errorf("%s differs from sparkplug render's output (go test ./cmd/sparkplug/ -run RenderGolden -update rewrites it):\n%s", golden, stdout.String())
-			}
+			golden.Compare(t, filepath.Join("testdata", "render", strings.TrimSuffix(tt.input, ".yaml")+".golden.yaml"), stdout.String())
 		})
 	}
 }

@@ -1,10 +1,8 @@
 package build
 
 import (
-	"flag"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 
@@ -12,9 +10,9 @@ import (
 
 	"github.com/sparkplug-io/sparkplug/plugin/spec"
 	"github.com/sparkplug-io/sparkplug/templates"
-)
 
-var update = flag.Bool("update", false, "rewrite testdata/*.golden.yaml from the builder's output")
+	"github.com/sparkplug-io/sparkplug/plugin/golden"
+)
 
 // goldenRuns are the runs the golden inputs are built for; inputs not
 // listed use the first.
@@ -72,20 +70,7 @@ func TestGolden(t *testing.T) {
 				t.Fatalf("Build: %v", err)
 			}
 			got := renderObjects(t, objs)
-			golden := filepath.Join("testdata", name+".golden.yaml")
-			if *update {
-				if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
-					t.Fatal(err)
-				}
-				return
-			}
-			want, err := os.ReadFile(golden)
-			if err != nil {
-				t.Fatalf("%v (run go test ./plugin/build/ -update to write it)", err)
-			}
-			if got != string(want) {
-				t.Errorf("%s differs from the builder's output (go test ./plugin/build/ -update rewrites it):\n%s", golden, firstDiff(string(want), got))
-			}
+			golden.Compare(t, filepath.Join("testdata", name+".golden.yaml"), got)
 		})
 	}
 }
@@ -112,23 +97,6 @@ func renderObjects(t *testing.T, objs *Objects) string {
 		docs = append(docs, string(out))
 	}
 	return strings.Join(docs, "---\n")
-}
-
-func firstDiff(want, got string) string {
-	w, g := strings.Split(want, "\n"), strings.Split(got, "\n")
-	for i := 0; i < max(len(w), len(g)); i++ {
-		var wl, gl string
-		if i < len(w) {
-			wl = w[i]
-		}
-		if i < len(g) {
-			gl = g[i]
-		}
-		if wl != gl {
-			return "line " + strconv.Itoa(i+1) + ":\n  want: " + wl + "\n  got:  " + gl
-		}
-	}
-	return "(no line differs)"
 }
 
 // newBuilder builds from the embedded skeletons.

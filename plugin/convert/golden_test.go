@@ -1,15 +1,14 @@
 package convert
 
 import (
-	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-)
 
-var update = flag.Bool("update", false, "rewrite testdata/*.golden.yaml from the converter's output")
+	"github.com/sparkplug-io/sparkplug/plugin/golden"
+)
 
 // goldenOptions are the options an input is converted with, by name;
 // inputs not listed use the zero Options.
@@ -80,38 +79,7 @@ func TestGolden(t *testing.T) {
 				t.Fatal(err)
 			}
 			got := renderGolden(t, Convert(data, goldenOptions[name]))
-			golden := filepath.Join("testdata", name+".golden.yaml")
-			if *update {
-				if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
-					t.Fatal(err)
-				}
-				return
-			}
-			want, err := os.ReadFile(golden)
-			if err != nil {
-				t.Fatalf("%v (go test ./plugin/convert/ -run Golden -update writes it)", err)
-			}
-			if got != string(want) {
-				t.Errorf("%s differs from the converter's output (go test ./plugin/convert/ -run Golden -update rewrites it):\n%s", golden, firstDiff(string(want), got))
-			}
+			golden.Compare(t, filepath.Join("testdata", name+".golden.yaml"), got)
 		})
 	}
-}
-
-// firstDiff shows the first line where want and got differ.
-func firstDiff(want, got string) string {
-	w, g := strings.Split(want, "\n"), strings.Split(got, "\n")
-	for i := 0; i < len(w) || i < len(g); i++ {
-		var wl, gl string
-		if i < len(w) {
-			wl = w[i]
-		}
-		if i < len(g) {
-			gl = g[i]
-		}
-		if wl != gl {
-			return fmt.Sprintf("line %d:\n  golden: %q\n  got:    %q", i+1, wl, gl)
-		}
-	}
-	return "(no line differs)"
 }

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/sparkplug-io/sparkplug/plugin/build"
+	"github.com/sparkplug-io/sparkplug/plugin/golden"
 	"github.com/sparkplug-io/sparkplug/plugin/render"
 	"github.com/sparkplug-io/sparkplug/plugin/spec"
 	"github.com/sparkplug-io/sparkplug/templates"
@@ -98,18 +99,18 @@ func TestGoldenKSOExamples(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			var golden strings.Builder
-			fmt.Fprintf(&golden, "# examples/%s of kubeflow/spark-operator at %s,\n", name, ksoExamplesCommit)
-			golden.WriteString("# converted by sparkplug convert and rendered by sparkplug render.\n")
-			golden.WriteString("# Written by go test ./plugin/convert/ -run Golden -update: do not edit.\n")
+			var out strings.Builder
+			fmt.Fprintf(&out, "# examples/%s of kubeflow/spark-operator at %s,\n", name, ksoExamplesCommit)
+			out.WriteString("# converted by sparkplug convert and rendered by sparkplug render.\n")
+			out.WriteString("# Written by go test ./plugin/convert/ -run Golden -update: do not edit.\n")
 			if len(want.fill) > 0 {
 				results := Convert(data, Options{})
 				if len(results) != 1 || results[0].Object != nil || len(results[0].Findings) != 1 || !strings.HasPrefix(results[0].Findings[0].Message, "not valid YAML") {
 					t.Fatalf("as published: %+v; want only a not-valid-YAML finding (else drop fill from ksoExamples)", results)
 				}
-				fmt.Fprintf(&golden, "#\n# As published the file is not YAML (%s); filled in:\n", results[0].Findings[0].Message)
+				fmt.Fprintf(&out, "#\n# As published the file is not YAML (%s); filled in:\n", results[0].Findings[0].Message)
 				for i := 0; i+1 < len(want.fill); i += 2 {
-					fmt.Fprintf(&golden, "#   %s -> %s\n", want.fill[i], want.fill[i+1])
+					fmt.Fprintf(&out, "#   %s -> %s\n", want.fill[i], want.fill[i+1])
 				}
 				data = []byte(strings.NewReplacer(want.fill...).Replace(string(data)))
 			}
@@ -117,7 +118,7 @@ func TestGoldenKSOExamples(t *testing.T) {
 			results := Convert(data, Options{})
 			var objects []Result
 			var skipped []string
-			golden.WriteString("#\n# sparkplug convert:\n")
+			out.WriteString("#\n# sparkplug convert:\n")
 			n := 0
 			for _, r := range results {
 				if r.Object != nil {
@@ -126,12 +127,12 @@ func TestGoldenKSOExamples(t *testing.T) {
 					skipped = append(skipped, r.Kind)
 				}
 				for _, f := range r.Findings {
-					fmt.Fprintf(&golden, "#   %s: %s\n", describe(r), f)
+					fmt.Fprintf(&out, "#   %s: %s\n", describe(r), f)
 					n++
 				}
 			}
 			if n == 0 {
-				golden.WriteString("#   nothing to report\n")
+				out.WriteString("#   nothing to report\n")
 			}
 			if !slices.Equal(skipped, want.skipped) {
 				t.Errorf("convert skipped kinds %q, want %q", skipped, want.skipped)
@@ -169,10 +170,10 @@ func TestGoldenKSOExamples(t *testing.T) {
 				if !errors.As(st.Err, &invalid) {
 					t.Fatalf("the step fails, not on its body: %v", st.Err)
 				}
-				golden.WriteString("#\n# sparkplug render: the step fails with\n")
+				out.WriteString("#\n# sparkplug render: the step fails with\n")
 				for _, e := range invalid.Errs {
 					rejected = append(rejected, e.Field)
-					fmt.Fprintf(&golden, "#   %s\n", e.Error())
+					fmt.Fprintf(&out, "#   %s\n", e.Error())
 				}
 			}
 			slices.Sort(rejected)
@@ -186,12 +187,12 @@ func TestGoldenKSOExamples(t *testing.T) {
 				if st.Objects == nil || st.Objects.Driver == nil || st.Objects.ConfigMap == nil || st.Objects.Service == nil {
 					t.Fatalf("rendered %+v, want a driver pod, its ConfigMap and Service", st.Objects)
 				}
-				golden.WriteString("#\n# sparkplug render:\n")
-				if err := render.Write(&golden, steps); err != nil {
+				out.WriteString("#\n# sparkplug render:\n")
+				if err := render.Write(&out, steps); err != nil {
 					t.Fatal(err)
 				}
 			}
-			compareKSOGolden(t, filepath.Join(ksoExamplesDir, "rendered", strings.TrimSuffix(name, ".yaml")+".golden.yaml"), golden.String())
+			golden.Compare(t, filepath.Join(ksoExamplesDir, "rendered", strings.TrimSuffix(name, ".yaml")+".golden.yaml"), out.String())
 		})
 	}
 }
@@ -208,24 +209,4 @@ func bodyPath(kind, path string) string {
 		return spec.PluginName + rest
 	}
 	return path
-}
-
-func compareKSOGolden(t *testing.T, golden, got string) {
-	t.Helper()
-	if *update {
-		if err := os.MkdirAll(filepath.Dir(golden), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(golden)
-	if err != nil {
-		t.Fatalf("%v (go test ./plugin/convert/ -run Golden -update writes it)", err)
-	}
-	if got != string(want) {
-		t.Errorf("%s differs (go test ./plugin/convert/ -run Golden -update rewrites it):\n%s", golden, firstDiff(string(want), got))
-	}
 }

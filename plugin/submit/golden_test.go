@@ -1,7 +1,6 @@
 package submit
 
 import (
-	"flag"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,12 +10,11 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/sparkplug-io/sparkplug/plugin/build"
+	"github.com/sparkplug-io/sparkplug/plugin/golden"
 	"github.com/sparkplug-io/sparkplug/plugin/spark"
 	"github.com/sparkplug-io/sparkplug/plugin/spec"
 	"github.com/sparkplug-io/sparkplug/templates"
 )
-
-var update = flag.Bool("update", false, "rewrite testdata/*.golden.txt and *.golden.yaml from the argv and templates built")
 
 // goldenRun is the run every golden input is built for.
 var goldenRun = build.Run{
@@ -81,26 +79,9 @@ func TestGolden(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			compareGolden(t, filepath.Join("testdata", name+".golden.txt"), strings.Join(Args(in), "\n")+"\n")
-			compareGolden(t, filepath.Join("testdata", name+".driver-template.golden.yaml"), string(tmpl))
+			golden.Compare(t, filepath.Join("testdata", name+".golden.txt"), strings.Join(Args(in), "\n")+"\n")
+			golden.Compare(t, filepath.Join("testdata", name+".driver-template.golden.yaml"), string(tmpl))
 		})
-	}
-}
-
-func compareGolden(t *testing.T, golden, got string) {
-	t.Helper()
-	if *update {
-		if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(golden)
-	if err != nil {
-		t.Fatalf("%v (run go test ./plugin/submit/ -run Golden -update)", err)
-	}
-	if got != string(want) {
-		t.Errorf("%s differs (go test ./plugin/submit/ -run Golden -update rewrites it):\n%s", golden, lineDiff(string(want), got))
 	}
 }
 
