@@ -9,7 +9,6 @@ import (
 	"os"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/argoproj/argo-workflows/v3/pkg/apis/workflow"
@@ -29,8 +28,19 @@ import (
 // testCluster is etcd and kube-apiserver, shared by the tests below.
 var testCluster *cluster.Cluster
 
+// TestMain starts the API server with Argo's full CRDs of the examples'
+// kinds (the schemas of every field, not the minimal ones that accept any
+// spec), the test namespace, and the `spark` ServiceAccount the examples'
+// drivers run as.
 func TestMain(m *testing.M) {
-	os.Exit(cluster.Main(m, cluster.Options{}, func(c *cluster.Cluster) { testCluster = c }))
+	os.Exit(cluster.Main(m, cluster.Options{
+		BeforeControllers: func(ctx context.Context, c *cluster.Cluster) error {
+			if err := argo.InstallForDryRun(ctx, c, "..", testNamespace, slices.Sorted(maps.Values(resources))...); err != nil {
+				return err
+			}
+			return c.EnsureServiceAccount(ctx, testNamespace, "spark")
+		},
+	}, func(c *cluster.Cluster) { testCluster = c }))
 }
 
 // dryRun creates nothing: the API server decodes, defaults, validates
@@ -44,45 +54,6 @@ var resources = map[string]string{
 	workflow.WorkflowKind:         workflow.WorkflowPlural,
 	workflow.WorkflowTemplateKind: workflow.WorkflowTemplatePlural,
 	workflow.CronWorkflowKind:     workflow.CronWorkflowPlural,
-}
-
-var (
-	setupOnce sync.Once
-	setupErr  error
-)
-
-// setup installs Argo's full CRDs of the examples' kinds (the schemas of
-// every field, not the minimal ones that accept any spec), the test
-// namespace, and the `spark` ServiceAccount the examples' drivers run as.
-// Once per test binary.
-func setup(t *testing.T) dynamic.Interface {
-	t.Helper()
-	setupOnce.Do(func() { setupErr = install(context.Background()) })
-	if setupErr != nil {
-		t.Fatal(setupErr)
-	}
-	dyn, err := dynamic.NewForConfig(testCluster.Config)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return dyn
-}
-
-func install(ctx context.Context) error {
-	argoDir, err := argo.ModuleDir(ctx, "..")
-	if err != nil {
-		return err
-	}
-	// Only the kinds the examples hold: each full CRD takes seconds to
-	// apply (argoproj.io_workflows.yaml is 3 MB).
-	if err := argo.InstallCRDs(ctx, testCluster, argoDir, argo.CRDsFull, slices.Sorted(maps.Values(resources))...); err != nil {
-		return err
-	}
-	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: testNamespace}}
-	if _, err := testCluster.Client.CoreV1().Namespaces().Create(ctx, ns, metav1.CreateOptions{}); err != nil {
-		return fmt.Errorf("create namespace: %w", err)
-	}
-	return testCluster.EnsureServiceAccount(ctx, testNamespace, "spark")
 }
 
 // unstructuredOf is a document as the API server receives it from
@@ -108,7 +79,7 @@ func createDryRun(ctx context.Context, dyn dynamic.Interface, u *unstructured.Un
 }
 
 func TestExamplesServerSideDryRun(t *testing.T) {
-	dyn := setup(t)
+	dyn := testCluster.Dynamic
 	for _, d := range loadExamples(t) {
 		t.Run(d.label(), func(t *testing.T) {
 			if err := createDryRun(context.Background(), dyn, unstructuredOf(t, d)); err != nil {
@@ -121,7 +92,7 @@ func TestExamplesServerSideDryRun(t *testing.T) {
 // A broken copy of an example must be refused, or the dry run above proves
 // nothing: the minimal CRDs, for one, accept any spec.
 func TestServerSideDryRunRefusesBrokenExamples(t *testing.T) {
-	dyn := setup(t)
+	dyn := testCluster.Dynamic
 	docs, err := decodeFile("spark-pi.yaml")
 	if err != nil {
 		t.Fatal(err)
@@ -163,7 +134,6 @@ func TestServerSideDryRunRefusesBrokenExamples(t *testing.T) {
 // Ingresses), passes the API server's own validation and admission (the
 // ServiceAccount `spark` exists).
 func TestBuiltObjectsServerSideDryRun(t *testing.T) {
-	setup(t)
 	calls, _ := sparkCalls(loadExamples(t))
 	b := newBuilder(t)
 	ctx := context.Background()

@@ -93,6 +93,21 @@ func Install(ctx context.Context, c *cluster.Cluster, moduleDir string) error {
 	return nil
 }
 
+// InstallForDryRun prepares a cluster for server-side dry runs of Argo's
+// kinds: the full CRDs (the schema of every field) of the plurals, from the
+// Argo module of the repository at repoRoot, and the namespace. Only the
+// kinds a test needs: each full CRD takes seconds to establish.
+func InstallForDryRun(ctx context.Context, c *cluster.Cluster, repoRoot, namespace string, plurals ...string) error {
+	dir, err := ModuleDir(ctx, repoRoot)
+	if err != nil {
+		return err
+	}
+	if err := InstallCRDs(ctx, c, dir, CRDsFull, plurals...); err != nil {
+		return err
+	}
+	return EnsureNamespace(ctx, c, namespace)
+}
+
 // EnsureNamespace creates namespace name if it does not exist.
 func EnsureNamespace(ctx context.Context, c *cluster.Cluster, name string) error {
 	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name}}

@@ -100,12 +100,12 @@ func (c *Cluster) applyObject(ctx context.Context, obj *unstructured.Unstructure
 	if err != nil {
 		return err
 	}
-	var res dynamic.ResourceInterface = c.dynamic.Resource(mapping.Resource)
+	var res dynamic.ResourceInterface = c.Dynamic.Resource(mapping.Resource)
 	if mapping.Scope.Name() == meta.RESTScopeNameNamespace {
 		if obj.GetNamespace() == "" {
 			obj.SetNamespace(metav1.NamespaceDefault)
 		}
-		res = c.dynamic.Resource(mapping.Resource).Namespace(obj.GetNamespace())
+		res = c.Dynamic.Resource(mapping.Resource).Namespace(obj.GetNamespace())
 	}
 	body, err := obj.MarshalJSON()
 	if err != nil {

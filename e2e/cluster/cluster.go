@@ -80,9 +80,11 @@ type Cluster struct {
 	// Kubeconfig is the path of the admin kubeconfig (token auth,
 	// insecure-skip-tls-verify, server https://127.0.0.1:<port>).
 	Kubeconfig string
-	// Config and Client authenticate as the admin (group system:masters).
-	Config *rest.Config
-	Client kubernetes.Interface
+	// Config, Client and Dynamic authenticate as the admin (group
+	// system:masters).
+	Config  *rest.Config
+	Client  kubernetes.Interface
+	Dynamic dynamic.Interface
 	// Version is the server's git version, e.g. v1.33.13.
 	Version string
 
@@ -90,7 +92,6 @@ type Cluster struct {
 	layout layout
 	procs  []*process
 
-	dynamic    dynamic.Interface
 	mapperOnce sync.Once
 	mapper     *restmapper.DeferredDiscoveryRESTMapper
 
@@ -272,7 +273,7 @@ func (c *Cluster) startAPIServer(ctx context.Context, token string) error {
 		return fmt.Errorf("create client: %w", err)
 	}
 	c.Client = client
-	if c.dynamic, err = dynamic.NewForConfig(c.Config); err != nil {
+	if c.Dynamic, err = dynamic.NewForConfig(c.Config); err != nil {
 		return fmt.Errorf("create dynamic client: %w", err)
 	}
 	v, err := client.Discovery().ServerVersion()

@@ -12,11 +12,9 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/argoproj/argo-workflows/v3/pkg/apis/workflow"
-	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -31,8 +29,15 @@ import (
 // testCluster is etcd and kube-apiserver, shared by the tests below.
 var testCluster *cluster.Cluster
 
+// TestMain starts the API server with Argo's full CRDs of Workflows and
+// CronWorkflows (the schema of every field, not the minimal ones that
+// accept any spec) and the test namespace.
 func TestMain(m *testing.M) {
-	os.Exit(cluster.Main(m, cluster.Options{}, func(c *cluster.Cluster) { testCluster = c }))
+	os.Exit(cluster.Main(m, cluster.Options{
+		BeforeControllers: func(ctx context.Context, c *cluster.Cluster) error {
+			return argo.InstallForDryRun(ctx, c, "../..", testNamespace, workflow.CronWorkflowPlural, workflow.WorkflowPlural)
+		},
+	}, func(c *cluster.Cluster) { testCluster = c }))
 }
 
 // testNamespace is where every converted object is created, whatever
@@ -48,42 +53,6 @@ var dryRun = metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}, FieldValid
 var resources = map[string]string{
 	workflow.WorkflowKind:     workflow.WorkflowPlural,
 	workflow.CronWorkflowKind: workflow.CronWorkflowPlural,
-}
-
-var (
-	setupOnce sync.Once
-	setupErr  error
-)
-
-// setup installs Argo's full CRDs of Workflows and CronWorkflows (the
-// schema of every field, not the minimal ones that accept any spec) and the
-// test namespace, once per test binary.
-func setup(t *testing.T) dynamic.Interface {
-	t.Helper()
-	setupOnce.Do(func() { setupErr = install(context.Background()) })
-	if setupErr != nil {
-		t.Fatal(setupErr)
-	}
-	dyn, err := dynamic.NewForConfig(testCluster.Config)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return dyn
-}
-
-func install(ctx context.Context) error {
-	dir, err := argo.ModuleDir(ctx, "../..")
-	if err != nil {
-		return err
-	}
-	if err := argo.InstallCRDs(ctx, testCluster, dir, argo.CRDsFull, workflow.CronWorkflowPlural, workflow.WorkflowPlural); err != nil {
-		return err
-	}
-	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: testNamespace}}
-	if _, err := testCluster.Client.CoreV1().Namespaces().Create(ctx, ns, metav1.CreateOptions{}); err != nil {
-		return fmt.Errorf("create namespace: %w", err)
-	}
-	return nil
 }
 
 // goldenObjects are the objects of a golden file, as kubectl create sends
@@ -129,7 +98,7 @@ func createDryRun(ctx context.Context, dyn dynamic.Interface, u *unstructured.Un
 // Every object convert writes for the testdata inputs is one the API
 // server takes, against Argo's full schemas.
 func TestGoldenOutputsServerSideDryRun(t *testing.T) {
-	dyn := setup(t)
+	dyn := testCluster.Dynamic
 	goldens, err := filepath.Glob(filepath.Join("testdata", "*.golden.yaml"))
 	if err != nil || len(goldens) == 0 {
 		t.Fatalf("no golden files: %v", err)
@@ -160,7 +129,7 @@ func TestGoldenOutputsServerSideDryRun(t *testing.T) {
 // A broken copy must be refused, or the test above proves nothing: the
 // minimal CRDs accept any spec.
 func TestServerSideDryRunRefusesBrokenOutputs(t *testing.T) {
-	dyn := setup(t)
+	dyn := testCluster.Dynamic
 	objs := goldenObjects(t, filepath.Join("testdata", "kso-spark-pi-scheduled.golden.yaml"))
 	if len(objs) != 1 {
 		t.Fatalf("%d objects, want 1", len(objs))
@@ -204,7 +173,7 @@ func TestServerSideDryRunRefusesBrokenOutputs(t *testing.T) {
 // PodGroup CRDs.
 func TestKSOExamplesRenderedServerSideDryRun(t *testing.T) {
 	ctx := context.Background()
-	dyn := setup(t)
+	dyn := testCluster.Dynamic
 	if err := testCluster.EnsureServiceAccount(ctx, testNamespace, "spark-operator-spark"); err != nil {
 		t.Fatal(err)
 	}
