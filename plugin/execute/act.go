@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -107,7 +108,7 @@ func (r *request) launch(node string, attempt int, previous *corev1.Pod) (*run, 
 		}
 	}
 	pods := r.core.clients.Kube.CoreV1().Pods(r.wf.Namespace)
-	failKey := r.wf.UID + "/" + node + "/" + strconv.Itoa(attempt)
+	failKey := r.failKey(node, attempt)
 	if wait, blocked := r.core.failures.backoff(failKey, r.body.RestartPolicy, r.now); blocked {
 		f := r.core.failures.get(failKey)
 		reply := r.reply(wfv1.NodePending, fmt.Sprintf("SUBMISSION_FAILED: retry %d%s in %s: %s", f.count+1, submissionMax(r.body.RestartPolicy), wait.Round(time.Second), f.message), nil)
@@ -145,6 +146,11 @@ func (r *request) launch(node string, attempt int, previous *corev1.Pod) (*run, 
 	r.scope.Wrote(created)
 	rn := &run{nodeID: node, attempts: []*corev1.Pod{created}}
 	if err := r.companions(objs, created); err != nil {
+		var refused *refusedError
+		if errors.As(err, &refused) {
+			r.discard(created)
+			return nil, r.rejected(failKey, node, refused.Error())
+		}
 		return nil, r.transient("%s", err)
 	}
 	return rn, nil
@@ -193,15 +199,62 @@ func (r *request) companions(objs *build.Objects, driver *corev1.Pod) error {
 			continue
 		}
 		created, err := r.create(o)
-		if err != nil && !apierrors.IsAlreadyExists(err) {
-			return fmt.Errorf("create %T %s: %w", o, o.GetName(), err)
-		}
-		if err == nil {
+		var status apierrors.APIStatus
+		switch {
+		case err == nil:
 			r.scope.Wrote(created)
+		case apierrors.IsAlreadyExists(err):
+		case isTransient(err) || !errors.As(err, &status):
+			return fmt.Errorf("create %s %s: %w", kindOf(o), o.GetName(), err)
+		case slices.Contains(objs.Extra, o):
+			// The UI's Service and the Ingresses: the application runs
+			// without them, so a refusal is said, not fatal.
+			msg := fmt.Sprintf("%s %s of driver %s not created, the application runs without it: %s", kindOf(o), o.GetName(), driver.Name, apiMessage(err))
+			r.log.Warn("companion refused", "driver", driver.Name, "object", o.GetName(), "error", apiMessage(err))
+			r.core.event(r.wf, corev1.EventTypeWarning, "SparkObjectRefused", msg)
+		default:
+			return &refusedError{what: kindOf(o) + " " + o.GetName(), err: err}
 		}
 	}
 	r.core.companions.add(driver.UID)
 	return nil
+}
+
+// refusedError is a companion the driver needs (its ConfigMap, its
+// Service) that the API server refused for good: forbidden, over a quota,
+// invalid. Asking again cannot help; the attempt is a refused submission.
+type refusedError struct {
+	what string
+	err  error
+}
+
+func (e *refusedError) Error() string { return "create " + e.what + ": " + apiMessage(e.err) }
+func (e *refusedError) Unwrap() error { return e.err }
+
+// kindOf names an object's kind for messages.
+func kindOf(o build.Object) string {
+	if k := o.GetObjectKind().GroupVersionKind().Kind; k != "" {
+		return k
+	}
+	t := fmt.Sprintf("%T", o)
+	return t[strings.LastIndex(t, ".")+1:]
+}
+
+// failKey names one attempt of a node in the submission-failure counts.
+func (r *request) failKey(node string, attempt int) string {
+	return r.wf.UID + "/" + node + "/" + strconv.Itoa(attempt)
+}
+
+// discard deletes a driver whose launch was refused after it was created;
+// what it owns goes with it.
+func (r *request) discard(driver *corev1.Pod) {
+	uid := driver.UID
+	err := r.core.clients.Kube.CoreV1().Pods(driver.Namespace).Delete(r.ctx, driver.Name, metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &uid}})
+	if err != nil && !apierrors.IsNotFound(err) && !apierrors.IsConflict(err) {
+		r.log.Error("cannot delete the driver of a refused launch; it goes with the workflow", "driver", driver.Name, "error", err.Error())
+		return
+	}
+	r.core.metrics.Driver("deleted", "refused")
 }
 
 // create creates one object with its typed client, or, for an

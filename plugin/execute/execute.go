@@ -283,7 +283,14 @@ func (r *request) answer() (executor.ExecuteTemplateReply, error) {
 			continue
 		}
 		if err := r.ensureCompanions(rn); err != nil {
-			return executor.ExecuteTemplateReply{}, err
+			var refused *refusedError
+			if !errors.As(err, &refused) {
+				return executor.ExecuteTemplateReply{}, err
+			}
+			// A driver whose ConfigMap or Service cannot be made would
+			// never start: its attempt is a refused submission.
+			r.discard(rn.head())
+			return *r.rejected(r.failKey(rn.nodeID, rn.attempt()), rn.nodeID, refused.Error()), nil
 		}
 	}
 	if d.Answer == "" {

@@ -1,0 +1,105 @@
+//go:build integration
+
+package main
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	wfv1 "github.com/argoproj/argo-workflows/v3/pkg/apis/workflow/v1alpha1"
+	"github.com/argoproj/argo-workflows/v3/pkg/plugins/executor"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
+
+	"github.com/sparkplug-io/sparkplug/plugin/build"
+)
+
+// setServiceQuota limits the namespace to n Services, and waits until the
+// quota controller has counted its usage (until then the API server
+// refuses every Service).
+func (e *env) setServiceQuota(n int64) {
+	e.t.Helper()
+	ctx := context.Background()
+	q := &corev1.ResourceQuota{
+		ObjectMeta: metav1.ObjectMeta{Name: "services"},
+		Spec:       corev1.ResourceQuotaSpec{Hard: corev1.ResourceList{corev1.ResourceServices: *resource.NewQuantity(n, resource.DecimalSI)}},
+	}
+	if _, err := testCluster.Client.CoreV1().ResourceQuotas(e.ns).Create(ctx, q, metav1.CreateOptions{}); err != nil {
+		e.t.Fatal(err)
+	}
+	err := wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, 30*time.Second, true, func(ctx context.Context) (bool, error) {
+		q, err := testCluster.Client.CoreV1().ResourceQuotas(e.ns).Get(ctx, "services", metav1.GetOptions{})
+		if err != nil {
+			return false, err
+		}
+		_, counted := q.Status.Used[corev1.ResourceServices]
+		return counted, nil
+	})
+	if err != nil {
+		e.t.Fatalf("the quota was never counted: %v", err)
+	}
+}
+
+// The driver's Service over the namespace's quota: the driver could never
+// work, so the attempt is a refused submission with the API server's own
+// words, and the driver is deleted, not left Pending forever.
+func TestAQuotaRefusingTheDriversServiceFailsTheNode(t *testing.T) {
+	e := newEnv(t, "quota-driver-service")
+	e.setServiceQuota(0)
+	tmpl := template(t, "spark-pi", sparkPi)
+	e.setTasks(map[string]*wfv1.Template{"node-1": tmpl})
+	r := e.execute(tmpl)
+	if r.Node == nil || r.Node.Phase != wfv1.NodeFailed ||
+		!strings.HasPrefix(r.Node.Message, "SUBMISSION_FAILED: create Service ") || !strings.Contains(r.Node.Message, "exceeded quota") {
+		t.Fatalf("reply %s; want Failed SUBMISSION_FAILED naming the Service and the quota", describe(r))
+	}
+	for _, d := range e.drivers() {
+		if !e.deleted(d.Name) {
+			t.Errorf("driver %s of the refused launch is still there", d.Name)
+		}
+	}
+}
+
+// The UI's Service over the quota: the application runs without it. The
+// node is not stuck or failed; a Warning Event says what is missing.
+func TestAQuotaRefusingTheUIServiceLeavesTheRunAlone(t *testing.T) {
+	e := newEnv(t, "quota-ui-service")
+	e.setServiceQuota(1) // the driver's Service, not the UI's
+	tmpl := template(t, "spark-pi", sparkPi+"sparkUIOptions: {}\n")
+	e.setTasks(map[string]*wfv1.Template{"node-1": tmpl})
+	r := e.execute(tmpl)
+	if r.Node == nil || r.Node.Phase != wfv1.NodePending {
+		t.Fatalf("reply %s; want Pending", describe(r))
+	}
+	d := e.onlyDriver()
+	if _, err := testCluster.Client.CoreV1().Services(e.ns).Get(context.Background(), build.ServiceName(d.Name), metav1.GetOptions{}); err != nil {
+		t.Fatalf("the driver's Service: %v", err)
+	}
+	e.setDriverStatus(d.Name, running(true))
+	e.eventually(tmpl, "running without its UI Service", func(r executor.ExecuteTemplateReply) bool { return r.Node.Phase == wfv1.NodeRunning })
+	e.setDriverStatus(d.Name, terminated(corev1.PodSucceeded, 0, "Completed", ""))
+	e.eventually(tmpl, "succeeded without its UI Service", func(r executor.ExecuteTemplateReply) bool { return r.Node.Phase == wfv1.NodeSucceeded })
+	if e.deleted(d.Name) {
+		t.Fatal("the driver was deleted")
+	}
+	err := wait.PollUntilContextTimeout(context.Background(), 200*time.Millisecond, 20*time.Second, true, func(ctx context.Context) (bool, error) {
+		evs, err := testCluster.Client.CoreV1().Events(e.ns).List(ctx, metav1.ListOptions{FieldSelector: "involvedObject.kind=Workflow,involvedObject.name=" + e.wf.Name})
+		if err != nil {
+			return false, err
+		}
+		for _, ev := range evs.Items {
+			if ev.Reason == "SparkObjectRefused" && ev.Type == corev1.EventTypeWarning &&
+				strings.Contains(ev.Message, build.UIServiceName(d.Name)) && strings.Contains(ev.Message, "exceeded quota") {
+				return true, nil
+			}
+		}
+		return false, nil
+	})
+	if err != nil {
+		t.Fatalf("no Warning Event SparkObjectRefused naming the UI Service and the quota: %v", err)
+	}
+}
