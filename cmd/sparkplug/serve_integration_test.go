@@ -1256,21 +1256,7 @@ func TestARoleWithoutIngressesServesStepsWithoutThem(t *testing.T) {
 	if r.Node == nil || r.Node.Phase != wfv1.NodePending || !strings.HasPrefix(r.Node.Message, "SUBMITTED") {
 		t.Fatalf("a step with an Ingress: %s; want its driver submitted", describe(r))
 	}
-	err = wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, 20*time.Second, true, func(ctx context.Context) (bool, error) {
-		evs, err := testCluster.Client.CoreV1().Events(e.ns).List(ctx, metav1.ListOptions{FieldSelector: "involvedObject.kind=Workflow,involvedObject.name=" + e.wf.Name})
-		if err != nil {
-			return false, err
-		}
-		for _, ev := range evs.Items {
-			if ev.Reason == "SparkObjectRefused" && strings.Contains(ev.Message, "Ingress") && strings.Contains(ev.Message, "forbidden") {
-				return true, nil
-			}
-		}
-		return false, nil
-	})
-	if err != nil {
-		t.Fatalf("no Warning Event SparkObjectRefused for the Ingress: %v", err)
-	}
+	e.waitEvent("SparkObjectRefused", "Ingress")
 }
 
 // A client-mode request creates the driver pod running spark-submit

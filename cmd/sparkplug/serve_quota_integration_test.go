@@ -4,6 +4,7 @@ package main
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -86,20 +87,64 @@ func TestAQuotaRefusingTheUIServiceLeavesTheRunAlone(t *testing.T) {
 	if e.deleted(d.Name) {
 		t.Fatal("the driver was deleted")
 	}
+	e.waitEvent("SparkObjectRefused", build.UIServiceName(d.Name)+" of driver "+d.Name+" not created")
+}
+
+// A Role that may create a PodGroup but not patch it (to hand it to the
+// driver): the group works as it is, owned by the Workflow, and the run
+// goes on; a Warning Event says so. It used to answer 503 on every poll.
+func TestARefusedPodGroupHandoverLeavesTheRunAlone(t *testing.T) {
+	e := newEnv(t, "podgroup-no-patch")
+	ctx := context.Background()
+	roles := testCluster.Client.RbacV1().Roles(e.ns)
+	role, err := roles.Get(ctx, "spark-executor-plugin", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, r := range role.Rules {
+		if slices.Contains(r.Resources, "podgroups") {
+			role.Rules[i].Verbs = slices.DeleteFunc(slices.Clone(r.Verbs), func(v string) bool { return v == "patch" })
+		}
+	}
+	if _, err := roles.Update(ctx, role, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	tmpl := template(t, "spark-pi", sparkPi+"batchScheduler: kube-scheduler\n")
+	e.setTasks(map[string]*wfv1.Template{"node-1": tmpl})
+	if r := e.execute(tmpl); r.Node == nil || r.Node.Phase != wfv1.NodePending || !strings.HasPrefix(r.Node.Message, "SUBMITTED") {
+		t.Fatalf("reply %s; want the driver submitted", describe(r))
+	}
+	d := e.onlyDriver()
+	e.setDriverStatus(d.Name, running(true))
+	e.eventually(tmpl, "running", func(r executor.ExecuteTemplateReply) bool { return r.Node.Phase == wfv1.NodeRunning })
+	name := strings.TrimSuffix(d.Name, "-driver") + "-pg"
+	pg, err := e.podGroup(schedulerPluginsPodGroups, name)
+	if err != nil {
+		t.Fatalf("PodGroup %s: %v", name, err)
+	}
+	if refs := pg.GetOwnerReferences(); len(refs) != 1 || refs[0].UID != e.wf.UID {
+		t.Errorf("PodGroup owners %+v, want the Workflow still", refs)
+	}
+	e.waitEvent("SparkObjectRefused", "PodGroup "+name)
+}
+
+// waitEvent waits for an Event on the Workflow with that reason whose
+// message contains text.
+func (e *env) waitEvent(reason, text string) {
+	e.t.Helper()
 	err := wait.PollUntilContextTimeout(context.Background(), 200*time.Millisecond, 20*time.Second, true, func(ctx context.Context) (bool, error) {
 		evs, err := testCluster.Client.CoreV1().Events(e.ns).List(ctx, metav1.ListOptions{FieldSelector: "involvedObject.kind=Workflow,involvedObject.name=" + e.wf.Name})
 		if err != nil {
 			return false, err
 		}
 		for _, ev := range evs.Items {
-			if ev.Reason == "SparkObjectRefused" && ev.Type == corev1.EventTypeWarning &&
-				strings.Contains(ev.Message, build.UIServiceName(d.Name)) && strings.Contains(ev.Message, "exceeded quota") {
+			if ev.Reason == reason && strings.Contains(ev.Message, text) {
 				return true, nil
 			}
 		}
 		return false, nil
 	})
 	if err != nil {
-		t.Fatalf("no Warning Event SparkObjectRefused naming the UI Service and the quota: %v", err)
+		e.t.Fatalf("no Event %s on the Workflow mentioning %q: %v", reason, text, err)
 	}
 }

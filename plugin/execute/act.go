@@ -191,7 +191,15 @@ func (r *request) companions(objs *build.Objects, driver *corev1.Pod) error {
 		// A driver an older sparkplug launched names no group: nothing to
 		// hand over.
 		if err := r.adoptPodGroup(pg); err != nil {
-			return err
+			var refused *refusedError
+			var status apierrors.APIStatus
+			if errors.As(err, &refused) || isTransient(err) || !errors.As(err, &status) {
+				return err
+			}
+			// The group works as it is; it only stays the Workflow's.
+			msg := fmt.Sprintf("PodGroup %s not handed to driver %s, it goes with the Workflow instead: %s", pg.GetName(), driver.Name, apiMessage(err))
+			r.log.Warn("pod group handover refused", "driver", driver.Name, "pod_group", pg.GetName(), "error", apiMessage(err))
+			r.core.event(r.wf, corev1.EventTypeWarning, "SparkObjectRefused", msg)
 		}
 	}
 	for _, o := range objs.Companions() {
@@ -346,7 +354,9 @@ func (r *request) adoptPodGroup(pg *unstructured.Unstructured) error {
 	_, err = res.Patch(r.ctx, pg.GetName(), types.MergePatchType, patch, metav1.PatchOptions{})
 	if apierrors.IsNotFound(err) {
 		if _, err = res.Create(r.ctx, pg, metav1.CreateOptions{}); apierrors.IsNotFound(err) || meta.IsNoMatchError(err) {
-			return fmt.Errorf("create PodGroup %s: %s", pg.GetName(), build.MissingPodGroupCRD(pg))
+			// The driver names a group that cannot be made: it would
+			// never be scheduled.
+			return &refusedError{what: "PodGroup " + pg.GetName(), err: errors.New(build.MissingPodGroupCRD(pg))}
 		}
 	}
 	if err != nil && !apierrors.IsAlreadyExists(err) {
