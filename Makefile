@@ -37,6 +37,11 @@ test-integration: tools ## integration tests against a real kube-apiserver, etcd
 e2e: tools ## end-to-end tests: real Argo controller and agent, the plugin from manifests/, KWOK for pods (~4 min)
 	$(GO) test -count=1 -tags e2e -timeout 30m -parallel 8 -v ./e2e/...
 
+.PHONY: bench
+bench: tools ## benchmarks, printed: launches/min and API requests per launch and poll (real API server), parse and build costs
+	$(GO) test -run '^$$' -bench . -benchmem ./plugin/...
+	$(GO) test -tags integration -run '^$$' -bench . -benchmem ./cmd/sparkplug/
+
 .PHONY: verify
 verify: ## gofmt, go vet, go mod tidy, golden files and the plugin ConfigMap are clean
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi

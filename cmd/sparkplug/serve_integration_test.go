@@ -69,7 +69,7 @@ const pluginToken = "integration-token"
 // a Workflow, and a running plugin server authenticated as the plugin's
 // ServiceAccount.
 type env struct {
-	t        *testing.T
+	t        testing.TB
 	ns       string
 	wf       *wfv1.Workflow
 	wfc      wfclient.Interface
@@ -79,7 +79,7 @@ type env struct {
 
 // newEnv starts the plugin with the tests' serve options, changed by
 // configure's functions.
-func newEnv(t *testing.T, name string, configure ...func(*serveOptions)) *env {
+func newEnv(t testing.TB, name string, configure ...func(*serveOptions)) *env {
 	t.Helper()
 	ctx := context.Background()
 	ns := name
@@ -169,7 +169,7 @@ func tail(s string, n int) string {
 	return strings.Join(lines, "\n")
 }
 
-func withNamespace(t *testing.T, docs []byte, ns string) []byte {
+func withNamespace(t testing.TB, docs []byte, ns string) []byte {
 	t.Helper()
 	var out [][]byte
 	for _, doc := range bytes.Split(docs, []byte("\n---\n")) {
@@ -206,7 +206,7 @@ func (c counting) RoundTrip(r *http.Request) (*http.Response, error) {
 }
 
 // template returns an Argo plugin template with the given spark body.
-func template(t *testing.T, name, body string) *wfv1.Template {
+func template(t testing.TB, name, body string) *wfv1.Template {
 	t.Helper()
 	var spark map[string]any
 	if err := yaml.Unmarshal([]byte(body), &spark); err != nil {

@@ -100,7 +100,7 @@ func renderObjects(t *testing.T, objs *Objects) string {
 }
 
 // newBuilder builds from the embedded skeletons.
-func newBuilder(t *testing.T) *Builder {
+func newBuilder(t testing.TB) *Builder {
 	t.Helper()
 	b, err := New(templates.FS)
 	if err != nil {
@@ -111,7 +111,7 @@ func newBuilder(t *testing.T) *Builder {
 
 // readBody decodes a spark body from a file and defaults it as the plugin
 // does before it builds (spec.SetDefaults).
-func readBody(t *testing.T, path string) *spec.SparkApplicationSpec {
+func readBody(t testing.TB, path string) *spec.SparkApplicationSpec {
 	t.Helper()
 	raw, err := os.ReadFile(path)
 	if err != nil {
