@@ -148,3 +148,23 @@ func (e *env) waitEvent(reason, text string) {
 		e.t.Fatalf("no Event %s on the Workflow mentioning %q: %v", reason, text, err)
 	}
 }
+
+// A refused launch is retried as onSubmissionFailureRetries and
+// onSubmissionFailureRetryInterval say, counted once per try: the deleted
+// driver, which the cache shows for a moment, is not refused again.
+func TestARefusedLaunchIsRetriedAsTheSpecSays(t *testing.T) {
+	e := newEnv(t, "quota-retries")
+	e.setServiceQuota(0)
+	tmpl := template(t, "spark-pi", sparkPi+"restartPolicy:\n  type: OnFailure\n  onSubmissionFailureRetries: 2\n  onSubmissionFailureRetryInterval: 2\n")
+	e.setTasks(map[string]*wfv1.Template{"node-1": tmpl})
+	if r := e.execute(tmpl); r.Node == nil || r.Node.Phase != wfv1.NodePending || !strings.HasPrefix(r.Node.Message, "SUBMISSION_FAILED: retry 1/2 soon: create Service ") {
+		t.Fatalf("first reply %s; want the first refusal, to be retried", describe(r))
+	}
+	if r := e.execute(tmpl); r.Node == nil || r.Node.Phase != wfv1.NodePending || !strings.HasPrefix(r.Node.Message, "SUBMISSION_FAILED: retry 2/2 in ") {
+		t.Fatalf("asked again at once: %s; want the retry waiting for its interval", describe(r))
+	}
+	r := e.eventually(tmpl, "failed after the retries", func(r executor.ExecuteTemplateReply) bool { return r.Node.Phase == wfv1.NodeFailed })
+	if !strings.HasPrefix(r.Node.Message, "SUBMISSION_FAILED: create Service ") {
+		t.Errorf("final reply %s; want the API server's refusal", describe(r))
+	}
+}

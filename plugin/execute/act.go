@@ -142,7 +142,6 @@ func (r *request) launch(node string, attempt int, previous *corev1.Pod) (*run, 
 			return nil, r.rejected(failKey, node, apiMessage(err))
 		}
 	}
-	r.core.failures.clear(failKey)
 	r.scope.Wrote(created)
 	rn := &run{nodeID: node, attempts: []*corev1.Pod{created}}
 	if err := r.companions(objs, created); err != nil {
@@ -153,6 +152,9 @@ func (r *request) launch(node string, attempt int, previous *corev1.Pod) (*run, 
 		}
 		return nil, r.transient("%s", err)
 	}
+	// Counted until the whole launch went through: a driver whose
+	// companions are refused is a refused submission too.
+	r.core.failures.clear(failKey)
 	return rn, nil
 }
 
@@ -262,6 +264,7 @@ func (r *request) discard(driver *corev1.Pod) {
 		r.log.Error("cannot delete the driver of a refused launch; it goes with the workflow", "driver", driver.Name, "error", err.Error())
 		return
 	}
+	r.core.discarded.add(uid)
 	r.core.metrics.Driver("deleted", "refused")
 }
 

@@ -143,6 +143,9 @@ type Core struct {
 	// companions remembers the drivers whose owned objects are known to
 	// exist.
 	companions uidSet
+	// discarded remembers the drivers of refused launches this process
+	// deleted, which the cache may show for a while (runs skips them).
+	discarded uidSet
 	// submits are the spark-submit runs in flight.
 	submits submitRuns
 }

@@ -67,7 +67,7 @@ func attemptOf(p *corev1.Pod) int {
 func (r *request) runs(tasks []identity.Task) map[string]*run {
 	out := map[string]*run{}
 	for _, p := range r.scope.Pods() {
-		if p.Labels[spark.LabelRole] != spark.RoleDriver || p.Labels[spark.LabelTemplate] != r.key {
+		if p.Labels[spark.LabelRole] != spark.RoleDriver || p.Labels[spark.LabelTemplate] != r.key || r.core.discarded.has(p.UID) {
 			continue
 		}
 		node := p.Annotations[spark.AnnotationNodeID]
