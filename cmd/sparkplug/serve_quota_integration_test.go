@@ -6,6 +6,7 @@ import (
 	"context"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -167,4 +168,31 @@ func TestARefusedLaunchIsRetriedAsTheSpecSays(t *testing.T) {
 	if !strings.HasPrefix(r.Node.Message, "SUBMISSION_FAILED: create Service ") {
 		t.Errorf("final reply %s; want the API server's refusal", describe(r))
 	}
+}
+
+// After a restart, a running driver whose Service is gone and may not be
+// made again (a quota now) runs on: it started with what it needed. The
+// node follows it; a Warning Event says what is missing.
+func TestARunningDriverSurvivesARefusedCompanionAfterARestart(t *testing.T) {
+	e := newEnv(t, "quota-after-restart")
+	tmpl := template(t, "spark-pi", sparkPi)
+	e.setTasks(map[string]*wfv1.Template{"node-1": tmpl})
+	e.execute(tmpl)
+	d := e.onlyDriver()
+	e.setDriverStatus(d.Name, running(true))
+	e.eventually(tmpl, "running", func(r executor.ExecuteTemplateReply) bool { return r.Node.Phase == wfv1.NodeRunning })
+	if err := testCluster.Client.CoreV1().Services(e.ns).Delete(context.Background(), build.ServiceName(d.Name), metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	e.setServiceQuota(0)
+
+	restarted := &env{t: t, ns: e.ns, wf: e.wf, wfc: e.wfc, requests: &atomic.Int64{}}
+	restarted.url = startAnotherServer(t, e)
+	if r := restarted.execute(tmpl); r.Node == nil || r.Node.Phase != wfv1.NodeRunning {
+		t.Fatalf("after the restart: %s; want Running", describe(r))
+	}
+	if e.deleted(d.Name) {
+		t.Fatal("the running driver was deleted")
+	}
+	e.waitEvent("SparkObjectRefused", "of running driver "+d.Name+" not made again")
 }

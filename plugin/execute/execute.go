@@ -290,6 +290,13 @@ func (r *request) answer() (executor.ExecuteTemplateReply, error) {
 			if !errors.As(err, &refused) {
 				return executor.ExecuteTemplateReply{}, err
 			}
+			if head := rn.head(); head.Status.Phase == corev1.PodRunning {
+				// It started with what it needed; it runs on.
+				r.core.event(r.wf, corev1.EventTypeWarning, "SparkObjectRefused",
+					fmt.Sprintf("%s of running driver %s not made again", refused.Error(), head.Name))
+				r.core.companions.add(head.UID)
+				continue
+			}
 			// A driver whose ConfigMap or Service cannot be made would
 			// never start: its attempt is a refused submission.
 			r.discard(rn.head())
