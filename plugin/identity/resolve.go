@@ -97,7 +97,8 @@ type Decision struct {
 //     whose adopter was answered by yet another run is an orphan again.
 //   - A shared hand-out that no node shows after the grace period was lost
 //     (the agent restarted before patching it): the run may be handed out
-//     again.
+//     again, by the node that held it or, once that node is closed with
+//     another run's result, as an orphan.
 //   - With no open node, a result already recorded in the TaskSet is
 //     repeated; with no node listed at all, the newest run handed out is
 //     repeated, or the caller is told the template is unlisted.
@@ -123,15 +124,17 @@ func Resolve(tasks []Task, runs []Run, now time.Time, grace time.Duration) Decis
 		return d
 	}
 
-	// Orphans: runs never handed out whose holder (the node that adopted
-	// them, else their own node) is no longer open.
+	// Orphans: runs whose holder (the node that adopted them, else their
+	// own node) is no longer open, and that no node has: never handed out,
+	// or handed out shared and lost (no node shows it after the grace
+	// period), like the run of a node that took another's result.
 	var orphans []string
 	for _, r := range runs {
 		holder := r.NodeID
 		if r.AdoptedBy != "" {
 			holder = r.AdoptedBy
 		}
-		if !open[holder] && r.Reported == ModeNone {
+		if !open[holder] && (r.Reported == ModeNone || lostShared(r, now, grace)) {
 			orphans = append(orphans, r.NodeID)
 		}
 	}
@@ -158,7 +161,7 @@ func Resolve(tasks []Task, runs []Run, now time.Time, grace time.Duration) Decis
 			orphans = orphans[1:]
 			continue
 		}
-		if last := newest(mine); !last.Landed && now.Sub(last.ReportedAt) > grace {
+		if last := newest(mine); lostShared(last, now, grace) {
 			effective[n] = last.NodeID
 		}
 		// Otherwise wait: the receiver's result is not recorded yet.
@@ -243,6 +246,12 @@ func firstUsable(mine []Run) (Run, bool) {
 		}
 	}
 	return Run{}, false
+}
+
+// lostShared: r was handed out to one of several identical nodes, and
+// after the grace period none shows it.
+func lostShared(r Run, now time.Time, grace time.Duration) bool {
+	return r.Reported == ModeShared && !r.Landed && now.Sub(r.ReportedAt) > grace
 }
 
 func newest(mine []Run) Run {

@@ -155,6 +155,28 @@ func TestResolve(t *testing.T) {
 		name: "unlisted with only unreported runs: still unlisted",
 		runs: []Run{{NodeID: "a"}},
 		want: Decision{Unlisted: true, Closed: true},
+	}, {
+		// a's run landed on b, b's on c; c's own run was handed out and
+		// lost. c is closed, so only a can take it: an orphan again.
+		name:  "a lost shared hand-out of a closed node's run is adopted by the node left without one",
+		tasks: []Task{open("a"), done("b", wfv1.NodeSucceeded), done("c", wfv1.NodeSucceeded)},
+		runs: []Run{
+			{NodeID: "a", Final: true, Reported: ModeShared, ReportedAt: t0, Landed: true},
+			{NodeID: "b", Final: true, Reported: ModeShared, ReportedAt: t0, Landed: true},
+			{NodeID: "c", Final: true, Reported: ModeShared, ReportedAt: t0},
+		},
+		now:  t0.Add(grace + time.Second),
+		want: Decision{Adopt: map[string]string{"c": "a"}, Answer: "c", Record: ModeOwn},
+	}, {
+		name:  "the same within the grace period: wait, the hand-out may still land",
+		tasks: []Task{open("a"), done("b", wfv1.NodeSucceeded), done("c", wfv1.NodeSucceeded)},
+		runs: []Run{
+			{NodeID: "a", Final: true, Reported: ModeShared, ReportedAt: t0, Landed: true},
+			{NodeID: "b", Final: true, Reported: ModeShared, ReportedAt: t0, Landed: true},
+			{NodeID: "c", Final: true, Reported: ModeShared, ReportedAt: t0},
+		},
+		now:  t0.Add(time.Second),
+		want: Decision{},
 	}}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -260,4 +282,92 @@ func permutations(n int) [][]int {
 		}
 	}
 	return out
+}
+
+// TestResolveRecoversLostHandOuts plays the agent against Resolve as above,
+// but one final hand-out (each in turn) never reaches its node: the agent
+// died before recording it. A result that reaches a node lands (Argo
+// shows it on the completed node). Every node must still receive exactly
+// one run's result, and no run's result two nodes.
+func TestResolveRecoversLostHandOuts(t *testing.T) {
+	for _, n := range []int{2, 3, 4} {
+		for _, order := range permutations(n) {
+			for lose := range n {
+				nodes := make([]string, n)
+				for i := range nodes {
+					nodes[i] = string(rune('a' + i))
+				}
+				runs := map[string]*Run{}
+				received := map[string]string{}
+				handouts := 0
+				now := t0
+				ask := func(asker string) {
+					var tasks []Task
+					for _, id := range nodes {
+						if _, ok := received[id]; !ok {
+							tasks = append(tasks, open(id))
+						} else {
+							tasks = append(tasks, done(id, wfv1.NodeSucceeded))
+						}
+					}
+					var rs []Run
+					for _, r := range runs {
+						rs = append(rs, *r)
+					}
+					d := Resolve(tasks, rs, now, grace)
+					for _, id := range d.Launch {
+						if _, dup := runs[id]; dup {
+							t.Fatalf("n=%d order=%v lose=%d: second run launched for %s", n, order, lose, id)
+						}
+						runs[id] = &Run{NodeID: id}
+					}
+					for from, to := range d.Adopt {
+						runs[from].AdoptedBy = to
+					}
+					if d.Record == ModeNone {
+						return
+					}
+					runs[d.Answer].Reported, runs[d.Answer].ReportedAt = d.Record, now
+					handouts++
+					if handouts-1 == lose {
+						return // lost on the way
+					}
+					received[asker] = d.Answer
+					runs[d.Answer].Landed = true
+				}
+				for _, id := range nodes {
+					ask(id)
+				}
+				for _, i := range order {
+					now = now.Add(time.Second)
+					runs[nodes[i]].Final = true
+					for range n {
+						for _, id := range nodes {
+							if _, ok := received[id]; !ok {
+								ask(id)
+							}
+						}
+					}
+				}
+				for range 2 * n {
+					now = now.Add(grace)
+					for _, id := range nodes {
+						if _, ok := received[id]; !ok {
+							ask(id)
+						}
+					}
+				}
+				if len(received) != n {
+					t.Fatalf("n=%d order=%v lose=%d: %d of %d nodes received a result: %v", n, order, lose, len(received), n, received)
+				}
+				seen := map[string]string{}
+				for node, run := range received {
+					if other, dup := seen[run]; dup {
+						t.Fatalf("n=%d order=%v lose=%d: run %s reached both %s and %s", n, order, lose, run, other, node)
+					}
+					seen[run] = node
+				}
+			}
+		}
+	}
 }
