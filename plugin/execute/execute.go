@@ -223,8 +223,8 @@ type request struct {
 	// timeout is the template's timeout over the whole run; 0 is none.
 	timeout time.Duration
 	now     time.Time
-	// jsonResult: an open node with this template is a loop's child, whose
-	// outputs.result Argo decodes as JSON (set by tasks).
+	// jsonResult: a node with this template is a loop's child, whose
+	// outputs.result Argo decodes as JSON (set by tasks and report).
 	jsonResult bool
 }
 
@@ -312,6 +312,15 @@ func (r *request) answer() (executor.ExecuteTemplateReply, error) {
 // report answers from one run, advancing its restart policy.
 func (r *request) report(run *run, record identity.Mode) (executor.ExecuteTemplateReply, error) {
 	head := run.head()
+	if w := r.scope.WorkflowObject(); w != nil && !r.jsonResult {
+		// No node with the template listed (the agent asks again about
+		// a node already done): the run's own node, or its adopter, says.
+		for _, id := range []string{run.nodeID, head.Annotations[spark.AnnotationAdoptedBy]} {
+			if loop, _ := identity.InLoop(w.Status.Nodes, id); loop {
+				r.jsonResult = true
+			}
+		}
+	}
 	v, l := r.verdict(run)
 	if l != limitNone && (v.Relaunch || v.Final) {
 		// The attempt was ended by a limit, not by Spark: stop its driver.
@@ -404,15 +413,12 @@ func (r *request) tasks(ts *wfv1.WorkflowTaskSet) ([]identity.Task, error) {
 		if n, ok := nodes[id]; ok && n.Phase.Completed() && (t.Recorded == nil || !t.Recorded.Phase.Completed()) {
 			t.Recorded = &wfv1.NodeResult{Phase: n.Phase, Message: n.Message, Outputs: n.Outputs}
 		}
-		if t.Open() {
-			// Identical nodes share runs, and which of them a reply
-			// reaches is unknown: one loop child among them makes the
-			// result JSON, since a plain one would fail the loop.
-			loop, known := identity.InLoop(nodes, id)
-			if !known {
-				r.log.Debug("node not in the cached workflow yet; result as for a node outside a loop", "node", id)
-			}
-			r.jsonResult = r.jsonResult || loop
+		// Identical nodes share runs, and which of them a reply reaches
+		// is unknown (a done one too, when the agent asks again): one
+		// loop child among them makes the result JSON, since a plain one
+		// would fail the loop.
+		if loop, _ := identity.InLoop(nodes, id); loop {
+			r.jsonResult = true
 		}
 		out = append(out, t)
 	}
