@@ -19,7 +19,6 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/wait"
-	"k8s.io/client-go/dynamic"
 
 	"github.com/sparkplug-io/sparkplug/e2e/cluster"
 	"github.com/sparkplug-io/sparkplug/plugin/build"
@@ -61,7 +60,7 @@ func installCRD(ctx context.Context, c *cluster.Cluster, file string) error {
 func removeCRD(t *testing.T, name string, gvr schema.GroupVersionResource) {
 	t.Helper()
 	ctx := context.Background()
-	dyn := dynamic.NewForConfigOrDie(testCluster.Config)
+	dyn := testCluster.Dynamic
 	if err := dyn.Resource(crds).Delete(ctx, name, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
 		t.Fatal(err)
 	}
@@ -75,7 +74,7 @@ func removeCRD(t *testing.T, name string, gvr schema.GroupVersionResource) {
 }
 
 func (e *env) podGroup(gvr schema.GroupVersionResource, name string) (*unstructured.Unstructured, error) {
-	return dynamic.NewForConfigOrDie(testCluster.Config).Resource(gvr).Namespace(e.ns).Get(context.Background(), name, metav1.GetOptions{})
+	return testCluster.Dynamic.Resource(gvr).Namespace(e.ns).Get(context.Background(), name, metav1.GetOptions{})
 }
 
 // checkPodGroup checks the PodGroup of a driver: made by sparkplug for
@@ -151,7 +150,7 @@ func TestVolcanoPodGroup(t *testing.T) {
 		t.Fatalf("with the CRD: %s; want Pending", describe(r))
 	}
 	d := e.onlyDriver()
-	name := strings.TrimSuffix(d.Name, "-driver") + "-pg"
+	name := podGroupName(d)
 	pg, err := e.podGroup(volcanoPodGroups, name)
 	if err != nil {
 		t.Fatalf("PodGroup %s: %v", name, err)
@@ -178,7 +177,7 @@ func TestVolcanoPodGroup(t *testing.T) {
 	if r.Node == nil || r.Node.Phase != wfv1.NodeFailed || !strings.Contains(r.Node.Message, `serviceaccount "nobody" not found`) {
 		t.Fatalf("refused driver: %s", describe(r))
 	}
-	list, err := dynamic.NewForConfigOrDie(testCluster.Config).Resource(volcanoPodGroups).Namespace(e.ns).List(context.Background(), metav1.ListOptions{})
+	list, err := testCluster.Dynamic.Resource(volcanoPodGroups).Namespace(e.ns).List(context.Background(), metav1.ListOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -202,7 +201,7 @@ func TestKubeSchedulerPodGroup(t *testing.T) {
 		t.Fatalf("first reply: %s; want Pending", describe(r))
 	}
 	d := e.onlyDriver()
-	name := strings.TrimSuffix(d.Name, "-driver") + "-pg"
+	name := podGroupName(d)
 	pg, err := e.podGroup(schedulerPluginsPodGroups, name)
 	if err != nil {
 		t.Fatalf("PodGroup %s: %v", name, err)
@@ -243,7 +242,7 @@ func TestSparkSubmitLauncherPodGroup(t *testing.T) {
 		t.Fatalf("first reply: %s; want Pending", describe(r))
 	}
 	d := e.onlyDriver()
-	name := strings.TrimSuffix(d.Name, "-driver") + "-pg"
+	name := podGroupName(d)
 	pg, err := e.podGroup(schedulerPluginsPodGroups, name)
 	if err != nil {
 		t.Fatalf("PodGroup %s: %v", name, err)
@@ -253,3 +252,6 @@ func TestSparkSubmitLauncherPodGroup(t *testing.T) {
 		t.Errorf("driver labels %v, want the group %s", d.Labels, name)
 	}
 }
+
+// podGroupName is the PodGroup of driver d: <run>-pg.
+func podGroupName(d corev1.Pod) string { return build.RunName(d.Name) + "-pg" }

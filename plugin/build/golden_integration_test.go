@@ -16,7 +16,6 @@ import (
 	schedulingv1 "k8s.io/api/scheduling/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/dynamic"
 	"sigs.k8s.io/yaml"
 
 	"github.com/sparkplug-io/sparkplug/e2e/cluster"
@@ -58,7 +57,7 @@ func TestGoldenObjectsServerSideDryRun(t *testing.T) {
 	}
 	b := newBuilder(t)
 	core := testCluster.Client.CoreV1()
-	dyn := dynamic.NewForConfigOrDie(testCluster.Config)
+	dyn := testCluster.Dynamic
 	for _, in := range inputs {
 		name := strings.TrimSuffix(filepath.Base(in), ".input.yaml")
 		t.Run(name, func(t *testing.T) {

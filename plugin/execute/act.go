@@ -65,9 +65,7 @@ func (r *request) stop(rn *run, l limit, a state.Assessment) error {
 	}
 	r.scope.Wrote(cm)
 	if head.DeletionTimestamp == nil {
-		uid := head.UID
-		err = r.core.clients.Kube.CoreV1().Pods(head.Namespace).Delete(r.ctx, head.Name, metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &uid}})
-		if err != nil && !apierrors.IsNotFound(err) && !apierrors.IsConflict(err) {
+		if err := r.core.deleteDriver(r.ctx, head); err != nil {
 			return fmt.Errorf("stop driver pod %s: %w", head.Name, err)
 		}
 	}
@@ -258,13 +256,11 @@ func (r *request) failKey(node string, attempt int) string {
 // discard deletes a driver whose launch was refused after it was created;
 // what it owns goes with it.
 func (r *request) discard(driver *corev1.Pod) {
-	uid := driver.UID
-	err := r.core.clients.Kube.CoreV1().Pods(driver.Namespace).Delete(r.ctx, driver.Name, metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &uid}})
-	if err != nil && !apierrors.IsNotFound(err) && !apierrors.IsConflict(err) {
+	if err := r.core.deleteDriver(r.ctx, driver); err != nil {
 		r.log.Error("cannot delete the driver of a refused launch; it goes with the workflow", "driver", driver.Name, "error", err.Error())
 		return
 	}
-	r.core.discarded.add(uid)
+	r.core.discarded.add(driver.UID)
 	r.core.metrics.Driver("deleted", "refused")
 }
 

@@ -28,9 +28,7 @@ func (c *Core) Sweep(ctx context.Context, sc *scope.Scope, why string) error {
 		if p.Labels[spark.LabelRole] != spark.RoleDriver || finished(p) {
 			continue
 		}
-		uid := p.UID
-		err := c.clients.Kube.CoreV1().Pods(p.Namespace).Delete(ctx, p.Name, metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &uid}})
-		if err != nil && !apierrors.IsNotFound(err) && !apierrors.IsConflict(err) {
+		if err := c.deleteDriver(ctx, p); err != nil {
 			errs = append(errs, fmt.Errorf("delete driver pod %s: %w", p.Name, err))
 			continue
 		}
@@ -96,6 +94,17 @@ func endingReason(w *wfv1.Workflow) string {
 	default:
 		return fmt.Sprintf("the workflow finished (%s)", w.Status.Phase)
 	}
+}
+
+// deleteDriver deletes driver pod p, that very pod (by uid): one already
+// gone, or replaced by a pod of its name, is no error.
+func (c *Core) deleteDriver(ctx context.Context, p *corev1.Pod) error {
+	uid := p.UID
+	err := c.clients.Kube.CoreV1().Pods(p.Namespace).Delete(ctx, p.Name, metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &uid}})
+	if apierrors.IsNotFound(err) || apierrors.IsConflict(err) {
+		return nil
+	}
+	return err
 }
 
 // finished reports whether a driver pod has stopped or is stopping.

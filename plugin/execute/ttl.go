@@ -78,17 +78,8 @@ func (c *Core) ExpireLeftovers(ctx context.Context) {
 			if !done {
 				continue
 			}
-			podUID := p.UID
-			err := c.clients.Kube.CoreV1().Pods(ns).Delete(ctx, p.Name, metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &podUID}})
-			if err != nil && !apierrors.IsNotFound(err) && !apierrors.IsConflict(err) {
-				c.log.Error("cannot delete an expired driver", "driver", p.Name, "error", err.Error())
-				continue
-			}
-			wf := p.Annotations[spark.AnnotationWorkflowName]
-			c.metrics.Driver("deleted", "expired")
-			c.log.Info("driver of a finished workflow deleted: its timeToLiveSeconds ran out", "workflow", wf, "driver", p.Name, "seen_by", via.Name)
-			c.event(scope.Workflow{Name: wf, Namespace: ns, UID: uid}, corev1.EventTypeNormal, "SparkDriverExpired",
-				"deleted driver "+p.Name+" of node "+p.Annotations[spark.AnnotationNodeID]+": timeToLiveSeconds ran out after the workflow finished")
+			wf := scope.Workflow{Name: p.Annotations[spark.AnnotationWorkflowName], Namespace: ns, UID: uid}
+			c.expire(ctx, wf, p, " after the workflow finished", "seen_by", via.Name)
 		}
 	}
 }
@@ -129,15 +120,7 @@ func (c *Core) Expire(ctx context.Context, sc *scope.Scope) {
 				}
 			}
 		}
-		uid := p.UID
-		err := c.clients.Kube.CoreV1().Pods(p.Namespace).Delete(ctx, p.Name, metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &uid}})
-		if err != nil && !apierrors.IsNotFound(err) && !apierrors.IsConflict(err) {
-			c.log.Error("cannot delete an expired driver", "driver", p.Name, "error", err.Error())
-			continue
-		}
-		c.metrics.Driver("deleted", "expired")
-		c.log.Info("driver deleted: its timeToLiveSeconds ran out", "workflow", sc.Workflow.Name, "driver", p.Name)
-		c.event(sc.Workflow, corev1.EventTypeNormal, "SparkDriverExpired", "deleted driver "+p.Name+" of node "+node+": timeToLiveSeconds ran out")
+		c.expire(ctx, sc.Workflow, p, "")
 	}
 }
 
@@ -149,4 +132,16 @@ func expired(p *corev1.Pod, now time.Time) bool {
 		return false
 	}
 	return !now.Before(endedAt(p, now).Add(time.Duration(ttl) * time.Second))
+}
+
+// expire deletes driver p of workflow wf, whose time to live ran out
+// (when: what else had to happen first, for the Event), and says so.
+func (c *Core) expire(ctx context.Context, wf scope.Workflow, p *corev1.Pod, when string, logArgs ...any) {
+	if err := c.deleteDriver(ctx, p); err != nil {
+		c.log.Error("cannot delete an expired driver", "driver", p.Name, "error", err.Error())
+		return
+	}
+	c.metrics.Driver("deleted", "expired")
+	c.log.Info("driver deleted: its timeToLiveSeconds ran out"+when, append([]any{"workflow", wf.Name, "driver", p.Name}, logArgs...)...)
+	c.event(wf, corev1.EventTypeNormal, "SparkDriverExpired", "deleted driver "+p.Name+" of node "+p.Annotations[spark.AnnotationNodeID]+": timeToLiveSeconds ran out"+when)
 }

@@ -118,7 +118,7 @@ func TestARefusedPodGroupHandoverLeavesTheRunAlone(t *testing.T) {
 	d := e.onlyDriver()
 	e.setDriverStatus(d.Name, running(true))
 	e.eventually(tmpl, "running", func(r executor.ExecuteTemplateReply) bool { return r.Node.Phase == wfv1.NodeRunning })
-	name := strings.TrimSuffix(d.Name, "-driver") + "-pg"
+	name := podGroupName(d)
 	pg, err := e.podGroup(schedulerPluginsPodGroups, name)
 	if err != nil {
 		t.Fatalf("PodGroup %s: %v", name, err)
