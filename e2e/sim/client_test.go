@@ -2,14 +2,10 @@ package sim
 
 import (
 	"context"
-	"os"
-	"strings"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes/fake"
-	"sigs.k8s.io/yaml"
 
 	"github.com/sparkplug-io/sparkplug/plugin/spark"
 )
@@ -17,27 +13,7 @@ import (
 // A client-mode driver's conf is its ConfigMap's spark-defaults.conf: the
 // simulator reads it there and makes the executors it describes.
 func TestExecutorPodsOfGoldenClientMode(t *testing.T) {
-	b, err := os.ReadFile("../../plugin/build/testdata/client-mode.golden.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var driver corev1.Pod
-	var cm corev1.ConfigMap
-	for _, doc := range strings.Split(string(b), "\n---\n") {
-		var meta metav1.TypeMeta
-		if err := yaml.Unmarshal([]byte(doc), &meta); err != nil {
-			t.Fatal(err)
-		}
-		switch meta.Kind {
-		case "Pod":
-			err = yaml.Unmarshal([]byte(doc), &driver)
-		case "ConfigMap":
-			err = yaml.Unmarshal([]byte(doc), &cm)
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
+	driver, cm := goldenDriver(t, "client-mode")
 	if _, ok := cm.Data[spark.PropertiesFile]; ok {
 		t.Fatalf("the client-mode ConfigMap has %s; this test is about %s", spark.PropertiesFile, spark.ClientDefaultsFile)
 	}

@@ -109,27 +109,7 @@ func TestParseProperties(t *testing.T) {
 // The executors of the builder's own golden SparkPi are what Spark would
 // create for it.
 func TestExecutorPodsOfGoldenSparkPi(t *testing.T) {
-	b, err := os.ReadFile("../../plugin/build/testdata/spark-pi.golden.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var driver corev1.Pod
-	var cm corev1.ConfigMap
-	for _, doc := range strings.Split(string(b), "\n---\n") {
-		var meta metav1.TypeMeta
-		if err := yaml.Unmarshal([]byte(doc), &meta); err != nil {
-			t.Fatal(err)
-		}
-		switch meta.Kind {
-		case "Pod":
-			err = yaml.Unmarshal([]byte(doc), &driver)
-		case "ConfigMap":
-			err = yaml.Unmarshal([]byte(doc), &cm)
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
+	driver, cm := goldenDriver(t, "spark-pi")
 	driver.UID = "driver-uid"
 	conf := parseProperties(cm.Data[spark.PropertiesFile])
 	pods, err := executorPods(&driver, conf)
@@ -180,4 +160,32 @@ func TestExecutorCount(t *testing.T) {
 	if _, err := executorCount(map[string]string{spark.ConfExecutorInstances: "many"}); err == nil {
 		t.Error("a count that is not a number: want an error")
 	}
+}
+
+// goldenDriver reads the driver pod and ConfigMap of one of the builder's
+// golden files (plugin/build/testdata/<name>.golden.yaml).
+func goldenDriver(t *testing.T, name string) (corev1.Pod, corev1.ConfigMap) {
+	t.Helper()
+	b, err := os.ReadFile("../../plugin/build/testdata/" + name + ".golden.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var driver corev1.Pod
+	var cm corev1.ConfigMap
+	for _, doc := range strings.Split(string(b), "\n---\n") {
+		var meta metav1.TypeMeta
+		if err := yaml.Unmarshal([]byte(doc), &meta); err != nil {
+			t.Fatal(err)
+		}
+		switch meta.Kind {
+		case "Pod":
+			err = yaml.Unmarshal([]byte(doc), &driver)
+		case "ConfigMap":
+			err = yaml.Unmarshal([]byte(doc), &cm)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	return driver, cm
 }
