@@ -27,6 +27,7 @@ import (
 
 	"github.com/sparkplug-io/sparkplug/plugin/build"
 	"github.com/sparkplug-io/sparkplug/plugin/identity"
+	"github.com/sparkplug-io/sparkplug/plugin/spark"
 	"github.com/sparkplug-io/sparkplug/plugin/spec"
 	"github.com/sparkplug-io/sparkplug/templates"
 )
@@ -682,7 +683,7 @@ func render(b *build.Builder, c call) (*rendered, error) {
 	h := fnv.New32a()
 	h.Write([]byte(c.path))
 	objs, err := b.Build(body, build.Run{
-		Workflow:    build.WorkflowRef{Name: name, Namespace: testNamespace, UID: "5b0c7a6e-7f0e-4f7b-9c33-0d1e2f3a4b5c"},
+		Workflow:    spark.WorkflowRef{Name: name, Namespace: testNamespace, UID: "5b0c7a6e-7f0e-4f7b-9c33-0d1e2f3a4b5c"},
 		NodeID:      fmt.Sprintf("%s-%d", name, h.Sum32()),
 		TemplateKey: key,
 		Attempt:     1,

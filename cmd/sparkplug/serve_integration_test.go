@@ -1381,7 +1381,7 @@ func TestSparkSubmitLauncherLifecycle(t *testing.T) {
 	if param(r, "driver-pod") != d.Name || param(r, "application-id") != d.Labels[spark.LabelAppSelector] {
 		t.Fatalf("outputs %s do not name driver %s (%s)", describe(r), d.Name, d.Labels[spark.LabelAppSelector])
 	}
-	native := build.NamesFor(build.Run{Workflow: build.WorkflowRef{Name: e.wf.Name, Namespace: e.ns, UID: string(e.wf.UID)}, NodeID: "spark-pi-1234", Attempt: 1})
+	native := build.NamesFor(build.Run{Workflow: spark.WorkflowRef{Name: e.wf.Name, Namespace: e.ns, UID: string(e.wf.UID)}, NodeID: "spark-pi-1234", Attempt: 1})
 	if d.Name != native.DriverPod {
 		t.Fatalf("driver %s, want the native launcher's name %s", d.Name, native.DriverPod)
 	}

@@ -311,7 +311,7 @@ func checkMetadata(objs *Objects) error {
 // WorkflowOwner is the driver's ownerReference (and a stopped driver's
 // tombstone's): deleting the Workflow deletes the driver, and through it
 // the rest.
-func WorkflowOwner(w WorkflowRef) metav1.OwnerReference {
+func WorkflowOwner(w spark.WorkflowRef) metav1.OwnerReference {
 	return metav1.OwnerReference{
 		APIVersion: "argoproj.io/v1alpha1",
 		Kind:       "Workflow",

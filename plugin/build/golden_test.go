@@ -8,6 +8,7 @@ import (
 
 	"sigs.k8s.io/yaml"
 
+	"github.com/sparkplug-io/sparkplug/plugin/spark"
 	"github.com/sparkplug-io/sparkplug/plugin/spec"
 	"github.com/sparkplug-io/sparkplug/templates"
 
@@ -18,13 +19,13 @@ import (
 // listed use the first.
 var goldenRuns = map[string]Run{
 	"default": {
-		Workflow:    WorkflowRef{Name: "nightly-etl-x7k2p", Namespace: "data", UID: "7c1e2f4a-2b8d-4e63-9a0f-1d2c3b4a5e6f"},
+		Workflow:    spark.WorkflowRef{Name: "nightly-etl-x7k2p", Namespace: "data", UID: "7c1e2f4a-2b8d-4e63-9a0f-1d2c3b4a5e6f"},
 		NodeID:      "nightly-etl-x7k2p-3141592653",
 		TemplateKey: "0a1b2c3d4e5f60718293",
 		Attempt:     1,
 	},
 	"kitchen-sink": {
-		Workflow:    WorkflowRef{Name: "kitchen-sink-9qz4m", Namespace: "analytics", UID: "0d6f9a52-8c1b-4f7e-b3a2-5e4d3c2b1a09"},
+		Workflow:    spark.WorkflowRef{Name: "kitchen-sink-9qz4m", Namespace: "analytics", UID: "0d6f9a52-8c1b-4f7e-b3a2-5e4d3c2b1a09"},
 		NodeID:      "kitchen-sink-9qz4m-2718281828",
 		TemplateKey: "ffeeddccbbaa99887766",
 		Attempt:     2,

@@ -11,13 +11,10 @@ import (
 	"github.com/sparkplug-io/sparkplug/plugin/spec"
 )
 
-// WorkflowRef names the Workflow a run belongs to.
-type WorkflowRef struct{ Name, Namespace, UID string }
-
 // Run is one launch of a Spark application for one Argo node: everything
 // besides the spark body that decides names, labels and owner.
 type Run struct {
-	Workflow WorkflowRef
+	Workflow spark.WorkflowRef
 	// NodeID is Argo's node id, in full (it may be longer than a label).
 	NodeID string
 	// TemplateKey is the label-safe hash of the Argo template (identity.Key).

@@ -29,7 +29,7 @@ func TestNamesFitKubernetesLimits(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			n := NamesFor(Run{
-				Workflow: WorkflowRef{Name: tc.workflow, Namespace: "ns", UID: "uid"},
+				Workflow: spark.WorkflowRef{Name: tc.workflow, Namespace: "ns", UID: "uid"},
 				NodeID:   strings.Repeat("node-", 80), // node ids can be long
 				Attempt:  tc.attempt,
 			})
@@ -52,18 +52,18 @@ func TestNamesFitKubernetesLimits(t *testing.T) {
 }
 
 func TestNamesKeepTheWorkflowNameReadable(t *testing.T) {
-	n := NamesFor(Run{Workflow: WorkflowRef{Name: "Nightly_ETL.v2", UID: "u"}, NodeID: "n", Attempt: 1})
+	n := NamesFor(Run{Workflow: spark.WorkflowRef{Name: "Nightly_ETL.v2", UID: "u"}, NodeID: "n", Attempt: 1})
 	if !strings.HasPrefix(n.Prefix, "nightly-etl-v2-") {
 		t.Errorf("prefix %q: want the workflow name made a DNS label first", n.Prefix)
 	}
-	long := NamesFor(Run{Workflow: WorkflowRef{Name: strings.Repeat("x", 100), UID: "u"}, NodeID: "n", Attempt: 1})
+	long := NamesFor(Run{Workflow: spark.WorkflowRef{Name: strings.Repeat("x", 100), UID: "u"}, NodeID: "n", Attempt: 1})
 	if got := strings.Count(long.Prefix, "x"); got != workflowPartMax {
 		t.Errorf("prefix %q keeps %d characters of the workflow name, want %d", long.Prefix, got, workflowPartMax)
 	}
 }
 
 func TestNamesAreDeterministicAndDistinct(t *testing.T) {
-	base := Run{Workflow: WorkflowRef{Name: "wf", Namespace: "ns", UID: "uid-1"}, NodeID: "wf-123", TemplateKey: "k", Attempt: 1}
+	base := Run{Workflow: spark.WorkflowRef{Name: "wf", Namespace: "ns", UID: "uid-1"}, NodeID: "wf-123", TemplateKey: "k", Attempt: 1}
 	if a, b := NamesFor(base), NamesFor(base); a != b {
 		t.Fatalf("same run, different names:\n%+v\n%+v", a, b)
 	}
@@ -89,7 +89,7 @@ func TestNamesAreDeterministicAndDistinct(t *testing.T) {
 }
 
 func TestAttemptSuffix(t *testing.T) {
-	r := Run{Workflow: WorkflowRef{Name: "wf", UID: "u"}, NodeID: "n"}
+	r := Run{Workflow: spark.WorkflowRef{Name: "wf", UID: "u"}, NodeID: "n"}
 	for attempt, suffix := range map[int]string{0: "", 1: "", 2: "-a2", 17: "-a17"} {
 		r.Attempt = attempt
 		n := NamesFor(r)
@@ -104,14 +104,14 @@ func TestAttemptSuffix(t *testing.T) {
 }
 
 func TestAppIDHasSparksFormat(t *testing.T) {
-	n := NamesFor(Run{Workflow: WorkflowRef{Name: "wf", UID: "u"}, NodeID: "n", Attempt: 3})
+	n := NamesFor(Run{Workflow: spark.WorkflowRef{Name: "wf", UID: "u"}, NodeID: "n", Attempt: 3})
 	if !regexp.MustCompile(`^spark-[0-9a-f]{32}$`).MatchString(n.AppID) {
 		t.Errorf("app id %q, want spark-<32 hex>", n.AppID)
 	}
 }
 
 func TestNamesFromTheDriverPodName(t *testing.T) {
-	n := NamesFor(Run{Workflow: WorkflowRef{Name: "wf", UID: "u"}, NodeID: "n", Attempt: 4})
+	n := NamesFor(Run{Workflow: spark.WorkflowRef{Name: "wf", UID: "u"}, NodeID: "n", Attempt: 4})
 	if got := ServiceName(n.DriverPod); got != n.Service {
 		t.Errorf("ServiceName(%s) = %s, want %s", n.DriverPod, got, n.Service)
 	}

@@ -50,7 +50,7 @@ func (r *request) stop(rn *run, l limit, a state.Assessment) error {
 			ann[k] = v
 		}
 	}
-	owner := build.WorkflowOwner(build.WorkflowRef{Name: r.wf.Name, Namespace: r.wf.Namespace, UID: r.wf.UID})
+	owner := build.WorkflowOwner(r.wf)
 	patch, err := json.Marshal(map[string]any{"metadata": map[string]any{
 		"annotations":     ann,
 		"ownerReferences": []metav1.OwnerReference{owner},
@@ -87,7 +87,7 @@ func (r *request) stop(rn *run, l limit, a state.Assessment) error {
 // launcher: natively here, or by spark-submit (sparkSubmit).
 func (r *request) launch(node string, attempt int, previous *corev1.Pod) (*run, *executor.ExecuteTemplateReply) {
 	br := build.Run{
-		Workflow:    build.WorkflowRef{Name: r.wf.Name, Namespace: r.wf.Namespace, UID: r.wf.UID},
+		Workflow:    r.wf,
 		NodeID:      node,
 		TemplateKey: r.key,
 		Attempt:     attempt,
@@ -166,7 +166,7 @@ func (r *request) ensureCompanions(rn *run) error {
 		return nil
 	}
 	objs, err := r.core.builder.Build(r.body, build.Run{
-		Workflow:    build.WorkflowRef{Name: r.wf.Name, Namespace: r.wf.Namespace, UID: r.wf.UID},
+		Workflow:    r.wf,
 		NodeID:      rn.nodeID,
 		TemplateKey: r.key,
 		Attempt:     rn.attempt(),

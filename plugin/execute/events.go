@@ -8,7 +8,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/record"
 
-	"github.com/sparkplug-io/sparkplug/plugin/scope"
+	"github.com/sparkplug-io/sparkplug/plugin/spark"
 )
 
 // Kubernetes Events on the Workflow tell what happened to its Spark runs
@@ -54,7 +54,7 @@ var eventReasons = map[string]string{
 }
 
 // stateEvent records an Event when a driver's state changed.
-func (c *Core) stateEvent(wf scope.Workflow, node, driver, message string) {
+func (c *Core) stateEvent(wf spark.WorkflowRef, node, driver, message string) {
 	word := stateWord(message)
 	if !c.events.changed(driver, word) {
 		return
@@ -70,7 +70,7 @@ func (c *Core) stateEvent(wf scope.Workflow, node, driver, message string) {
 	c.event(wf, kind, reason, "node "+node+", driver "+driver+": "+message)
 }
 
-func (c *Core) event(wf scope.Workflow, kind, reason, message string) {
+func (c *Core) event(wf spark.WorkflowRef, kind, reason, message string) {
 	if c.recorder == nil {
 		return
 	}

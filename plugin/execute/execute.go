@@ -180,7 +180,7 @@ func (c *Core) Execute(ctx context.Context, args executor.ExecuteTemplateArgs) (
 	if meta.Name == "" || meta.Namespace == "" || meta.UID == "" {
 		return none, fmt.Errorf("%w: workflow.metadata needs name, namespace and uid", ErrBadRequest)
 	}
-	wf := scope.Workflow{Name: meta.Name, Namespace: meta.Namespace, UID: meta.UID}
+	wf := spark.WorkflowRef{Name: meta.Name, Namespace: meta.Namespace, UID: meta.UID}
 	log := c.log.With("workflow", wf.Name, "namespace", wf.Namespace, "template", args.Template.Name)
 
 	body, err := spec.ParseWith(raw, c.opts.defaults())
@@ -216,7 +216,7 @@ type request struct {
 	core  *Core
 	ctx   context.Context
 	log   *slog.Logger
-	wf    scope.Workflow
+	wf    spark.WorkflowRef
 	scope *scope.Scope
 	body  *spec.SparkApplicationSpec
 	key   string

@@ -98,7 +98,7 @@ func (e *submitEnv) execute(t *testing.T) executor.ExecuteTemplateReply {
 
 // driverName is the driver pod of node wf-1's first attempt.
 func driverName() string {
-	return build.NamesFor(build.Run{Workflow: build.WorkflowRef{Name: "wf", Namespace: "ns", UID: "uid-1"}, NodeID: "wf-1", Attempt: 1}).DriverPod
+	return build.NamesFor(build.Run{Workflow: spark.WorkflowRef{Name: "wf", Namespace: "ns", UID: "uid-1"}, NodeID: "wf-1", Attempt: 1}).DriverPod
 }
 
 // createDriver creates the driver as spark-submit would: no sparkplug
@@ -164,7 +164,7 @@ func TestSparkSubmitAlreadyExistsAdoptsTheDriver(t *testing.T) {
 		p := a.(k8stesting.PatchAction)
 		patches = append(patches, string(p.GetPatchType())+" "+string(p.GetPatch()))
 		owned := pod.DeepCopy()
-		owned.OwnerReferences = []metav1.OwnerReference{build.WorkflowOwner(build.WorkflowRef{Name: "wf", Namespace: "ns", UID: "uid-1"})}
+		owned.OwnerReferences = []metav1.OwnerReference{build.WorkflowOwner(spark.WorkflowRef{Name: "wf", Namespace: "ns", UID: "uid-1"})}
 		return true, owned, nil
 	})
 	r := e.execute(t)
@@ -357,7 +357,7 @@ func TestRetarget(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	objs, err := b.Build(s, build.Run{Workflow: build.WorkflowRef{Name: "wf", Namespace: "ns", UID: "uid-1"}, NodeID: "wf-1", TemplateKey: "k"})
+	objs, err := b.Build(s, build.Run{Workflow: spark.WorkflowRef{Name: "wf", Namespace: "ns", UID: "uid-1"}, NodeID: "wf-1", TemplateKey: "k"})
 	if err != nil {
 		t.Fatal(err)
 	}

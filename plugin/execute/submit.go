@@ -193,7 +193,7 @@ func (r *request) cachedPod(name string) *corev1.Pod {
 // driver spark-submit created without it, whose plugin stopped before
 // runSubmit patched it. A driver that has it costs no API request.
 func (r *request) ensureOwner(driver *corev1.Pod) error {
-	owner := build.WorkflowOwner(build.WorkflowRef{Name: r.wf.Name, Namespace: r.wf.Namespace, UID: r.wf.UID})
+	owner := build.WorkflowOwner(r.wf)
 	if hasOwner(driver, owner.UID) {
 		return nil
 	}

@@ -47,7 +47,7 @@ func (c *Core) Run(ctx context.Context, interval time.Duration) {
 func (c *Core) ExpireLeftovers(ctx context.Context) {
 	now := c.opts.Now()
 	served := map[string]bool{}
-	namespaces := map[string]scope.Workflow{}
+	namespaces := map[string]spark.WorkflowRef{}
 	for _, sc := range c.scopes.Scopes() {
 		served[sc.Workflow.UID] = true
 		namespaces[sc.Workflow.Namespace] = sc.Workflow
@@ -78,7 +78,7 @@ func (c *Core) ExpireLeftovers(ctx context.Context) {
 			if !done {
 				continue
 			}
-			wf := scope.Workflow{Name: p.Annotations[spark.AnnotationWorkflowName], Namespace: ns, UID: uid}
+			wf := spark.WorkflowRef{Name: p.Annotations[spark.AnnotationWorkflowName], Namespace: ns, UID: uid}
 			c.expire(ctx, wf, p, " after the workflow finished", "seen_by", via.Name)
 		}
 	}
@@ -136,7 +136,7 @@ func expired(p *corev1.Pod, now time.Time) bool {
 
 // expire deletes driver p of workflow wf, whose time to live ran out
 // (when: what else had to happen first, for the Event), and says so.
-func (c *Core) expire(ctx context.Context, wf scope.Workflow, p *corev1.Pod, when string, logArgs ...any) {
+func (c *Core) expire(ctx context.Context, wf spark.WorkflowRef, p *corev1.Pod, when string, logArgs ...any) {
 	if err := c.deleteDriver(ctx, p); err != nil {
 		c.log.Error("cannot delete an expired driver", "driver", p.Name, "error", err.Error())
 		return

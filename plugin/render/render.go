@@ -20,6 +20,7 @@ import (
 
 	"github.com/sparkplug-io/sparkplug/plugin/build"
 	"github.com/sparkplug-io/sparkplug/plugin/identity"
+	"github.com/sparkplug-io/sparkplug/plugin/spark"
 	"github.com/sparkplug-io/sparkplug/plugin/spec"
 	"github.com/sparkplug-io/sparkplug/plugin/submit"
 )
@@ -233,7 +234,7 @@ func workflowSteps(kind string, raw []byte, o Options) ([]Step, error) {
 
 // prepare substitutes the template's parameters and names its run.
 func prepare(t wfv1.Template, meta metav1.ObjectMeta, globals map[string]string, o Options) Step {
-	wf := build.WorkflowRef{Name: o.Workflow, Namespace: o.Namespace, UID: o.UID}
+	wf := spark.WorkflowRef{Name: o.Workflow, Namespace: o.Namespace, UID: o.UID}
 	if wf.Name == "" {
 		switch {
 		case meta.Name != "":

@@ -31,11 +31,6 @@ import (
 // should answer 503 so the agent retries.
 var ErrNotReady = errors.New("the workflow's cache is not ready yet")
 
-// Workflow names the workflow a request belongs to.
-type Workflow struct {
-	Name, Namespace, UID string
-}
-
 // Clients are the API clients a Scope lists, watches and writes with.
 type Clients struct {
 	Kube      kubernetes.Interface
@@ -50,7 +45,7 @@ const mutationTTL = 15 * time.Second
 
 // Scope is the cache of one workflow.
 type Scope struct {
-	Workflow Workflow
+	Workflow spark.WorkflowRef
 
 	pods, configMaps, services cache.MutationCache
 	// ingresses are watched too, but a scope is ready without them
@@ -130,7 +125,7 @@ func NewRegistry(clients Clients, idle time.Duration, log *slog.Logger, now func
 
 // Get returns the workflow's scope, starting it on first use, and waits
 // for its cache to sync until ctx is done, then returns ErrNotReady.
-func (r *Registry) Get(ctx context.Context, wf Workflow) (*Scope, error) {
+func (r *Registry) Get(ctx context.Context, wf spark.WorkflowRef) (*Scope, error) {
 	r.mu.Lock()
 	s, ok := r.scopes[wf.UID]
 	if !ok {
@@ -187,7 +182,7 @@ func (r *Registry) Run(ctx context.Context) {
 	}
 }
 
-func (r *Registry) start(wf Workflow) *Scope {
+func (r *Registry) start(wf spark.WorkflowRef) *Scope {
 	ctx, cancel := context.WithCancel(context.Background())
 	s := &Scope{Workflow: wf, cancel: cancel, synced: make(chan struct{}), keys: map[string]string{}}
 	selector := labels.Set{spark.LabelWorkflowUID: wf.UID}.AsSelector().String()

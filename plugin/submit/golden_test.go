@@ -18,7 +18,7 @@ import (
 
 // goldenRun is the run every golden input is built for.
 var goldenRun = build.Run{
-	Workflow:    build.WorkflowRef{Name: "nightly-etl-x7k2p", Namespace: "data", UID: "7c1e2f4a-2b8d-4e63-9a0f-1d2c3b4a5e6f"},
+	Workflow:    spark.WorkflowRef{Name: "nightly-etl-x7k2p", Namespace: "data", UID: "7c1e2f4a-2b8d-4e63-9a0f-1d2c3b4a5e6f"},
 	NodeID:      "nightly-etl-x7k2p-3141592653",
 	TemplateKey: "0a1b2c3d4e5f60718293",
 	Attempt:     1,
