@@ -20,7 +20,6 @@ import (
 	"github.com/sparkplug-io/sparkplug/plugin/scope"
 	"github.com/sparkplug-io/sparkplug/plugin/spark"
 	"github.com/sparkplug-io/sparkplug/plugin/spec"
-	"github.com/sparkplug-io/sparkplug/plugin/submit"
 )
 
 // Output parameter names every spark node reports.
@@ -30,98 +29,6 @@ const (
 	OutputSparkUI       = "spark-ui"
 	OutputAttempt       = "attempt"
 )
-
-// Options tune the request core. Zero values are replaced by defaults in
-// Validate.
-type Options struct {
-	// RequeuePending is the requeue while a driver is being submitted or
-	// waits to start; RequeueRunning while it runs.
-	RequeuePending, RequeueRunning time.Duration
-	// NotFoundGrace is how long a driver missing from the cache is
-	// tolerated after its creation before the attempt fails.
-	NotFoundGrace time.Duration
-	// HandoutGrace is how long a result handed to one of several identical
-	// nodes may take to show in the TaskSet before it counts as lost.
-	HandoutGrace time.Duration
-	// CacheWait is how long a request waits for a new workflow's cache to
-	// sync before answering 503.
-	CacheWait time.Duration
-	// LeftoverInterval is how often the namespaces this process serves are
-	// searched for expired drivers of finished workflows (ExpireLeftovers).
-	LeftoverInterval time.Duration
-	// Launcher launches the drivers of bodies whose sparkplug.launcher
-	// names none: spec.LauncherNative (the default) or
-	// spec.LauncherSparkSubmit.
-	Launcher string
-	// Submit sets up the spark-submit launcher; without Submit.SparkHome,
-	// a body asking for it fails.
-	Submit submit.Options
-	// IngressURLFormat and IngressClassName are the Spark UI Ingress's URL
-	// format and the class of every Ingress, for bodies whose
-	// sparkplug.uiIngress does not say (spec.PluginDefaults).
-	IngressURLFormat, IngressClassName string
-	// SubmitWait is how long a request waits for a spark-submit run before
-	// replying Pending; the run goes on and a later request takes its
-	// result. It stays well under the agent's 30 s request timeout.
-	SubmitWait time.Duration
-	// Now is the clock.
-	Now func() time.Time
-}
-
-// MaxSubmitWait is the longest SubmitWait: Argo's agent gives up on a
-// request after 30 s.
-const MaxSubmitWait = 20 * time.Second
-
-// Validate fills defaults and rejects nonsense.
-func (o *Options) Validate() error {
-	def := func(d *time.Duration, v time.Duration) {
-		if *d == 0 {
-			*d = v
-		}
-	}
-	def(&o.RequeuePending, 5*time.Second)
-	def(&o.RequeueRunning, 15*time.Second)
-	def(&o.NotFoundGrace, 30*time.Second)
-	def(&o.HandoutGrace, time.Minute)
-	def(&o.CacheWait, 10*time.Second)
-	def(&o.LeftoverInterval, time.Minute)
-	def(&o.SubmitWait, 10*time.Second)
-	if o.Now == nil {
-		o.Now = time.Now
-	}
-	for name, d := range map[string]time.Duration{
-		"requeue-pending": o.RequeuePending, "requeue-running": o.RequeueRunning,
-		"not-found-grace": o.NotFoundGrace, "handout-grace": o.HandoutGrace, "cache-wait": o.CacheWait,
-		"ttl-leftover-interval": o.LeftoverInterval,
-	} {
-		if d < 0 {
-			return fmt.Errorf("--%s must not be negative, got %s", name, d)
-		}
-	}
-	if o.SubmitWait < 0 || o.SubmitWait > MaxSubmitWait {
-		return fmt.Errorf("submit wait %s: want between 0 and %s, as Argo's agent gives up on a request after 30 s", o.SubmitWait, MaxSubmitWait)
-	}
-	switch o.Launcher {
-	case "":
-		o.Launcher = spec.LauncherNative
-	case spec.LauncherNative:
-	case spec.LauncherSparkSubmit:
-		if o.Submit.SparkHome == "" {
-			return errors.New("--launcher spark-submit needs --spark-home: the Spark distribution whose bin/spark-submit launches the drivers")
-		}
-	default:
-		return fmt.Errorf("--launcher must be %s or %s, got %q", spec.LauncherNative, spec.LauncherSparkSubmit, o.Launcher)
-	}
-	if err := o.defaults().Validate(); err != nil {
-		return err
-	}
-	return o.Submit.Validate()
-}
-
-// defaults are what the options give every body that does not say.
-func (o *Options) defaults() spec.PluginDefaults {
-	return spec.PluginDefaults{Launcher: o.Launcher, IngressURLFormat: o.IngressURLFormat, IngressClassName: o.IngressClassName}
-}
 
 // ErrBadRequest marks a request that is not a template.execute request at
 // all (the server answers 400).

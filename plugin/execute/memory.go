@@ -4,8 +4,9 @@ import (
 	"sync"
 	"time"
 
-	"github.com/sparkplug-io/sparkplug/plugin/spec"
 	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/sparkplug-io/sparkplug/plugin/spec"
 )
 
 // keyedMutex serialises requests for one (workflow, template key): the

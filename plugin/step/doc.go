@@ -1,0 +1,16 @@
+// Package step is the one pipeline from an Argo template to the objects of
+// one attempt of its run, used alike by the request core (package
+// execute), by `sparkplug render` (package render) and by the examples'
+// tests, so that what a person previews is what the plugin does:
+//
+//	template --Parse--> Step{Body, Key, Timeout} --Build(workflow, node, attempt)--> build.Objects
+//
+// Parse reads the template's spark body with the plugin's defaults and
+// keys the template (package identity); Build names the run and has
+// package build make its objects. Substitute is Argo's simple parameter
+// substitution, for the callers that hold a template before Argo has
+// resolved it (render, the examples' tests); the agent sends templates
+// already substituted.
+//
+// Everything here is pure: no API server, no clock.
+package step
