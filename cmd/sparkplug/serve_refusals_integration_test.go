@@ -161,7 +161,7 @@ func TestARefusedLaunchIsRetriedAsTheSpecSays(t *testing.T) {
 	if r := e.execute(tmpl); r.Node == nil || r.Node.Phase != wfv1.NodePending || !strings.HasPrefix(r.Node.Message, "SUBMISSION_FAILED: retry 1/2 soon: create Service ") {
 		t.Fatalf("first reply %s; want the first refusal, to be retried", describe(r))
 	}
-	if r := e.execute(tmpl); r.Node == nil || r.Node.Phase != wfv1.NodePending || !strings.HasPrefix(r.Node.Message, "SUBMISSION_FAILED: retry 2/2 in ") {
+	if r := e.execute(tmpl); r.Node == nil || r.Node.Phase != wfv1.NodePending || !strings.HasPrefix(r.Node.Message, "SUBMISSION_FAILED: retry 1/2 in ") {
 		t.Fatalf("asked again at once: %s; want the retry waiting for its interval", describe(r))
 	}
 	r := e.eventually(tmpl, "failed after the retries", func(r executor.ExecuteTemplateReply) bool { return r.Node.Phase == wfv1.NodeFailed })

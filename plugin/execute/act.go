@@ -1,32 +1,136 @@
 package execute
 
 import (
-	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"slices"
-	"strconv"
-	"strings"
 	"time"
 
 	wfv1 "github.com/argoproj/argo-workflows/v3/pkg/apis/workflow/v1alpha1"
 	"github.com/argoproj/argo-workflows/v3/pkg/plugins/executor"
 	corev1 "k8s.io/api/core/v1"
-	networkingv1 "k8s.io/api/networking/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/client-go/dynamic"
 
 	"github.com/sparkplug-io/sparkplug/plugin/build"
+	"github.com/sparkplug-io/sparkplug/plugin/identity"
 	"github.com/sparkplug-io/sparkplug/plugin/spark"
-	"github.com/sparkplug-io/sparkplug/plugin/spec"
 	"github.com/sparkplug-io/sparkplug/plugin/state"
 )
+
+// answer is one request: gather, decide, act. It re-decides at most once
+// more: with a fresh TaskSet when the decision rested on closed nodes only,
+// and, after launching a run's next attempt, how that attempt answers.
+func (r *request) answer() (executor.ExecuteTemplateReply, error) {
+	snap, err := r.gather(r.scope.TaskSet())
+	if err != nil {
+		return executor.ExecuteTemplateReply{}, err
+	}
+	pl := decide(snap, r.policy)
+	if pl.closed {
+		// No open node in the cache: it may lag behind a node the
+		// controller just added (the agent can ask within milliseconds),
+		// and an old node's result must never answer a new one. Read the
+		// TaskSet afresh. Steady-state polls always see their own open
+		// node and never come here.
+		ts, err := r.core.clients.Workflows.ArgoprojV1alpha1().WorkflowTaskSets(r.wf.Namespace).Get(r.ctx, r.wf.Name, metav1.GetOptions{})
+		if err != nil && !apierrors.IsNotFound(err) {
+			return executor.ExecuteTemplateReply{}, fmt.Errorf("get workflowtaskset %s/%s: %w", r.wf.Namespace, r.wf.Name, err)
+		}
+		if err == nil {
+			if snap, err = r.gather(ts); err != nil {
+				return executor.ExecuteTemplateReply{}, err
+			}
+			pl = decide(snap, r.policy)
+		}
+	}
+	return r.act(snap, pl)
+}
+
+// act carries out a plan: launches, adoptions, companions, then the
+// answering run's report.
+func (r *request) act(snap *snapshot, pl plan) (executor.ExecuteTemplateReply, error) {
+	switch {
+	case pl.outcome != nil:
+		r.log.Info("template not listed in the workflow's task set")
+		return r.reply(*pl.outcome), nil
+	case pl.repeat != nil:
+		return executor.ExecuteTemplateReply{Node: pl.repeat}, nil
+	}
+	for _, o := range pl.launch {
+		if o.blocked != nil {
+			return r.reply(*o.blocked), nil
+		}
+		rn, failure := r.launch(o, nil)
+		if failure != nil {
+			return r.reply(*failure), nil
+		}
+		snap.runs[o.node] = rn
+	}
+	for from, to := range pl.adopt {
+		if err := r.annotate(snap.runs[from], map[string]string{spark.AnnotationAdoptedBy: to}); err != nil {
+			return executor.ExecuteTemplateReply{}, err
+		}
+		r.log.Info("run adopted by an identical node", "run_node", from, "node", to)
+	}
+	for _, n := range pl.ensure {
+		if failure, err := r.ensureCompanions(snap.runs[n]); failure != nil || err != nil {
+			if failure != nil {
+				return r.reply(*failure), nil
+			}
+			return executor.ExecuteTemplateReply{}, err
+		}
+	}
+	if pl.answer == "" {
+		return r.reply(waitingForIdentical()), nil
+	}
+	return r.report(snap, snap.runs[pl.answer], pl.record)
+}
+
+// report answers from one run, carrying out decideReport: stop the driver
+// a limit ended, launch the next attempt (and decide again how that one
+// answers), record the hand-out, record an Event of the state.
+func (r *request) report(snap *snapshot, rn *run, record identity.Mode) (executor.ExecuteTemplateReply, error) {
+	rep := decideReport(snap, r.policy, rn, record)
+	if rep.stop != limitNone {
+		// The attempt was ended by a limit, not by Spark: stop its driver.
+		if err := r.stop(rn, rep.stop, rep.verdict.ended); err != nil {
+			return executor.ExecuteTemplateReply{}, err
+		}
+	}
+	if rep.relaunch {
+		if rep.blocked != nil {
+			return r.reply(*rep.blocked), nil
+		}
+		next, failure := r.launch(launchOrder{node: rn.nodeID, attempt: rn.attempt() + 1}, rn.head())
+		if failure != nil {
+			return r.reply(*failure), nil
+		}
+		next.executors = r.executors(next.head())
+		snap.runs[rn.nodeID] = next
+		rn = next
+		again := decideReport(snap, r.policy, rn, record)
+		rep.verdict, rep.record = again.verdict, again.record
+	}
+	head := rn.head()
+	v := rep.verdict
+	if rep.record != identity.ModeNone {
+		if err := r.annotate(rn, map[string]string{
+			spark.AnnotationReported:     r.now.UTC().Format(time.RFC3339),
+			spark.AnnotationReportedMode: string(rep.record),
+		}); err != nil {
+			return executor.ExecuteTemplateReply{}, err
+		}
+		r.log.Info("final result handed out", "node", rn.nodeID, "driver", head.Name, "mode", rep.record, "phase", v.Outcome.Phase, "message", v.Outcome.Message())
+	}
+	r.core.stateEvent(r.wf, rn.nodeID, head.Name, v.Outcome)
+	return reply(v.Outcome, head, rep.json, r.step.Body, r.core.opts), nil
+}
+
+// reply answers an outcome without a driver.
+func (r *request) reply(o state.Outcome) executor.ExecuteTemplateReply {
+	return reply(o, nil, false, r.step.Body, r.core.opts)
+}
 
 // stop ends a run's newest driver that a limit ended. It first turns the
 // driver's ConfigMap into a tombstone (owned by the Workflow instead of the
@@ -80,308 +184,6 @@ func (r *request) stop(rn *run, l limit, a state.Assessment) error {
 	return nil
 }
 
-// launch creates attempt n of the node's run: the batch scheduler's
-// PodGroup, if any, then the driver pod, then its ConfigMap and Service
-// owned by it. A driver that already exists (a repeated call, a restarted
-// plugin) is taken as it is. The driver pod is created by the request's
-// launcher: natively here, or by spark-submit (sparkSubmit).
-func (r *request) launch(node string, attempt int, previous *corev1.Pod) (*run, *executor.ExecuteTemplateReply) {
-	br := build.Run{
-		Workflow:    r.wf,
-		NodeID:      node,
-		TemplateKey: r.key,
-		Attempt:     attempt,
-	}
-	objs, err := r.core.builder.Build(r.body, br)
-	if err != nil {
-		reply := failed(fmt.Sprintf("SUBMISSION_FAILED: build driver objects: %s", err))
-		return nil, &reply
-	}
-	if previous != nil {
-		// Carry the run's bookkeeping to the new head.
-		for _, k := range []string{spark.AnnotationAdoptedBy} {
-			if v, ok := previous.Annotations[k]; ok {
-				objs.Driver.Annotations[k] = v
-			}
-		}
-	}
-	pods := r.core.clients.Kube.CoreV1().Pods(r.wf.Namespace)
-	failKey := r.failKey(node, attempt)
-	if wait, blocked := r.core.failures.backoff(failKey, r.body.RestartPolicy, r.now); blocked {
-		f := r.core.failures.get(failKey)
-		reply := r.reply(wfv1.NodePending, fmt.Sprintf("SUBMISSION_FAILED: retry %d%s in %s: %s", f.count+1, submissionMax(r.body.RestartPolicy), wait.Round(time.Second), f.message), nil)
-		return nil, &reply
-	}
-	if reply := r.createPodGroup(objs.PodGroup, failKey, node); reply != nil {
-		return nil, reply
-	}
-	var created *corev1.Pod
-	if r.launcher() == spec.LauncherSparkSubmit {
-		var reply *executor.ExecuteTemplateReply
-		if created, reply = r.sparkSubmit(objs, br, node, failKey); reply != nil {
-			return nil, reply
-		}
-	} else {
-		created, err = pods.Create(r.ctx, objs.Driver, metav1.CreateOptions{})
-		switch {
-		case err == nil:
-			r.log.Info("driver pod created", "node", node, "driver", created.Name, "attempt", attempt)
-			r.core.metrics.Driver("launched", "")
-		case apierrors.IsAlreadyExists(err):
-			created, err = pods.Get(r.ctx, objs.Driver.Name, metav1.GetOptions{})
-			if err != nil {
-				return nil, r.transient("get existing driver pod %s: %s", objs.Driver.Name, err)
-			}
-			r.log.Info("driver pod already existed; continuing with it", "node", node, "driver", created.Name)
-		case isTransient(err):
-			return nil, r.transient("create driver pod %s: %s", objs.Driver.Name, err)
-		default:
-			r.withdrawPodGroup(objs.PodGroup)
-			return nil, r.rejected(failKey, node, apiMessage(err))
-		}
-	}
-	r.scope.Wrote(created)
-	rn := &run{nodeID: node, attempts: []*corev1.Pod{created}}
-	if err := r.companions(objs, created); err != nil {
-		var refused *refusedError
-		if errors.As(err, &refused) {
-			r.discard(created)
-			return nil, r.rejected(failKey, node, refused.Error())
-		}
-		return nil, r.transient("%s", err)
-	}
-	// Counted until the whole launch went through: a driver whose
-	// companions are refused is a refused submission too.
-	r.core.failures.clear(failKey)
-	return rn, nil
-}
-
-// ensureCompanions recreates the objects a live driver owns (ConfigMap,
-// Services, ...) when they are missing: the plugin stopped between
-// creating the pod and them. Once a driver's companions are known to exist
-// it is not checked again, so in steady state this makes no API request.
-func (r *request) ensureCompanions(rn *run) error {
-	head := rn.head()
-	if head.UID == "" || r.core.companions.has(head.UID) {
-		return nil
-	}
-	objs, err := r.core.builder.Build(r.body, build.Run{
-		Workflow:    r.wf,
-		NodeID:      rn.nodeID,
-		TemplateKey: r.key,
-		Attempt:     rn.attempt(),
-	})
-	if err != nil {
-		return fmt.Errorf("rebuild objects of %s: %w", head.Name, err)
-	}
-	return r.companions(objs, head)
-}
-
-// companions creates the objects a driver owns, those the cache does not
-// show yet; one that already exists is taken as it is. A driver
-// spark-submit created gets the Workflow as owner first, if it lacks it,
-// and the objects select its application id (retarget).
-func (r *request) companions(objs *build.Objects, driver *corev1.Pod) error {
-	if err := r.ensureOwner(driver); err != nil {
-		return err
-	}
-	build.OwnedBy(objs, driver)
-	retarget(objs, driver)
-	if pg := objs.PodGroup; pg != nil && build.InPodGroup(driver, pg) {
-		// A driver an older sparkplug launched names no group: nothing to
-		// hand over.
-		if err := r.adoptPodGroup(pg); err != nil {
-			var refused *refusedError
-			var status apierrors.APIStatus
-			if errors.As(err, &refused) || isTransient(err) || !errors.As(err, &status) {
-				return err
-			}
-			// The group works as it is; it only stays the Workflow's.
-			msg := fmt.Sprintf("PodGroup %s not handed to driver %s, it goes with the Workflow instead: %s", pg.GetName(), driver.Name, apiMessage(err))
-			r.log.Warn("pod group handover refused", "driver", driver.Name, "pod_group", pg.GetName(), "error", apiMessage(err))
-			r.core.event(r.wf, corev1.EventTypeWarning, "SparkObjectRefused", msg)
-		}
-	}
-	for _, o := range objs.Companions() {
-		if r.scope.Has(o) {
-			continue
-		}
-		created, err := r.create(o)
-		var status apierrors.APIStatus
-		switch {
-		case err == nil:
-			r.scope.Wrote(created)
-		case apierrors.IsAlreadyExists(err):
-		case isTransient(err) || !errors.As(err, &status):
-			return fmt.Errorf("create %s %s: %w", kindOf(o), o.GetName(), err)
-		case slices.Contains(objs.Extra, o):
-			// The UI's Service and the Ingresses: the application runs
-			// without them, so a refusal is said, not fatal.
-			msg := fmt.Sprintf("%s %s of driver %s not created, the application runs without it: %s", kindOf(o), o.GetName(), driver.Name, apiMessage(err))
-			r.log.Warn("companion refused", "driver", driver.Name, "object", o.GetName(), "error", apiMessage(err))
-			r.core.event(r.wf, corev1.EventTypeWarning, "SparkObjectRefused", msg)
-		default:
-			return &refusedError{what: kindOf(o) + " " + o.GetName(), err: err}
-		}
-	}
-	r.core.companions.add(driver.UID)
-	return nil
-}
-
-// refusedError is a companion the driver needs (its ConfigMap, its
-// Service) that the API server refused for good: forbidden, over a quota,
-// invalid. Asking again cannot help; the attempt is a refused submission.
-type refusedError struct {
-	what string
-	err  error
-}
-
-func (e *refusedError) Error() string { return "create " + e.what + ": " + apiMessage(e.err) }
-func (e *refusedError) Unwrap() error { return e.err }
-
-// kindOf names an object's kind for messages.
-func kindOf(o build.Object) string {
-	if k := o.GetObjectKind().GroupVersionKind().Kind; k != "" {
-		return k
-	}
-	t := fmt.Sprintf("%T", o)
-	return t[strings.LastIndex(t, ".")+1:]
-}
-
-// failKey names one attempt of a node in the submission-failure counts.
-func (r *request) failKey(node string, attempt int) string {
-	return r.wf.UID + "/" + node + "/" + strconv.Itoa(attempt)
-}
-
-// discard deletes a driver whose launch was refused after it was created;
-// what it owns goes with it.
-func (r *request) discard(driver *corev1.Pod) {
-	if err := r.core.deleteDriver(r.ctx, driver); err != nil {
-		r.log.Error("cannot delete the driver of a refused launch; it goes with the workflow", "driver", driver.Name, "error", err.Error())
-		return
-	}
-	r.core.discarded.add(driver.UID)
-	r.core.metrics.Driver("deleted", "refused")
-}
-
-// create creates one object with its typed client, or, for an
-// unstructured one (a PodGroup), with the dynamic client.
-func (r *request) create(o build.Object) (runtime.Object, error) {
-	kube := r.core.clients.Kube
-	ns := r.wf.Namespace
-	opts := metav1.CreateOptions{}
-	switch o := o.(type) {
-	case *unstructured.Unstructured:
-		res, err := r.dynamicResource(o)
-		if err != nil {
-			return nil, err
-		}
-		return res.Create(r.ctx, o, opts)
-	case *corev1.ConfigMap:
-		return kube.CoreV1().ConfigMaps(ns).Create(r.ctx, o, opts)
-	case *corev1.Service:
-		return kube.CoreV1().Services(ns).Create(r.ctx, o, opts)
-	case *networkingv1.Ingress:
-		return kube.NetworkingV1().Ingresses(ns).Create(r.ctx, o, opts)
-	default:
-		return nil, fmt.Errorf("sparkplug does not create %T objects", o)
-	}
-}
-
-// dynamicResource is the dynamic client's resource for an unstructured
-// object the builder made.
-func (r *request) dynamicResource(o *unstructured.Unstructured) (dynamic.ResourceInterface, error) {
-	if r.core.clients.Dynamic == nil {
-		return nil, fmt.Errorf("no dynamic client to create %s %s with", o.GetKind(), o.GetName())
-	}
-	if o.GetKind() != spark.PodGroupKind {
-		return nil, fmt.Errorf("sparkplug does not create %s objects", o.GroupVersionKind())
-	}
-	return r.core.clients.Dynamic.Resource(build.PodGroupResource(o)).Namespace(r.wf.Namespace), nil
-}
-
-// createPodGroup creates the run's PodGroup before its driver, owned by
-// the Workflow: the batch scheduler must know it when it sees the driver.
-// One that exists (a repeated call) is taken as it is. The API server
-// having no such resource means the scheduler's CRD is not installed: a
-// refused submission, counted and retried per onSubmissionFailureRetries
-// as the Spark operator retries a failed batch scheduling, with a message
-// that names the fix.
-func (r *request) createPodGroup(pg *unstructured.Unstructured, failKey, node string) *executor.ExecuteTemplateReply {
-	if pg == nil {
-		return nil
-	}
-	_, err := r.create(pg)
-	switch {
-	case err == nil:
-		r.log.Info("pod group created", "node", node, "pod_group", pg.GetName(), "api_version", pg.GetAPIVersion())
-		return nil
-	case apierrors.IsAlreadyExists(err):
-		return nil
-	case apierrors.IsNotFound(err) || meta.IsNoMatchError(err):
-		// Before isTransient: the API server's 404 for a resource it does
-		// not serve is an "unexpected server response" to client-go.
-		return r.rejected(failKey, node, build.MissingPodGroupCRD(pg))
-	case isTransient(err):
-		return r.transient("create PodGroup %s: %s", pg.GetName(), err)
-	default:
-		return r.rejected(failKey, node, fmt.Sprintf("create PodGroup %s: %s", pg.GetName(), apiMessage(err)))
-	}
-}
-
-// adoptPodGroup hands the run's PodGroup, created owned by the Workflow,
-// to the driver (OwnedBy set its owner), so that it goes with the driver,
-// and labels it with the driver's application id (retarget: spark-submit
-// chooses its own); one that is missing (someone deleted it) is created
-// owned by the driver. This is one request per driver and process, like
-// the other companions' checks.
-func (r *request) adoptPodGroup(pg *unstructured.Unstructured) error {
-	if pg == nil {
-		return nil
-	}
-	res, err := r.dynamicResource(pg)
-	if err != nil {
-		return err
-	}
-	patch, err := json.Marshal(map[string]any{"metadata": map[string]any{
-		"ownerReferences": pg.GetOwnerReferences(),
-		"labels":          map[string]string{spark.LabelAppSelector: pg.GetLabels()[spark.LabelAppSelector]},
-	}})
-	if err != nil {
-		return fmt.Errorf("encode pod group owner patch: %w", err)
-	}
-	_, err = res.Patch(r.ctx, pg.GetName(), types.MergePatchType, patch, metav1.PatchOptions{})
-	if apierrors.IsNotFound(err) {
-		if _, err = res.Create(r.ctx, pg, metav1.CreateOptions{}); apierrors.IsNotFound(err) || meta.IsNoMatchError(err) {
-			// The driver names a group that cannot be made: it would
-			// never be scheduled.
-			return &refusedError{what: "PodGroup " + pg.GetName(), err: errors.New(build.MissingPodGroupCRD(pg))}
-		}
-	}
-	if err != nil && !apierrors.IsAlreadyExists(err) {
-		return fmt.Errorf("make the driver the owner of PodGroup %s: %w", pg.GetName(), err)
-	}
-	return nil
-}
-
-// withdrawPodGroup deletes the PodGroup of a driver the API server or
-// spark-submit refused: a PodGroup without pods would otherwise wait,
-// owned by the Workflow, until the Workflow goes, and Volcano may admit it
-// to its queue and hold its minResources there. A retry creates it again.
-// A failure is only logged: the PodGroup still goes with the Workflow.
-func (r *request) withdrawPodGroup(pg *unstructured.Unstructured) {
-	if pg == nil {
-		return
-	}
-	res, err := r.dynamicResource(pg)
-	if err == nil {
-		err = res.Delete(r.ctx, pg.GetName(), metav1.DeleteOptions{})
-	}
-	if err != nil && !apierrors.IsNotFound(err) {
-		r.log.Info("pod group of a refused driver not deleted; it goes with the workflow", "pod_group", pg.GetName(), "error", err.Error())
-	}
-}
-
 // annotate merges annotations into a run's newest driver pod.
 func (r *request) annotate(rn *run, ann map[string]string) error {
 	if rn.ghost {
@@ -415,37 +217,34 @@ func (r *request) annotate(rn *run, ann map[string]string) error {
 	return nil
 }
 
-func (r *request) transient(format string, args ...any) *executor.ExecuteTemplateReply {
+// discard deletes a driver whose launch was refused after it was created;
+// what it owns goes with it.
+func (r *request) discard(driver *corev1.Pod) {
+	if err := r.core.deleteDriver(r.ctx, driver); err != nil {
+		r.log.Error("cannot delete the driver of a refused launch; it goes with the workflow", "driver", driver.Name, "error", err.Error())
+		return
+	}
+	r.core.discarded.add(driver.UID)
+	r.core.metrics.Driver("deleted", "refused")
+}
+
+// transient logs an API error that asking again may cure and answers it.
+func (r *request) transient(format string, args ...any) *state.Outcome {
 	msg := fmt.Sprintf(format, args...)
 	r.log.Info("transient error; the agent will ask again", "error", msg)
-	reply := r.reply(wfv1.NodePending, "SUBMITTED: retrying after a transient API error: "+msg, nil)
-	return &reply
+	o := transient(msg)
+	return &o
 }
 
-func failed(message string) executor.ExecuteTemplateReply {
-	return executor.ExecuteTemplateReply{Node: &wfv1.NodeResult{Phase: wfv1.NodeFailed, Message: message}}
-}
-
-func isTransient(err error) bool {
-	return apierrors.IsServerTimeout(err) || apierrors.IsTimeout(err) || apierrors.IsTooManyRequests(err) ||
-		apierrors.IsServiceUnavailable(err) || apierrors.IsInternalError(err) || apierrors.IsUnexpectedServerError(err) ||
-		errors.Is(err, context.DeadlineExceeded) || isConnectionError(err)
-}
-
-func isConnectionError(err error) bool {
-	s := err.Error()
-	return strings.Contains(s, "connection refused") || strings.Contains(s, "connection reset") || strings.Contains(s, "EOF")
-}
-
-// apiMessage is the API server's own message for a rejected request.
-func apiMessage(err error) string {
-	var status apierrors.APIStatus
-	if errors.As(err, &status) {
-		return status.Status().Message
+// rejected counts a refused submission of a node's attempt and answers
+// as afterRefusal decides.
+func (r *request) rejected(o launchOrder, message string) *state.Outcome {
+	key := r.wf.UID + "/" + failKey(o.node, o.attempt)
+	r.core.failures.record(key, message, r.now)
+	f := r.core.failures.get(key)
+	out := afterRefusal(f, r.policy)
+	if out.Phase == wfv1.NodeFailed {
+		r.log.Info("driver submission failed", "node", o.node, "error", f.message)
 	}
-	return err.Error()
-}
-
-func submissionMax(p spec.RestartPolicy) string {
-	return fmt.Sprintf("/%d", deref32(p.OnSubmissionFailureRetries, 0))
+	return &out
 }

@@ -1,7 +1,6 @@
 package execute
 
 import (
-	"strings"
 	"sync"
 
 	corev1 "k8s.io/api/core/v1"
@@ -9,6 +8,7 @@ import (
 	"k8s.io/client-go/tools/record"
 
 	"github.com/sparkplug-io/sparkplug/plugin/spark"
+	"github.com/sparkplug-io/sparkplug/plugin/state"
 )
 
 // Kubernetes Events on the Workflow tell what happened to its Spark runs
@@ -20,14 +20,14 @@ import (
 // record one state again, which is harmless.
 type eventLog struct {
 	mu   sync.Mutex
-	last map[string]string
+	last map[string]spark.State
 }
 
-func (l *eventLog) changed(driver, state string) bool {
+func (l *eventLog) changed(driver string, state spark.State) bool {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.last == nil {
-		l.last = map[string]string{}
+		l.last = map[string]spark.State{}
 	}
 	if l.last[driver] == state {
 		return false
@@ -36,38 +36,32 @@ func (l *eventLog) changed(driver, state string) bool {
 	return true
 }
 
-// stateWord is the first word of a message: the Spark state.
-func stateWord(message string) string {
-	w, _, _ := strings.Cut(message, ":")
-	w, _, _ = strings.Cut(w, " ")
-	return w
+var eventReasons = map[spark.State]string{
+	spark.StateSubmitted:        "SparkSubmitted",
+	spark.StateRunning:          "SparkRunning",
+	spark.StateCompleted:        "SparkCompleted",
+	spark.StateFailed:           "SparkFailed",
+	spark.StatePendingRerun:     "SparkPendingRerun",
+	spark.StateSubmissionFailed: "SparkSubmissionFailed",
+	spark.StateUnknown:          "SparkUnknown",
 }
 
-var eventReasons = map[string]string{
-	"SUBMITTED":         "SparkSubmitted",
-	"RUNNING":           "SparkRunning",
-	"COMPLETED":         "SparkCompleted",
-	"FAILED":            "SparkFailed",
-	"PENDING_RERUN":     "SparkPendingRerun",
-	"SUBMISSION_FAILED": "SparkSubmissionFailed",
-	"UNKNOWN":           "SparkUnknown",
-}
-
-// stateEvent records an Event when a driver's state changed.
-func (c *Core) stateEvent(wf spark.WorkflowRef, node, driver, message string) {
-	word := stateWord(message)
-	if !c.events.changed(driver, word) {
+// stateEvent records an Event when a driver's state changed: its reason
+// and type come from the outcome's state, its text is the message.
+func (c *Core) stateEvent(wf spark.WorkflowRef, node, driver string, o state.Outcome) {
+	if !c.events.changed(driver, o.State) {
 		return
 	}
-	reason, ok := eventReasons[word]
+	reason, ok := eventReasons[o.State]
 	if !ok {
 		reason = "SparkState"
 	}
 	kind := corev1.EventTypeNormal
-	if word == "FAILED" || word == "SUBMISSION_FAILED" || word == "UNKNOWN" {
+	switch o.State {
+	case spark.StateFailed, spark.StateSubmissionFailed, spark.StateUnknown:
 		kind = corev1.EventTypeWarning
 	}
-	c.event(wf, kind, reason, "node "+node+", driver "+driver+": "+message)
+	c.event(wf, kind, reason, "node "+node+", driver "+driver+": "+o.Message())
 }
 
 func (c *Core) event(wf spark.WorkflowRef, kind, reason, message string) {

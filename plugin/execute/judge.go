@@ -2,10 +2,12 @@ package execute
 
 import (
 	"fmt"
+	"strconv"
 	"time"
 
 	wfv1 "github.com/argoproj/argo-workflows/v3/pkg/apis/workflow/v1alpha1"
 
+	"github.com/sparkplug-io/sparkplug/plugin/spark"
 	"github.com/sparkplug-io/sparkplug/plugin/spec"
 	"github.com/sparkplug-io/sparkplug/plugin/state"
 )
@@ -13,10 +15,11 @@ import (
 // Verdict is what one run amounts to, given its newest attempt and the
 // restart policy.
 type Verdict struct {
-	// Final: no further attempt will start; Phase is Succeeded or Failed.
-	Final   bool
-	Phase   wfv1.NodePhase
-	Message string
+	// Final: no further attempt will start; the phase is Succeeded or
+	// Failed.
+	Final bool
+	// Outcome is what the node is told.
+	Outcome state.Outcome
 	// Relaunch: start attempt Attempt+1 now.
 	Relaunch bool
 	// ended is the assessment that ended the attempt, when it is over.
@@ -35,7 +38,7 @@ type Verdict struct {
 func judge(a state.Assessment, attempt int, p spec.RestartPolicy, endedAt, now time.Time) Verdict {
 	suffix := attemptSuffix(attempt, p)
 	if !a.Done {
-		return Verdict{Phase: a.Phase(), Message: a.Message() + suffix}
+		return Verdict{Outcome: a.Outcome().WithNote(suffix)}
 	}
 	rerun := false
 	var interval int64
@@ -52,16 +55,21 @@ func judge(a state.Assessment, attempt int, p spec.RestartPolicy, endedAt, now t
 	default: // Never, and anything validation let through, is no rerun.
 	}
 	if !rerun {
-		return Verdict{Final: true, Phase: a.Phase(), Message: a.Message() + suffix, ended: a}
+		return Verdict{Final: true, Outcome: a.Outcome().WithNote(suffix), ended: a}
 	}
 	wait := time.Duration(int64(attempt)*interval) * time.Second
 	at := endedAt.Add(wait)
 	if !now.Before(at) {
-		return Verdict{Phase: wfv1.NodeRunning, Relaunch: true, ended: a,
-			Message: fmt.Sprintf("PENDING_RERUN: starting attempt %d%s after: %s", attempt+1, maxSuffix(p), a.Message())}
+		return Verdict{Relaunch: true, ended: a, Outcome: pendingRerun(
+			fmt.Sprintf("starting attempt %s after", attemptOfMax(attempt+1, p)), a)}
 	}
-	return Verdict{Phase: wfv1.NodeRunning, ended: a,
-		Message: fmt.Sprintf("PENDING_RERUN: attempt %d%s in %s: %s", attempt+1, maxSuffix(p), at.Sub(now).Round(time.Second), a.Message())}
+	return Verdict{ended: a, Outcome: pendingRerun(
+		fmt.Sprintf("attempt %s in %s", attemptOfMax(attempt+1, p), at.Sub(now).Round(time.Second)), a)}
+}
+
+// pendingRerun: the attempt that a ended is followed by another.
+func pendingRerun(what string, a state.Assessment) state.Outcome {
+	return state.Outcome{State: spark.StatePendingRerun, Phase: wfv1.NodeRunning, Detail: what + ": " + a.Message()}
 }
 
 // attemptSuffix is " (attempt 2/3)" when the policy can rerun, else "".
@@ -71,18 +79,20 @@ func attemptSuffix(attempt int, p spec.RestartPolicy) string {
 		if deref32(p.OnFailureRetries, 0) == 0 {
 			return ""
 		}
-		return fmt.Sprintf(" (attempt %d/%d)", attempt, deref32(p.OnFailureRetries, 0)+1)
+		return " (attempt " + attemptOfMax(attempt, p) + ")"
 	case spec.RestartAlways:
 		return fmt.Sprintf(" (attempt %d)", attempt)
 	}
 	return ""
 }
 
-func maxSuffix(p spec.RestartPolicy) string {
+// attemptOfMax is "2/3" when the policy reruns a limited number of times
+// (retries+1 attempts in all), else "2".
+func attemptOfMax(attempt int, p spec.RestartPolicy) string {
 	if p.Type == spec.RestartOnFailure || p.Type == spec.RestartOnInfrastructureFailure {
-		return fmt.Sprintf("/%d", deref32(p.OnFailureRetries, 0)+1)
+		return ofMax(attempt, deref32(p.OnFailureRetries, 0)+1)
 	}
-	return ""
+	return strconv.Itoa(attempt)
 }
 
 func deref32(p *int32, def int32) int32 {

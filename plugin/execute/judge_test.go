@@ -58,12 +58,13 @@ func TestJudge(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			v := judge(tc.a, tc.attempt, tc.policy, ended, tc.now)
-			if v.Final != tc.wantFinal || v.Phase != tc.wantPhase || v.Relaunch != tc.wantRelaunc {
+			phase, msg := v.Outcome.Phase, v.Outcome.Message()
+			if v.Final != tc.wantFinal || phase != tc.wantPhase || v.Relaunch != tc.wantRelaunc {
 				t.Fatalf("got final=%v phase=%s relaunch=%v (%q); want final=%v phase=%s relaunch=%v",
-					v.Final, v.Phase, v.Relaunch, v.Message, tc.wantFinal, tc.wantPhase, tc.wantRelaunc)
+					v.Final, phase, v.Relaunch, msg, tc.wantFinal, tc.wantPhase, tc.wantRelaunc)
 			}
-			if !strings.Contains(v.Message, tc.wantMsg) {
-				t.Fatalf("message %q does not contain %q", v.Message, tc.wantMsg)
+			if !strings.Contains(msg, tc.wantMsg) {
+				t.Fatalf("message %q does not contain %q", msg, tc.wantMsg)
 			}
 		})
 	}

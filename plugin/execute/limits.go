@@ -2,7 +2,6 @@ package execute
 
 import (
 	"fmt"
-	"strconv"
 	"strings"
 	"time"
 
@@ -61,20 +60,4 @@ func limits(a state.Assessment, head *corev1.Pod, runStart, now time.Time, timeo
 		return fail("PendingTimeout", detail), limitPending
 	}
 	return a, limitNone
-}
-
-// parseTimeout reads an Argo template timeout: a Go duration ("1h30m") or
-// a number of seconds ("300"). Empty is no timeout.
-func parseTimeout(s string) (time.Duration, error) {
-	s = strings.TrimSpace(s)
-	if s == "" {
-		return 0, nil
-	}
-	if d, err := time.ParseDuration(s); err == nil {
-		return d, nil
-	}
-	if n, err := strconv.Atoi(s); err == nil {
-		return time.Duration(n) * time.Second, nil
-	}
-	return 0, fmt.Errorf("template timeout %q is neither a duration such as 1h nor a number of seconds", s)
 }

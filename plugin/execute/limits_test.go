@@ -69,15 +69,3 @@ func TestLimits(t *testing.T) {
 		})
 	}
 }
-
-func TestParseTimeout(t *testing.T) {
-	for in, want := range map[string]time.Duration{"": 0, "90s": 90 * time.Second, "1h30m": 90 * time.Minute, "300": 300 * time.Second, " 10m ": 10 * time.Minute} {
-		got, err := parseTimeout(in)
-		if err != nil || got != want {
-			t.Errorf("parseTimeout(%q) = %s, %v; want %s", in, got, err, want)
-		}
-	}
-	if _, err := parseTimeout("soon"); err == nil {
-		t.Error(`parseTimeout("soon") returned no error`)
-	}
-}

@@ -133,7 +133,7 @@ func TestSparkSubmitFailureIsRetriedPerPolicy(t *testing.T) {
 		t.Fatalf("first failure: %+v; want a retry", r.Node)
 	}
 	// Within the interval, spark-submit does not run again.
-	if r = e.execute(t); !strings.Contains(r.Node.Message, "SUBMISSION_FAILED: retry 2/1 in") || len(submittest.Calls(t, e.record)) != 1 {
+	if r = e.execute(t); !strings.Contains(r.Node.Message, "SUBMISSION_FAILED: retry 1/1 in") || len(submittest.Calls(t, e.record)) != 1 {
 		t.Fatalf("within the interval: %+v after %d runs", r.Node, len(submittest.Calls(t, e.record)))
 	}
 	time.Sleep(1100 * time.Millisecond)
@@ -200,14 +200,14 @@ func TestSparkSubmitAlreadyExistsAdoptsTheDriver(t *testing.T) {
 func TestSparkSubmitRunsInTheBackground(t *testing.T) {
 	e := newSubmitEnv(t, submittest.Config{Sleep: "1s"}, "", func(o *Options) { o.SubmitWait = 50 * time.Millisecond })
 	r := e.execute(t)
-	if r.Node.Phase != wfv1.NodePending || r.Node.Message != submitRunning || r.Requeue == nil {
-		t.Fatalf("first reply %+v; want Pending %q with a requeue", r, submitRunning)
+	if r.Node.Phase != wfv1.NodePending || r.Node.Message != submitRunning().Message() || r.Requeue == nil {
+		t.Fatalf("first reply %+v; want Pending %q with a requeue", r, submitRunning().Message())
 	}
-	if r = e.execute(t); r.Node.Message != submitRunning {
+	if r = e.execute(t); r.Node.Message != submitRunning().Message() {
 		t.Fatalf("second reply %+v; want still running", r.Node)
 	}
 	deadline := time.Now().Add(10 * time.Second)
-	for r.Node.Message == submitRunning && time.Now().Before(deadline) {
+	for r.Node.Message == submitRunning().Message() && time.Now().Before(deadline) {
 		time.Sleep(100 * time.Millisecond)
 		r = e.execute(t)
 	}
@@ -229,7 +229,7 @@ func TestSparkSubmitRunsInTheBackground(t *testing.T) {
 // take, then dropped.
 func TestSparkSubmitDriverSeenWhileItRuns(t *testing.T) {
 	e := newSubmitEnv(t, submittest.Config{Sleep: "1s"}, "", func(o *Options) { o.SubmitWait = 50 * time.Millisecond })
-	if r := e.execute(t); r.Node.Message != submitRunning {
+	if r := e.execute(t); r.Node.Message != submitRunning().Message() {
 		t.Fatalf("first reply %+v", r.Node)
 	}
 	e.createDriver(t) // spark-submit created it and is not done yet
@@ -319,8 +319,7 @@ func TestLauncherDefault(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			r := &request{core: &Core{opts: o}, body: s}
-			if got := r.launcher(); got != tc.want {
+			if got := s.LauncherFor(o.Launcher); got != tc.want {
 				t.Fatalf("launcher %q, want %q", got, tc.want)
 			}
 		})

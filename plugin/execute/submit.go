@@ -9,8 +9,6 @@ import (
 	"sync"
 	"time"
 
-	wfv1 "github.com/argoproj/argo-workflows/v3/pkg/apis/workflow/v1alpha1"
-	"github.com/argoproj/argo-workflows/v3/pkg/plugins/executor"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -19,7 +17,7 @@ import (
 
 	"github.com/sparkplug-io/sparkplug/plugin/build"
 	"github.com/sparkplug-io/sparkplug/plugin/spark"
-	"github.com/sparkplug-io/sparkplug/plugin/spec"
+	"github.com/sparkplug-io/sparkplug/plugin/state"
 	"github.com/sparkplug-io/sparkplug/plugin/submit"
 )
 
@@ -42,37 +40,29 @@ import (
 // died with it) and finds the driver if it was created; if not, it runs
 // spark-submit again, which is safe because the name is the same.
 
-// submitRunning is the message of a node whose spark-submit still runs.
-const submitRunning = "SUBMITTED: spark-submit running"
-
-// launcher is the request's launcher: the body's, else the plugin's
-// (spec.LauncherFor).
-func (r *request) launcher() string {
-	return r.body.LauncherFor(r.core.opts.Launcher)
-}
-
 // sparkSubmit creates objs.Driver by running spark-submit, or finds it
 // created already: in the cache before a run, by a GET after a run that
 // failed (spark-submit refuses a driver that exists: a repeated call, a
 // restarted plugin). A failure is counted as the native launcher counts a
 // rejected create.
-func (r *request) sparkSubmit(objs *build.Objects, br build.Run, node, failKey string) (*corev1.Pod, *executor.ExecuteTemplateReply) {
+func (r *request) sparkSubmit(objs *build.Objects, br build.Run, o launchOrder) (*corev1.Pod, *state.Outcome) {
 	name := objs.Driver.Name
 	if p := r.cachedPod(name); p != nil {
-		r.log.Info("driver pod already existed; continuing with it", "node", node, "driver", name)
+		r.log.Info("driver pod already existed; continuing with it", "node", o.node, "driver", name)
 		return p, nil
 	}
-	o := &r.core.opts.Submit
-	if o.SparkHome == "" {
+	so := &r.core.opts.Submit
+	if so.SparkHome == "" {
 		r.withdrawPodGroup(objs.PodGroup)
-		reply := failed("SUBMISSION_FAILED: sparkplug.launcher is spark-submit, but this plugin has no Spark distribution to run it from (sparkplug serve --spark-home)")
-		return nil, &reply
+		out := submissionFailed("sparkplug.launcher is spark-submit, but this plugin has no Spark distribution to run it from (sparkplug serve --spark-home)")
+		return nil, &out
 	}
-	in := o.Input(r.body, build.Properties(r.body, br), objs.Driver)
+	in := so.Input(r.step.Body, build.Properties(r.step.Body, br), objs.Driver)
 	executorTemplate := objs.ConfigMap.Data[spark.ExecutorPodTemplateKey]
 	owner := build.WorkflowOwner(br.Workflow)
-	log := r.log.With("node", node, "driver", name)
-	run := r.core.submits.start(failKey, r.now, func() submitOutcome {
+	log := r.log.With("node", o.node, "driver", name)
+	key := r.wf.UID + "/" + failKey(o.node, o.attempt)
+	run := r.core.submits.start(key, r.now, func() submitOutcome {
 		return r.core.runSubmit(context.WithoutCancel(r.ctx), log, in, executorTemplate, owner)
 	})
 
@@ -81,12 +71,12 @@ func (r *request) sparkSubmit(objs *build.Objects, br build.Run, node, failKey s
 	select {
 	case <-run.done:
 	case <-wait.C:
-		reply := r.reply(wfv1.NodePending, submitRunning, nil)
-		return nil, &reply
+		out := submitRunning()
+		return nil, &out
 	case <-r.ctx.Done():
 		return nil, r.transient("wait for spark-submit: %s", r.ctx.Err())
 	}
-	r.core.submits.forget(failKey, run)
+	r.core.submits.forget(key, run)
 
 	out := run.out
 	pod := out.pod
@@ -105,14 +95,14 @@ func (r *request) sparkSubmit(objs *build.Objects, br build.Run, node, failKey s
 		r.core.metrics.Driver("launched", "")
 		return pod, nil
 	case pod != nil:
-		log.Info("driver pod already existed; continuing with it", "spark_submit", submit.Message(out.result, o.Timeout))
+		log.Info("driver pod already existed; continuing with it", "spark_submit", submit.Message(out.result, so.Timeout))
 		return pod, nil
 	case out.result.OK():
 		r.withdrawPodGroup(objs.PodGroup)
-		return nil, r.rejected(failKey, node, fmt.Sprintf("spark-submit exited 0, but driver pod %s does not exist: is spark.kubernetes.namespace or spark.kubernetes.driver.pod.name overridden in the Spark distribution's spark-defaults.conf?", name))
+		return nil, r.rejected(o, fmt.Sprintf("spark-submit exited 0, but driver pod %s does not exist: is spark.kubernetes.namespace or spark.kubernetes.driver.pod.name overridden in the Spark distribution's spark-defaults.conf?", name))
 	default:
 		r.withdrawPodGroup(objs.PodGroup)
-		return nil, r.rejected(failKey, node, submit.Message(out.result, o.Timeout))
+		return nil, r.rejected(o, submit.Message(out.result, so.Timeout))
 	}
 }
 
@@ -162,21 +152,6 @@ func (c *Core) runSubmit(ctx context.Context, log *slog.Logger, in submit.Input,
 		out.pod = owned
 	}
 	return out
-}
-
-// rejected counts a failed submission of a node's attempt and replies: a
-// retry later while restartPolicy.onSubmissionFailureRetries allows one,
-// else Failed SUBMISSION_FAILED with the message.
-func (r *request) rejected(failKey, node, message string) *executor.ExecuteTemplateReply {
-	r.core.failures.record(failKey, message, r.now)
-	f := r.core.failures.get(failKey)
-	if f.count <= int(deref32(r.body.RestartPolicy.OnSubmissionFailureRetries, 0)) && r.body.RestartPolicy.Type != spec.RestartNever {
-		reply := r.reply(wfv1.NodePending, fmt.Sprintf("SUBMISSION_FAILED: retry %d%s soon: %s", f.count, submissionMax(r.body.RestartPolicy), f.message), nil)
-		return &reply
-	}
-	r.log.Info("driver submission failed", "node", node, "error", f.message)
-	reply := failed("SUBMISSION_FAILED: " + f.message)
-	return &reply
 }
 
 // cachedPod is the workflow's cached pod of that name, or nil.

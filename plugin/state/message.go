@@ -9,33 +9,68 @@ import (
 	"github.com/sparkplug-io/sparkplug/plugin/spark"
 )
 
+// Outcome is what a node is told about a Spark run: the state its message
+// opens with, the Argo phase, and the words that follow. It is data: Events
+// and metrics read State and Phase, and Message renders the one line a
+// person reads, in one place, so nothing parses a message back.
+type Outcome struct {
+	// State is the word the message opens with (SUBMITTED, RUNNING,
+	// COMPLETED, FAILED, PENDING_RERUN, SUBMISSION_FAILED, UNKNOWN); empty
+	// for a step that never got as far as Spark (an invalid body).
+	State spark.State
+	// Phase is the Argo node phase.
+	Phase wfv1.NodePhase
+	// Counts follows the state after a space: "RUNNING 3/3 executors".
+	Counts string
+	// Detail follows after a colon: "FAILED: driver exited 1 (Error)".
+	Detail string
+	// Note ends the message: "; waiting", " (attempt 2/3)".
+	Note string
+}
+
 // Message is the one line a person reads in the Argo UI, for example
 // "RUNNING 1/3 executors (2 pending)" or
 // "FAILED: driver exited 1 (Error): java.lang.IllegalArgumentException: bad input".
-// An attempt that is over says COMPLETED or FAILED, not SUCCEEDING or FAILING.
-func (a Assessment) Message() string {
+func (o Outcome) Message() string {
+	head := string(o.State)
+	if o.Counts != "" {
+		head += " " + o.Counts
+	}
+	return colon(head, o.Detail) + o.Note
+}
+
+// WithNote returns o with note appended to its Note.
+func (o Outcome) WithNote(note string) Outcome {
+	o.Note += note
+	return o
+}
+
+// Message is Outcome().Message().
+func (a Assessment) Message() string { return a.Outcome().Message() }
+
+// Outcome is what the attempt tells its node. An attempt that is over says
+// COMPLETED or FAILED, not SUCCEEDING or FAILING.
+func (a Assessment) Outcome() Outcome {
+	o := Outcome{State: a.State, Phase: a.Phase(), Detail: a.Detail}
 	switch a.State {
 	case spark.StateSubmitted:
 		if a.Waiting != "" {
-			return "SUBMITTED: driver pending (" + colon(a.Waiting, a.Detail) + ")"
+			o.Detail = "driver pending (" + colon(a.Waiting, a.Detail) + ")"
 		}
-		return colon("SUBMITTED", a.Detail)
 	case spark.StateRunning:
-		return colon("RUNNING "+a.Executors.String(), a.Detail)
+		o.Counts = a.Executors.String()
 	case spark.StateSucceeding:
-		return colon(string(spark.StateCompleted), a.Detail)
+		o.State = spark.StateCompleted
 	case spark.StateFailing:
-		return colon(string(spark.StateFailed), colon(a.failureHead(), a.Detail))
+		o.State = spark.StateFailed
+		o.Detail = colon(a.failureHead(), a.Detail)
 	case spark.StateUnknown:
-		return colon(string(spark.StateUnknown), a.Detail) + "; waiting"
-	default:
+		o.Note = "; waiting"
+	case spark.StateNew:
 		// Assess never returns another state; say plainly what was set.
-		name := string(a.State)
-		if name == "" {
-			name = "NEW"
-		}
-		return colon(name, a.Detail)
+		o.State = "NEW"
 	}
+	return o
 }
 
 // failureHead says how the driver ended: by a pod reason, an exit code, or

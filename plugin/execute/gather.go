@@ -1,6 +1,7 @@
 package execute
 
 import (
+	"fmt"
 	"sort"
 	"strconv"
 	"time"
@@ -11,8 +12,28 @@ import (
 
 	"github.com/sparkplug-io/sparkplug/plugin/identity"
 	"github.com/sparkplug-io/sparkplug/plugin/spark"
-	"github.com/sparkplug-io/sparkplug/plugin/spec"
 )
+
+// snapshot is everything one decision reads, as one plain value: the
+// TaskSet's nodes with the request's template key, the Workflow's node
+// status, the runs launched for those nodes with their executors, and the
+// submission failures kept in memory. gather makes it; decide reads it and
+// nothing else.
+type snapshot struct {
+	now time.Time
+	// tasks are the TaskSet's nodes whose template has the request's key,
+	// each with the result recorded for it (from the TaskSet, or the
+	// Workflow's node status when that says the node is done).
+	tasks []identity.Task
+	// nodes is the cached Workflow's node status (nil without one).
+	nodes wfv1.Nodes
+	// runs are the runs with the request's key, by the node each was
+	// launched for, ghosts and tombstones included.
+	runs map[string]*run
+	// failures are the refused submissions of this workflow's attempts,
+	// by failKey(node, attempt).
+	failures map[string]submissionFailure
+}
 
 // run is every attempt launched for one node, newest last.
 type run struct {
@@ -26,6 +47,8 @@ type run struct {
 	// tomb: the newest driver was stopped by sparkplug; head is a stand-in
 	// built from its tombstone ConfigMap, which carries the bookkeeping.
 	tomb *corev1.ConfigMap
+	// executors are the cached executor pods of the newest driver.
+	executors []*corev1.Pod
 }
 
 func (rn *run) head() *corev1.Pod { return rn.attempts[len(rn.attempts)-1] }
@@ -52,12 +75,73 @@ func (rn *run) observedHead() *corev1.Pod {
 	return rn.head()
 }
 
+// live: the newest driver exists and has not finished.
+func (rn *run) live() bool {
+	return !rn.ghost && rn.tomb == nil && !finished(rn.head())
+}
+
 func attemptOf(p *corev1.Pod) int {
 	n, err := strconv.Atoi(p.Labels[spark.LabelAttempt])
 	if err != nil || n < 1 {
 		return 1
 	}
 	return n
+}
+
+// gather reads one request's snapshot from the workflow's cache and the
+// TaskSet given (the cached one, or one read afresh). It writes nothing to
+// the cluster; the only memory it touches is when this process first
+// missed a ghost's driver.
+func (r *request) gather(ts *wfv1.WorkflowTaskSet) (*snapshot, error) {
+	s := &snapshot{now: r.now, failures: r.core.failures.of(r.wf.UID)}
+	if w := r.scope.WorkflowObject(); w != nil {
+		s.nodes = w.Status.Nodes
+	}
+	tasks, err := r.tasks(ts, s.nodes)
+	if err != nil {
+		return nil, err
+	}
+	s.tasks = tasks
+	s.runs = r.runs(tasks)
+	for _, rn := range s.runs {
+		if rn.tomb == nil {
+			rn.executors = r.executors(rn.head())
+		}
+	}
+	return s, nil
+}
+
+// tasks lists the TaskSet's nodes whose template has the request's key.
+// Argo drops a fulfilled node's TaskSet status before its task: for a
+// moment the node looks open again. The Workflow's own node status says it
+// is done.
+func (r *request) tasks(ts *wfv1.WorkflowTaskSet, nodes wfv1.Nodes) ([]identity.Task, error) {
+	if ts == nil {
+		return nil, nil
+	}
+	var out []identity.Task
+	for id, tmpl := range ts.Spec.Tasks {
+		if tmpl.Plugin == nil {
+			continue
+		}
+		k, err := r.scope.TemplateKey(id, &tmpl, identity.Key)
+		if err != nil {
+			return nil, fmt.Errorf("key of task %s: %w", id, err)
+		}
+		if k != r.step.Key {
+			continue
+		}
+		t := identity.Task{NodeID: id}
+		if res, ok := ts.Status.Nodes[id]; ok {
+			res := res
+			t.Recorded = &res
+		}
+		if n, ok := nodes[id]; ok && n.Phase.Completed() && (t.Recorded == nil || !t.Recorded.Phase.Completed()) {
+			t.Recorded = &wfv1.NodeResult{Phase: n.Phase, Message: n.Message, Outputs: n.Outputs}
+		}
+		out = append(out, t)
+	}
+	return out, nil
 }
 
 // runs groups the cached driver pods with the request's key by node, and
@@ -67,7 +151,7 @@ func attemptOf(p *corev1.Pod) int {
 func (r *request) runs(tasks []identity.Task) map[string]*run {
 	out := map[string]*run{}
 	for _, p := range r.scope.Pods() {
-		if p.Labels[spark.LabelRole] != spark.RoleDriver || p.Labels[spark.LabelTemplate] != r.key || r.core.discarded.has(p.UID) {
+		if p.Labels[spark.LabelRole] != spark.RoleDriver || p.Labels[spark.LabelTemplate] != r.step.Key || r.core.discarded.has(p.UID) {
 			continue
 		}
 		node := p.Annotations[spark.AnnotationNodeID]
@@ -82,7 +166,7 @@ func (r *request) runs(tasks []identity.Task) map[string]*run {
 		rn.attempts = append(rn.attempts, p)
 	}
 	for _, cm := range r.scope.ConfigMaps() {
-		if cm.Labels[spark.LabelTemplate] != r.key || cm.Annotations[spark.AnnotationStopped] == "" {
+		if cm.Labels[spark.LabelTemplate] != r.step.Key || cm.Annotations[spark.AnnotationStopped] == "" {
 			continue
 		}
 		node := cm.Annotations[spark.AnnotationNodeID]
@@ -94,11 +178,7 @@ func (r *request) runs(tasks []identity.Task) map[string]*run {
 			rn = &run{nodeID: node}
 			out[node] = rn
 		}
-		stand := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{
-			Name: cm.Annotations[spark.AnnotationDriver], Namespace: cm.Namespace,
-			Labels: cm.Labels, Annotations: cm.Annotations, CreationTimestamp: cm.CreationTimestamp,
-		}}
-		rn.attempts = append(rn.attempts, stand)
+		rn.attempts = append(rn.attempts, tombStandIn(cm))
 		rn.tomb = cm
 	}
 	for _, rn := range out {
@@ -132,6 +212,27 @@ func (r *request) runs(tasks []identity.Task) map[string]*run {
 	return out
 }
 
+// tombStandIn is the stand-in for a stopped driver, built from its
+// tombstone ConfigMap.
+func tombStandIn(cm *corev1.ConfigMap) *corev1.Pod {
+	return &corev1.Pod{ObjectMeta: metav1.ObjectMeta{
+		Name: cm.Annotations[spark.AnnotationDriver], Namespace: cm.Namespace,
+		Labels: cm.Labels, Annotations: cm.Annotations, CreationTimestamp: cm.CreationTimestamp,
+	}}
+}
+
+// executors are the cached executor pods of a driver.
+func (r *request) executors(driver *corev1.Pod) []*corev1.Pod {
+	appID := driver.Labels[spark.LabelAppSelector]
+	var out []*corev1.Pod
+	for _, p := range r.scope.Pods() {
+		if p.Labels[spark.LabelRole] == spark.RoleExecutor && p.Labels[spark.LabelAppSelector] == appID {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
 // recordedDriver reads the driver and attempt sparkplug reported for a node.
 func recordedDriver(res *wfv1.NodeResult) (string, int) {
 	driver := recordedParam(res, OutputDriverPod)
@@ -154,77 +255,6 @@ func recordedParam(res *wfv1.NodeResult, name string) string {
 	return ""
 }
 
-func submittedAt(rn *run) time.Time {
-	if rn.ghost {
-		return rn.missingSince
-	}
-	return rn.head().CreationTimestamp.Time
-}
-
-func (r *request) views(runs map[string]*run) []identity.Run {
-	landed := r.landedDrivers()
-	out := make([]identity.Run, 0, len(runs))
-	for _, rn := range runs {
-		h := rn.head()
-		v := identity.Run{
-			NodeID:    rn.nodeID,
-			Final:     finalOf(r.verdict(rn)),
-			Reported:  identity.Mode(h.Annotations[spark.AnnotationReportedMode]),
-			AdoptedBy: h.Annotations[spark.AnnotationAdoptedBy],
-			Landed:    landed[h.Name],
-		}
-		if at, err := time.Parse(time.RFC3339, h.Annotations[spark.AnnotationReported]); err == nil {
-			v.ReportedAt = at
-		}
-		out = append(out, v)
-	}
-	return out
-}
-
-// landedDrivers are the drivers whose result Argo shows on a completed
-// node of the cached Workflow (its driver-pod output): hand-outs that
-// certainly arrived. Argo drops a node's TaskSet status before its task,
-// so the TaskSet alone can make a fulfilled node look open again.
-func (r *request) landedDrivers() map[string]bool {
-	out := map[string]bool{}
-	w := r.scope.WorkflowObject()
-	if w == nil {
-		return out
-	}
-	for _, n := range w.Status.Nodes {
-		if !n.Phase.Completed() || n.Outputs == nil {
-			continue
-		}
-		res := wfv1.NodeResult{Outputs: n.Outputs}
-		if d := recordedParam(&res, OutputDriverPod); d != "" {
-			out[d] = true
-		}
-	}
-	return out
-}
-
-// executors are the cached executor pods of a driver.
-func (r *request) executors(driver *corev1.Pod) []*corev1.Pod {
-	appID := driver.Labels[spark.LabelAppSelector]
-	var out []*corev1.Pod
-	for _, p := range r.scope.Pods() {
-		if p.Labels[spark.LabelRole] == spark.RoleExecutor && p.Labels[spark.LabelAppSelector] == appID {
-			out = append(out, p)
-		}
-	}
-	return out
-}
-
-func expectedExecutors(s *spec.SparkApplicationSpec) int32 {
-	if s.DynamicAllocation != nil && s.DynamicAllocation.Enabled {
-		return 0
-	}
-	if s.Executor.Instances == nil {
-		return 1
-	}
-	return *s.Executor.Instances
-}
-
 // endedAt is when the driver's attempt ended: its container's finish time,
 // else the time the pod was marked for deletion, else now.
 func endedAt(p *corev1.Pod, now time.Time) time.Time {
@@ -242,5 +272,3 @@ func endedAt(p *corev1.Pod, now time.Time) time.Time {
 	}
 	return now
 }
-
-func finalOf(v Verdict, _ limit) bool { return v.Final }

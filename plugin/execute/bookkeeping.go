@@ -1,12 +1,11 @@
 package execute
 
 import (
+	"strings"
 	"sync"
 	"time"
 
 	"k8s.io/apimachinery/pkg/types"
-
-	"github.com/sparkplug-io/sparkplug/plugin/spec"
 )
 
 // keyedMutex serialises requests for one (workflow, template key): the
@@ -75,24 +74,23 @@ func (s *submissionFailures) get(key string) submissionFailure {
 	return s.m[key]
 }
 
+// of copies the counts of one workflow's attempts, by failKey.
+func (s *submissionFailures) of(uid string) map[string]submissionFailure {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := map[string]submissionFailure{}
+	for k, f := range s.m {
+		if rest, ok := strings.CutPrefix(k, uid+"/"); ok {
+			out[rest] = f
+		}
+	}
+	return out
+}
+
 func (s *submissionFailures) clear(key string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	delete(s.m, key)
-}
-
-// backoff says whether a new submission must still wait after failures.
-func (s *submissionFailures) backoff(key string, p spec.RestartPolicy, now time.Time) (time.Duration, bool) {
-	f := s.get(key)
-	if f.count == 0 {
-		return 0, false
-	}
-	interval := time.Duration(deref64(p.OnSubmissionFailureRetryInterval, 5)) * time.Second
-	at := f.at.Add(time.Duration(f.count) * interval)
-	if now.Before(at) {
-		return at.Sub(now), true
-	}
-	return 0, false
 }
 
 // uidSet is a set of object uids, safe for concurrent use.

@@ -1,0 +1,333 @@
+package execute
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	networkingv1 "k8s.io/api/networking/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/dynamic"
+
+	"github.com/sparkplug-io/sparkplug/plugin/build"
+	"github.com/sparkplug-io/sparkplug/plugin/spark"
+	"github.com/sparkplug-io/sparkplug/plugin/spec"
+	"github.com/sparkplug-io/sparkplug/plugin/state"
+)
+
+// launch creates attempt o.attempt of o.node's run: the batch scheduler's
+// PodGroup, if any, then the driver pod, then its ConfigMap and Service
+// owned by it. A driver that already exists (a repeated call, a restarted
+// plugin) is taken as it is. The driver pod is created by the step's
+// launcher: natively here, or by spark-submit (sparkSubmit). previous is
+// the attempt before, whose bookkeeping the new one carries on. A launch
+// that does not go through returns the answer instead.
+func (r *request) launch(o launchOrder, previous *corev1.Pod) (*run, *state.Outcome) {
+	br := r.step.Run(r.wf, o.node, o.attempt)
+	objs, err := r.core.builder.Build(r.step.Body, br)
+	if err != nil {
+		out := submissionFailed(fmt.Sprintf("build driver objects: %s", err))
+		return nil, &out
+	}
+	if previous != nil {
+		// Carry the run's bookkeeping to the new head.
+		for _, k := range []string{spark.AnnotationAdoptedBy} {
+			if v, ok := previous.Annotations[k]; ok {
+				objs.Driver.Annotations[k] = v
+			}
+		}
+	}
+	if out := r.createPodGroup(objs.PodGroup, o); out != nil {
+		return nil, out
+	}
+	var created *corev1.Pod
+	if r.step.Body.LauncherFor(r.core.opts.Launcher) == spec.LauncherSparkSubmit {
+		var out *state.Outcome
+		if created, out = r.sparkSubmit(objs, br, o); out != nil {
+			return nil, out
+		}
+	} else {
+		pods := r.core.clients.Kube.CoreV1().Pods(r.wf.Namespace)
+		created, err = pods.Create(r.ctx, objs.Driver, metav1.CreateOptions{})
+		switch {
+		case err == nil:
+			r.log.Info("driver pod created", "node", o.node, "driver", created.Name, "attempt", o.attempt)
+			r.core.metrics.Driver("launched", "")
+		case apierrors.IsAlreadyExists(err):
+			created, err = pods.Get(r.ctx, objs.Driver.Name, metav1.GetOptions{})
+			if err != nil {
+				return nil, r.transient("get existing driver pod %s: %s", objs.Driver.Name, err)
+			}
+			r.log.Info("driver pod already existed; continuing with it", "node", o.node, "driver", created.Name)
+		case isTransient(err):
+			return nil, r.transient("create driver pod %s: %s", objs.Driver.Name, err)
+		default:
+			r.withdrawPodGroup(objs.PodGroup)
+			return nil, r.rejected(o, apiMessage(err))
+		}
+	}
+	r.scope.Wrote(created)
+	rn := &run{nodeID: o.node, attempts: []*corev1.Pod{created}}
+	if err := r.companions(objs, created); err != nil {
+		var refused *refusedError
+		if errors.As(err, &refused) {
+			r.discard(created)
+			return nil, r.rejected(o, refused.Error())
+		}
+		return nil, r.transient("%s", err)
+	}
+	// Counted until the whole launch went through: a driver whose
+	// companions are refused is a refused submission too.
+	r.core.failures.clear(r.wf.UID + "/" + failKey(o.node, o.attempt))
+	return rn, nil
+}
+
+// ensureCompanions recreates the objects a live driver owns (ConfigMap,
+// Services, ...) when they are missing: the plugin stopped between
+// creating the pod and them. Once a driver's companions are known to exist
+// it is not checked again, so in steady state this makes no API request.
+// A companion the API server refuses for good ends the attempt as a
+// refused submission, unless the driver already runs (keepsRunning): the
+// answer is then returned instead.
+func (r *request) ensureCompanions(rn *run) (*state.Outcome, error) {
+	head := rn.head()
+	if head.UID == "" || r.core.companions.has(head.UID) {
+		return nil, nil
+	}
+	objs, err := r.step.Build(r.core.builder, r.wf, rn.nodeID, rn.attempt())
+	if err != nil {
+		return nil, fmt.Errorf("rebuild objects of %s: %w", head.Name, err)
+	}
+	err = r.companions(objs, head)
+	var refused *refusedError
+	if !errors.As(err, &refused) {
+		return nil, err
+	}
+	if keepsRunning(head) {
+		// It started with what it needed; it runs on.
+		r.core.event(r.wf, corev1.EventTypeWarning, "SparkObjectRefused",
+			fmt.Sprintf("%s of running driver %s not made again", refused.Error(), head.Name))
+		r.core.companions.add(head.UID)
+		return nil, nil
+	}
+	r.discard(head)
+	return r.rejected(launchOrder{node: rn.nodeID, attempt: rn.attempt()}, refused.Error()), nil
+}
+
+// companions creates the objects a driver owns, those the cache does not
+// show yet; one that already exists is taken as it is. A driver
+// spark-submit created gets the Workflow as owner first, if it lacks it,
+// and the objects select its application id (retarget).
+func (r *request) companions(objs *build.Objects, driver *corev1.Pod) error {
+	if err := r.ensureOwner(driver); err != nil {
+		return err
+	}
+	build.OwnedBy(objs, driver)
+	retarget(objs, driver)
+	if pg := objs.PodGroup; pg != nil && build.InPodGroup(driver, pg) {
+		// A driver an older sparkplug launched names no group: nothing to
+		// hand over.
+		if err := r.adoptPodGroup(pg); err != nil {
+			var refused *refusedError
+			var status apierrors.APIStatus
+			if errors.As(err, &refused) || isTransient(err) || !errors.As(err, &status) {
+				return err
+			}
+			// The group works as it is; it only stays the Workflow's.
+			msg := fmt.Sprintf("PodGroup %s not handed to driver %s, it goes with the Workflow instead: %s", pg.GetName(), driver.Name, apiMessage(err))
+			r.log.Warn("pod group handover refused", "driver", driver.Name, "pod_group", pg.GetName(), "error", apiMessage(err))
+			r.core.event(r.wf, corev1.EventTypeWarning, "SparkObjectRefused", msg)
+		}
+	}
+	for _, o := range objs.Companions() {
+		if r.scope.Has(o) {
+			continue
+		}
+		created, err := r.create(o)
+		var status apierrors.APIStatus
+		switch {
+		case err == nil:
+			r.scope.Wrote(created)
+		case apierrors.IsAlreadyExists(err):
+		case isTransient(err) || !errors.As(err, &status):
+			return fmt.Errorf("create %s %s: %w", kindOf(o), o.GetName(), err)
+		case slices.Contains(objs.Extra, o):
+			// The UI's Service and the Ingresses: the application runs
+			// without them, so a refusal is said, not fatal.
+			msg := fmt.Sprintf("%s %s of driver %s not created, the application runs without it: %s", kindOf(o), o.GetName(), driver.Name, apiMessage(err))
+			r.log.Warn("companion refused", "driver", driver.Name, "object", o.GetName(), "error", apiMessage(err))
+			r.core.event(r.wf, corev1.EventTypeWarning, "SparkObjectRefused", msg)
+		default:
+			return &refusedError{what: kindOf(o) + " " + o.GetName(), err: err}
+		}
+	}
+	r.core.companions.add(driver.UID)
+	return nil
+}
+
+// refusedError is a companion the driver needs (its ConfigMap, its
+// Service) that the API server refused for good: forbidden, over a quota,
+// invalid. Asking again cannot help; the attempt is a refused submission.
+type refusedError struct {
+	what string
+	err  error
+}
+
+func (e *refusedError) Error() string { return "create " + e.what + ": " + apiMessage(e.err) }
+func (e *refusedError) Unwrap() error { return e.err }
+
+// kindOf names an object's kind for messages.
+func kindOf(o build.Object) string {
+	if k := o.GetObjectKind().GroupVersionKind().Kind; k != "" {
+		return k
+	}
+	t := fmt.Sprintf("%T", o)
+	return t[strings.LastIndex(t, ".")+1:]
+}
+
+// create creates one object with its typed client, or, for an
+// unstructured one (a PodGroup), with the dynamic client.
+func (r *request) create(o build.Object) (runtime.Object, error) {
+	kube := r.core.clients.Kube
+	ns := r.wf.Namespace
+	opts := metav1.CreateOptions{}
+	switch o := o.(type) {
+	case *unstructured.Unstructured:
+		res, err := r.dynamicResource(o)
+		if err != nil {
+			return nil, err
+		}
+		return res.Create(r.ctx, o, opts)
+	case *corev1.ConfigMap:
+		return kube.CoreV1().ConfigMaps(ns).Create(r.ctx, o, opts)
+	case *corev1.Service:
+		return kube.CoreV1().Services(ns).Create(r.ctx, o, opts)
+	case *networkingv1.Ingress:
+		return kube.NetworkingV1().Ingresses(ns).Create(r.ctx, o, opts)
+	default:
+		return nil, fmt.Errorf("sparkplug does not create %T objects", o)
+	}
+}
+
+// dynamicResource is the dynamic client's resource for an unstructured
+// object the builder made.
+func (r *request) dynamicResource(o *unstructured.Unstructured) (dynamic.ResourceInterface, error) {
+	if r.core.clients.Dynamic == nil {
+		return nil, fmt.Errorf("no dynamic client to create %s %s with", o.GetKind(), o.GetName())
+	}
+	if o.GetKind() != spark.PodGroupKind {
+		return nil, fmt.Errorf("sparkplug does not create %s objects", o.GroupVersionKind())
+	}
+	return r.core.clients.Dynamic.Resource(build.PodGroupResource(o)).Namespace(r.wf.Namespace), nil
+}
+
+// createPodGroup creates the run's PodGroup before its driver, owned by
+// the Workflow: the batch scheduler must know it when it sees the driver.
+// One that exists (a repeated call) is taken as it is. The API server
+// having no such resource means the scheduler's CRD is not installed: a
+// refused submission, counted and retried per onSubmissionFailureRetries
+// as the Spark operator retries a failed batch scheduling, with a message
+// that names the fix.
+func (r *request) createPodGroup(pg *unstructured.Unstructured, o launchOrder) *state.Outcome {
+	if pg == nil {
+		return nil
+	}
+	_, err := r.create(pg)
+	switch {
+	case err == nil:
+		r.log.Info("pod group created", "node", o.node, "pod_group", pg.GetName(), "api_version", pg.GetAPIVersion())
+		return nil
+	case apierrors.IsAlreadyExists(err):
+		return nil
+	case apierrors.IsNotFound(err) || meta.IsNoMatchError(err):
+		// Before isTransient: the API server's 404 for a resource it does
+		// not serve is an "unexpected server response" to client-go.
+		return r.rejected(o, build.MissingPodGroupCRD(pg))
+	case isTransient(err):
+		return r.transient("create PodGroup %s: %s", pg.GetName(), err)
+	default:
+		return r.rejected(o, fmt.Sprintf("create PodGroup %s: %s", pg.GetName(), apiMessage(err)))
+	}
+}
+
+// adoptPodGroup hands the run's PodGroup, created owned by the Workflow,
+// to the driver (OwnedBy set its owner), so that it goes with the driver,
+// and labels it with the driver's application id (retarget: spark-submit
+// chooses its own); one that is missing (someone deleted it) is created
+// owned by the driver. This is one request per driver and process, like
+// the other companions' checks.
+func (r *request) adoptPodGroup(pg *unstructured.Unstructured) error {
+	if pg == nil {
+		return nil
+	}
+	res, err := r.dynamicResource(pg)
+	if err != nil {
+		return err
+	}
+	patch, err := json.Marshal(map[string]any{"metadata": map[string]any{
+		"ownerReferences": pg.GetOwnerReferences(),
+		"labels":          map[string]string{spark.LabelAppSelector: pg.GetLabels()[spark.LabelAppSelector]},
+	}})
+	if err != nil {
+		return fmt.Errorf("encode pod group owner patch: %w", err)
+	}
+	_, err = res.Patch(r.ctx, pg.GetName(), types.MergePatchType, patch, metav1.PatchOptions{})
+	if apierrors.IsNotFound(err) {
+		if _, err = res.Create(r.ctx, pg, metav1.CreateOptions{}); apierrors.IsNotFound(err) || meta.IsNoMatchError(err) {
+			// The driver names a group that cannot be made: it would
+			// never be scheduled.
+			return &refusedError{what: "PodGroup " + pg.GetName(), err: errors.New(build.MissingPodGroupCRD(pg))}
+		}
+	}
+	if err != nil && !apierrors.IsAlreadyExists(err) {
+		return fmt.Errorf("make the driver the owner of PodGroup %s: %w", pg.GetName(), err)
+	}
+	return nil
+}
+
+// withdrawPodGroup deletes the PodGroup of a driver the API server or
+// spark-submit refused: a PodGroup without pods would otherwise wait,
+// owned by the Workflow, until the Workflow goes, and Volcano may admit it
+// to its queue and hold its minResources there. A retry creates it again.
+// A failure is only logged: the PodGroup still goes with the Workflow.
+func (r *request) withdrawPodGroup(pg *unstructured.Unstructured) {
+	if pg == nil {
+		return
+	}
+	res, err := r.dynamicResource(pg)
+	if err == nil {
+		err = res.Delete(r.ctx, pg.GetName(), metav1.DeleteOptions{})
+	}
+	if err != nil && !apierrors.IsNotFound(err) {
+		r.log.Info("pod group of a refused driver not deleted; it goes with the workflow", "pod_group", pg.GetName(), "error", err.Error())
+	}
+}
+
+func isTransient(err error) bool {
+	return apierrors.IsServerTimeout(err) || apierrors.IsTimeout(err) || apierrors.IsTooManyRequests(err) ||
+		apierrors.IsServiceUnavailable(err) || apierrors.IsInternalError(err) || apierrors.IsUnexpectedServerError(err) ||
+		errors.Is(err, context.DeadlineExceeded) || isConnectionError(err)
+}
+
+func isConnectionError(err error) bool {
+	s := err.Error()
+	return strings.Contains(s, "connection refused") || strings.Contains(s, "connection reset") || strings.Contains(s, "EOF")
+}
+
+// apiMessage is the API server's own message for a rejected request.
+func apiMessage(err error) string {
+	var status apierrors.APIStatus
+	if errors.As(err, &status) {
+		return status.Status().Message
+	}
+	return err.Error()
+}
