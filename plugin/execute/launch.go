@@ -160,7 +160,7 @@ func (r *request) companions(objs *build.Objects, driver *corev1.Pod) error {
 		case apierrors.IsAlreadyExists(err):
 		case isTransient(err) || !errors.As(err, &status):
 			return fmt.Errorf("create %s %s: %w", kindOf(o), o.GetName(), err)
-		case slices.Contains(objs.Extra, o):
+		case !companionRequired(objs, o):
 			// The UI's Service and the Ingresses: the application runs
 			// without them, so a refusal is said, not fatal.
 			msg := fmt.Sprintf("%s %s of driver %s not created, the application runs without it: %s", kindOf(o), o.GetName(), driver.Name, apiMessage(err))
@@ -172,6 +172,13 @@ func (r *request) companions(objs *build.Objects, driver *corev1.Pod) error {
 	}
 	r.core.companions.add(driver.UID)
 	return nil
+}
+
+// companionRequired: the driver cannot run without o (its ConfigMap, its
+// Service), so a refusal of o is a refused submission; the UI's Service
+// and the Ingresses (objs.Extra) it runs without.
+func companionRequired(objs *build.Objects, o build.Object) bool {
+	return !slices.Contains(objs.Extra, o)
 }
 
 // refusedError is a companion the driver needs (its ConfigMap, its

@@ -61,18 +61,15 @@ func (c *Core) SweepEnding(ctx context.Context) error {
 	var errs []error
 	for _, sc := range c.scopes.Scopes() {
 		w, err := c.clients.Workflows.ArgoprojV1alpha1().Workflows(sc.Workflow.Namespace).Get(ctx, sc.Workflow.Name, metav1.GetOptions{})
-		why := ""
-		switch {
-		case apierrors.IsNotFound(err):
-			why = "the workflow was deleted"
-		case err != nil:
+		if err != nil && !apierrors.IsNotFound(err) {
 			errs = append(errs, fmt.Errorf("get workflow %s/%s: %w", sc.Workflow.Namespace, sc.Workflow.Name, err))
 			continue
-		case string(w.UID) != sc.Workflow.UID:
-			why = "the workflow was deleted"
-		case scope.Ending(w):
-			why = endingReason(w)
-		default:
+		}
+		if apierrors.IsNotFound(err) {
+			w = nil
+		}
+		why, sweep := sweepReason(w, sc.Workflow.UID)
+		if !sweep {
 			continue // still running: another agent will serve it
 		}
 		if err := c.Sweep(ctx, sc, why); err != nil {
@@ -83,6 +80,21 @@ func (c *Core) SweepEnding(ctx context.Context) error {
 		return fmt.Errorf("sweep at shutdown: %v", errs)
 	}
 	return nil
+}
+
+// sweepReason says whether a workflow's drivers are swept at shutdown,
+// and why: w is the Workflow as read now (nil: not found), uid the one the
+// process served. A Workflow still running is left to the agent that will
+// serve it next.
+func sweepReason(w *wfv1.Workflow, uid string) (string, bool) {
+	switch {
+	case w == nil || string(w.UID) != uid:
+		return "the workflow was deleted", true
+	case scope.Ending(w):
+		return endingReason(w), true
+	default:
+		return "", false
+	}
 }
 
 func endingReason(w *wfv1.Workflow) string {
