@@ -51,9 +51,9 @@ func (r *request) answer() (executor.ExecuteTemplateReply, error) {
 // answering run's report.
 func (r *request) act(snap *snapshot, pl plan) (executor.ExecuteTemplateReply, error) {
 	switch {
-	case pl.outcome != nil:
+	case pl.unlisted != nil:
 		r.log.Info("template not listed in the workflow's task set")
-		return r.reply(*pl.outcome), nil
+		return r.reply(*pl.unlisted), nil
 	case pl.repeat != nil:
 		return executor.ExecuteTemplateReply{Node: pl.repeat}, nil
 	}

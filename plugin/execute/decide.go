@@ -35,8 +35,9 @@ type plan struct {
 	// closed: no open node backs the decision; confirm it with a fresh
 	// TaskSet before acting on it (identity.Decision.Closed).
 	closed bool
-	// outcome, when set, is the whole answer: nothing is written.
-	outcome *state.Outcome
+	// unlisted, when set, is the whole answer: no node with the template
+	// is listed yet, and nothing is written.
+	unlisted *state.Outcome
 	// repeat, when set, is a result already recorded for a node with this
 	// template, answered again as it is.
 	repeat *wfv1.NodeResult
@@ -72,7 +73,7 @@ func decide(s *snapshot, p policy) plan {
 	switch {
 	case d.Unlisted:
 		o := unlisted()
-		pl.outcome = &o
+		pl.unlisted = &o
 		return pl
 	case d.Repeat != nil:
 		pl.repeat = d.Repeat

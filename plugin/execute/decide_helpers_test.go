@@ -200,8 +200,8 @@ func planned(s *snapshot, p policy) got {
 		}
 	}
 	switch {
-	case pl.outcome != nil:
-		g.outcome = *pl.outcome
+	case pl.unlisted != nil:
+		g.outcome = *pl.unlisted
 	case g.blocked || pl.repeat != nil:
 	case pl.answer == "":
 		g.outcome = waitingForIdentical()
