@@ -74,11 +74,12 @@ func (r *request) act(snap *snapshot, pl plan) (executor.ExecuteTemplateReply, e
 		r.log.Info("run adopted by an identical node", "run_node", from, "node", to)
 	}
 	for _, n := range pl.ensure {
-		if failure, err := r.ensureCompanions(snap.runs[n]); failure != nil || err != nil {
-			if failure != nil {
-				return r.reply(*failure), nil
-			}
+		failure, err := r.ensureCompanions(snap.runs[n])
+		if err != nil {
 			return executor.ExecuteTemplateReply{}, err
+		}
+		if failure != nil {
+			return r.reply(*failure), nil
 		}
 	}
 	if pl.answer == "" {
