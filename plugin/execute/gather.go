@@ -155,7 +155,7 @@ func (r *request) runs(tasks []identity.Task) map[string]*run {
 			continue
 		}
 		node := p.Annotations[spark.AnnotationNodeID]
-		if node == "" {
+		if node == "" || !ownDriver(p, r.wf) {
 			continue
 		}
 		rn := out[node]
@@ -166,7 +166,7 @@ func (r *request) runs(tasks []identity.Task) map[string]*run {
 		rn.attempts = append(rn.attempts, p)
 	}
 	for _, cm := range r.scope.ConfigMaps() {
-		if cm.Labels[spark.LabelTemplate] != r.step.Key || cm.Annotations[spark.AnnotationStopped] == "" {
+		if cm.Labels[spark.LabelTemplate] != r.step.Key || cm.Annotations[spark.AnnotationStopped] == "" || !ownTomb(cm, r.wf) {
 			continue
 		}
 		node := cm.Annotations[spark.AnnotationNodeID]

@@ -67,6 +67,11 @@ func (r *request) launch(o launchOrder, previous *corev1.Pod) (*run, *state.Outc
 			if err != nil {
 				return nil, r.transient("get existing driver pod %s: %s", objs.Driver.Name, err)
 			}
+			if !own(created, r.wf, objs.Driver.Name) {
+				// Someone else's pod has the name: never take it for ours.
+				r.withdrawPodGroup(objs.PodGroup)
+				return nil, r.rejected(o, fmt.Sprintf("pod %s exists and is not this workflow's driver: delete it, or run the workflow under another name", created.Name))
+			}
 			r.log.Info("driver pod already existed; continuing with it", "node", o.node, "driver", created.Name)
 		case isTransient(err):
 			return nil, r.transient("create driver pod %s: %s", objs.Driver.Name, err)

@@ -25,7 +25,7 @@ import (
 func (c *Core) Sweep(ctx context.Context, sc *scope.Scope, why string) error {
 	var errs []error
 	for _, p := range sc.Pods() {
-		if p.Labels[spark.LabelRole] != spark.RoleDriver || finished(p) {
+		if p.Labels[spark.LabelRole] != spark.RoleDriver || finished(p) || !ownDriver(p, sc.Workflow) {
 			continue
 		}
 		if err := c.deleteDriver(ctx, p); err != nil {

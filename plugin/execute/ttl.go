@@ -64,7 +64,8 @@ func (c *Core) ExpireLeftovers(ctx context.Context) {
 		for i := range pods.Items {
 			p := &pods.Items[i]
 			uid := p.Labels[spark.LabelWorkflowUID]
-			if served[uid] || !expired(p, now) {
+			wf := spark.WorkflowRef{Name: p.Annotations[spark.AnnotationWorkflowName], Namespace: ns, UID: uid}
+			if served[uid] || !expired(p, now) || !ownDriver(p, wf) {
 				continue
 			}
 			done, known := ended[uid]
@@ -78,7 +79,6 @@ func (c *Core) ExpireLeftovers(ctx context.Context) {
 			if !done {
 				continue
 			}
-			wf := spark.WorkflowRef{Name: p.Annotations[spark.AnnotationWorkflowName], Namespace: ns, UID: uid}
 			c.expire(ctx, wf, p, " after the workflow finished", "seen_by", via.Name)
 		}
 	}
@@ -109,7 +109,7 @@ func (c *Core) Expire(ctx context.Context, sc *scope.Scope) {
 	ts := sc.TaskSet()
 	now := c.opts.Now()
 	for _, p := range sc.Pods() {
-		if !expired(p, now) {
+		if !expired(p, now) || !ownDriver(p, sc.Workflow) {
 			continue
 		}
 		node := p.Annotations[spark.AnnotationNodeID]
