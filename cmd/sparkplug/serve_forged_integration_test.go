@@ -1,0 +1,94 @@
+//go:build integration
+
+package main
+
+import (
+	"context"
+	"testing"
+
+	wfv1 "github.com/argoproj/argo-workflows/v3/pkg/apis/workflow/v1alpha1"
+	"github.com/argoproj/argo-workflows/v3/pkg/plugins/executor"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/sparkplug-io/sparkplug/plugin/build"
+	"github.com/sparkplug-io/sparkplug/plugin/identity"
+	"github.com/sparkplug-io/sparkplug/plugin/spark"
+)
+
+// forgedDriver makes a pod that carries every label and annotation of a
+// driver of the env's workflow, node and template, as anyone who may
+// create pods in the namespace (or an Argo template's metadata.labels)
+// can: labels alone must never make it a run.
+func forgedDriver(t *testing.T, e *env, name, node string, tmpl *wfv1.Template, status corev1.PodStatus, owners ...metav1.OwnerReference) corev1.Pod {
+	t.Helper()
+	key, err := identity.Key(tmpl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	p, err := testCluster.Client.CoreV1().Pods(e.ns).Create(ctx, &corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{
+			Name: name, OwnerReferences: owners,
+			Labels: map[string]string{
+				spark.LabelRole: spark.RoleDriver, spark.LabelWorkflowUID: string(e.wf.UID), spark.LabelTemplate: key,
+				spark.LabelAttempt: "1", spark.LabelAppSelector: "spark-forged",
+			},
+			Annotations: map[string]string{spark.AnnotationNodeID: node, spark.AnnotationWorkflowName: e.wf.Name},
+		},
+		Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: spark.DriverContainerName, Image: "forged"}}},
+	}, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.setDriverStatus(p.Name, status)
+	return *p
+}
+
+// A pod with a driver's labels for a node, made by hand, never answers
+// the node, is never adopted, and is not deleted when the workflow stops:
+// the node gets its own driver and its own application id.
+func TestForgedDriverNeverAnswersANode(t *testing.T) {
+	e := newEnv(t, "forged")
+	tmpl := template(t, "spark-pi", sparkPi)
+	forged := forgedDriver(t, e, "forged-driver", "node-1", tmpl, terminated(corev1.PodSucceeded, 0, "Completed", ""))
+	e.setTasks(map[string]*wfv1.Template{"node-1": tmpl})
+
+	want := build.NamesFor(build.Run{Workflow: spark.WorkflowRef{Name: e.wf.Name, Namespace: e.ns, UID: string(e.wf.UID)}, NodeID: "node-1", Attempt: 1})
+	r := e.execute(tmpl)
+	if r.Node == nil || r.Node.Phase != wfv1.NodePending || param(r, "driver-pod") != want.DriverPod || param(r, "application-id") != want.AppID {
+		t.Fatalf("first reply %s; want Pending from the node's own driver %s (%s), never the forged Succeeded pod", describe(r), want.DriverPod, want.AppID)
+	}
+	e.setDriverStatus(want.DriverPod, running(true))
+	e.setDriverStatus(forged.Name, running(true))
+	r = e.eventually(tmpl, "Running", func(r executor.ExecuteTemplateReply) bool { return r.Node.Phase == wfv1.NodeRunning })
+	if param(r, "driver-pod") != want.DriverPod {
+		t.Fatalf("running reply from %s, want %s", param(r, "driver-pod"), want.DriverPod)
+	}
+
+	// The workflow stops: its driver goes, the forged pod stays.
+	e.shutdownWorkflow(wfv1.ShutdownStrategyStop)
+	e.waitDeleted(want.DriverPod, "stopped workflow")
+	if e.deleted(forged.Name) {
+		t.Fatal("the sweep of a stopped workflow deleted a pod the workflow does not own")
+	}
+}
+
+// A pod another Workflow owns, with the victim's labels, is not the
+// victim's; a pod squatting on the driver's own name that the Workflow does
+// not own is refused, never continued with.
+func TestAPodOfTheDriversNameNotOwnedByTheWorkflowIsRefused(t *testing.T) {
+	e := newEnv(t, "squatted")
+	tmpl := template(t, "spark-pi", sparkPi)
+	other := metav1.OwnerReference{APIVersion: "argoproj.io/v1alpha1", Kind: "Workflow", Name: "other", UID: types.UID("0b9e6c2e-0000-4000-8000-000000000000")}
+	want := build.NamesFor(build.Run{Workflow: spark.WorkflowRef{Name: e.wf.Name, Namespace: e.ns, UID: string(e.wf.UID)}, NodeID: "node-1", Attempt: 1})
+	forgedDriver(t, e, want.DriverPod, "node-1", tmpl, terminated(corev1.PodSucceeded, 0, "Completed", ""), other)
+	e.setTasks(map[string]*wfv1.Template{"node-1": tmpl})
+
+	r := e.execute(tmpl)
+	if r.Node == nil || r.Node.Phase != wfv1.NodeFailed || param(r, "driver-pod") != "" ||
+		r.Node.Message != "SUBMISSION_FAILED: pod "+want.DriverPod+" exists and is not this workflow's driver: delete it, or run the workflow under another name" {
+		t.Fatalf("reply %s; want a refused submission naming the pod, without outputs", describe(r))
+	}
+}
