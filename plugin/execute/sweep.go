@@ -3,6 +3,7 @@ package execute
 import (
 	"context"
 	"fmt"
+	"time"
 
 	wfv1 "github.com/argoproj/argo-workflows/v3/pkg/apis/workflow/v1alpha1"
 	corev1 "k8s.io/api/core/v1"
@@ -43,12 +44,20 @@ func (c *Core) Sweep(ctx context.Context, sc *scope.Scope, why string) error {
 	return nil
 }
 
+// endingSweepTimeout bounds one sweep of an ending workflow's drivers: a
+// slow or unreachable API server must not keep its goroutine forever. A
+// driver the sweep could not delete goes with its Workflow, and the
+// shutdown sweep (SweepEnding) tries again.
+const endingSweepTimeout = time.Minute
+
 // OnWorkflowEnding is the scope registry's callback: it sweeps in the
 // background so the informer is never blocked.
 func (c *Core) OnWorkflowEnding(sc *scope.Scope, w *wfv1.Workflow) {
 	why := endingReason(w)
 	go func() {
-		if err := c.Sweep(context.Background(), sc, why); err != nil {
+		ctx, cancel := context.WithTimeout(context.Background(), endingSweepTimeout)
+		defer cancel()
+		if err := c.Sweep(ctx, sc, why); err != nil {
 			c.log.Error("cannot delete the drivers of an ending workflow", "workflow", sc.Workflow.Name, "error", err.Error())
 		}
 	}()
