@@ -12,7 +12,6 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -26,9 +25,9 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/sparkplug-io/sparkplug/plugin/build"
-	"github.com/sparkplug-io/sparkplug/plugin/identity"
 	"github.com/sparkplug-io/sparkplug/plugin/spark"
 	"github.com/sparkplug-io/sparkplug/plugin/spec"
+	"github.com/sparkplug-io/sparkplug/plugin/step"
 	"github.com/sparkplug-io/sparkplug/templates"
 )
 
@@ -422,7 +421,7 @@ func sparkCalls(docs []*document) (calls []call, errs []error) {
 			return
 		}
 		scope := merged(globals, inputs)
-		sub, err := substitute(tmpl, scope)
+		sub, err := step.SubstituteAll(tmpl, scope)
 		if err != nil {
 			errs = append(errs, fmt.Errorf("%s: %w", path, err))
 			return
@@ -433,15 +432,15 @@ func sparkCalls(docs []*document) (calls []call, errs []error) {
 		case ok:
 			calls = append(calls, call{path: path, run: run, tmpl: sub})
 		}
-		for _, step := range childSteps(&sub) {
-			stepPath := path + "." + step.name
-			childOwner, child, err := resolveTemplate(owner, step, libraries)
+		for _, cs := range childSteps(&sub) {
+			stepPath := path + "." + cs.name
+			childOwner, child, err := resolveTemplate(owner, cs, libraries)
 			if err != nil {
 				errs = append(errs, fmt.Errorf("%s: %w", stepPath, err))
 				continue
 			}
 			stepArgs := map[string]string{}
-			for _, p := range step.args.Parameters {
+			for _, p := range cs.args.Parameters {
 				if p.Value == nil {
 					errs = append(errs, fmt.Errorf("%s: argument %s has no value", stepPath, p.Name))
 					continue
@@ -547,64 +546,24 @@ func resolveInputs(tmpl *wfv1.Template, args map[string]string, strict bool) (ma
 	return out, errors.Join(errs...)
 }
 
-// tagPattern is a simple Argo template tag, {{...}}.
-var tagPattern = regexp.MustCompile(`\{\{[^{}]*\}\}`)
-
-// substitute replaces the tags of tmpl whose key is in scope the way Argo's
-// simple template replacement does (util/template/simple_template.go): on
-// the template's JSON, with the value's special characters escaped for a
-// JSON string and no quotes added. So a tag written as a YAML string (it
-// must be: `x: {{...}}` is a YAML map) stays a JSON string after
-// substitution, whatever the field's type. Other tags ({{item}},
-// {{tasks.x.outputs.result}}, expressions) are left as they are, as Argo
-// leaves them until it can resolve them; a left {{inputs.*}} or
-// {{workflow.parameters.*}} tag is an error, as it is for Argo.
-func substitute(tmpl *wfv1.Template, scope map[string]string) (wfv1.Template, error) {
-	b, err := json.Marshal(tmpl)
-	if err != nil {
-		return wfv1.Template{}, err
-	}
-	var unresolved []string
-	out := tagPattern.ReplaceAllStringFunc(string(b), func(tag string) string {
-		key := strings.TrimSpace(tag[2 : len(tag)-2])
-		v, ok := scope[key]
-		if !ok {
-			if strings.HasPrefix(key, "inputs.") || strings.HasPrefix(key, "workflow.parameters.") {
-				unresolved = append(unresolved, tag)
-			}
-			return tag
-		}
-		q := strconv.Quote(v)
-		return q[1 : len(q)-1]
-	})
-	if len(unresolved) > 0 {
-		return wfv1.Template{}, fmt.Errorf("template %s: failed to resolve %s (declare them in inputs.parameters or spec.arguments)", tmpl.Name, strings.Join(unresolved, ", "))
-	}
-	var sub wfv1.Template
-	if err := json.Unmarshal([]byte(out), &sub); err != nil {
-		return wfv1.Template{}, fmt.Errorf("template %s after substitution: %w", tmpl.Name, err)
-	}
-	return sub, nil
-}
-
-// step is a step or a DAG task: what names the next template.
-type step struct {
+// childStep is a step or a DAG task: what names the next template.
+type childStep struct {
 	name     string
 	template string
 	ref      *wfv1.TemplateRef
 	args     wfv1.Arguments
 }
 
-func childSteps(tmpl *wfv1.Template) []step {
-	var out []step
+func childSteps(tmpl *wfv1.Template) []childStep {
+	var out []childStep
 	for _, group := range tmpl.Steps {
 		for _, s := range group.Steps {
-			out = append(out, step{s.Name, s.Template, s.TemplateRef, s.Arguments})
+			out = append(out, childStep{s.Name, s.Template, s.TemplateRef, s.Arguments})
 		}
 	}
 	if tmpl.DAG != nil {
 		for _, task := range tmpl.DAG.Tasks {
-			out = append(out, step{task.Name, task.Template, task.TemplateRef, task.Arguments})
+			out = append(out, childStep{task.Name, task.Template, task.TemplateRef, task.Arguments})
 		}
 	}
 	return out
@@ -612,7 +571,7 @@ func childSteps(tmpl *wfv1.Template) []step {
 
 // resolveTemplate finds the template a step names: in the same object, or
 // through templateRef in a WorkflowTemplate of examples/.
-func resolveTemplate(owner *document, s step, libraries map[string]*document) (*document, *wfv1.Template, error) {
+func resolveTemplate(owner *document, s childStep, libraries map[string]*document) (*document, *wfv1.Template, error) {
 	switch {
 	case s.ref != nil:
 		if s.ref.ClusterScope {
@@ -663,35 +622,23 @@ type rendered struct {
 	objs *build.Objects
 }
 
-// render parses a call's spark body as the plugin does and builds the
-// objects of its first attempt. The node id is <workflow>-<fnv32a of the
-// path>, shaped like Argo's.
+// render parses a call's spark body and builds the objects of its first
+// attempt as the plugin does (package step). The node id is
+// <workflow>-<fnv32a of the path>, shaped like Argo's.
 func render(b *build.Builder, c call) (*rendered, error) {
-	raw, _, err := spec.BodyOf(&c.tmpl)
-	if err != nil {
-		return nil, err
-	}
-	body, err := spec.Parse(raw)
-	if err != nil {
-		return nil, err
-	}
-	key, err := identity.Key(&c.tmpl)
+	st, _, err := step.Parse(&c.tmpl, spec.PluginDefaults{})
 	if err != nil {
 		return nil, err
 	}
 	name := c.run.runName()
 	h := fnv.New32a()
 	h.Write([]byte(c.path))
-	objs, err := b.Build(body, build.Run{
-		Workflow:    spark.WorkflowRef{Name: name, Namespace: testNamespace, UID: "5b0c7a6e-7f0e-4f7b-9c33-0d1e2f3a4b5c"},
-		NodeID:      fmt.Sprintf("%s-%d", name, h.Sum32()),
-		TemplateKey: key,
-		Attempt:     1,
-	})
+	wf := spark.WorkflowRef{Name: name, Namespace: testNamespace, UID: "5b0c7a6e-7f0e-4f7b-9c33-0d1e2f3a4b5c"}
+	objs, err := st.Build(b, wf, fmt.Sprintf("%s-%d", name, h.Sum32()), 1)
 	if err != nil {
 		return nil, fmt.Errorf("build: %w", err)
 	}
-	return &rendered{call: c, body: body, objs: objs}, nil
+	return &rendered{call: c, body: st.Body, objs: objs}, nil
 }
 
 func newBuilder(t *testing.T) *build.Builder {
@@ -826,28 +773,6 @@ func TestParameterInAnIntegerField(t *testing.T) {
 				t.Errorf("spark.properties has no spark.executor.instances=3:\n%s", got)
 			}
 		})
-	}
-}
-
-// The substitution must be Argo's: a parameter in a string field arrives
-// as that string, escaped for JSON.
-func TestSubstituteAsArgoDoes(t *testing.T) {
-	tmpl := &wfv1.Template{Name: "t", Plugin: &wfv1.Plugin{Object: wfv1.Object{Value: json.RawMessage(
-		`{"spark":{"mainClass":"{{inputs.parameters.c}}","arguments":["{{ inputs.parameters.a }}","{{item}}"]}}`)}}}
-	sub, err := substitute(tmpl, map[string]string{"inputs.parameters.c": "a.B", "inputs.parameters.a": `say "hi"` + "\n"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	raw, _, err := spec.BodyOf(&sub)
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := `{"mainClass":"a.B","arguments":["say \"hi\"\n","{{item}}"]}`
-	if diff := cmp.Diff(want, string(raw)); diff != "" {
-		t.Errorf("substituted body (-want +got):\n%s", diff)
-	}
-	if _, err := substitute(tmpl, nil); err == nil || !strings.Contains(err.Error(), "failed to resolve {{inputs.parameters.c}}") {
-		t.Errorf("unresolved input: %v, want failed to resolve", err)
 	}
 }
 

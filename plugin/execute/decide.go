@@ -273,7 +273,7 @@ func afterRefusal(f submissionFailure, p policy) state.Outcome {
 		return state.Outcome{State: spark.StateSubmissionFailed, Phase: wfv1.NodePending,
 			Detail: fmt.Sprintf("retry %s soon: %s", ofMax(f.count, retries), f.message)}
 	}
-	return submissionFailed(f.message)
+	return state.SubmissionFailed(f.message)
 }
 
 // keepsRunning: a driver whose companion is refused after it started (a

@@ -35,7 +35,7 @@ func (r *request) launch(o launchOrder, previous *corev1.Pod) (*run, *state.Outc
 	br := r.step.Run(r.wf, o.node, o.attempt)
 	objs, err := r.core.builder.Build(r.step.Body, br)
 	if err != nil {
-		out := submissionFailed(fmt.Sprintf("build driver objects: %s", err))
+		out := state.SubmissionFailed(fmt.Sprintf("build driver objects: %s", err))
 		return nil, &out
 	}
 	if previous != nil {

@@ -37,11 +37,6 @@ func submitRunning() state.Outcome {
 	return state.Outcome{State: spark.StateSubmitted, Phase: wfv1.NodePending, Detail: "spark-submit running"}
 }
 
-// submissionFailed: the attempt's driver cannot be submitted, for good.
-func submissionFailed(message string) state.Outcome {
-	return state.Outcome{State: spark.StateSubmissionFailed, Phase: wfv1.NodeFailed, Detail: message}
-}
-
 // invalid: the step cannot run at all (its body or timeout is invalid);
 // the message is the reason alone.
 func invalid(err error) state.Outcome {

@@ -54,7 +54,7 @@ func (r *request) sparkSubmit(objs *build.Objects, br build.Run, o launchOrder) 
 	so := &r.core.opts.Submit
 	if so.SparkHome == "" {
 		r.withdrawPodGroup(objs.PodGroup)
-		out := submissionFailed("sparkplug.launcher is spark-submit, but this plugin has no Spark distribution to run it from (sparkplug serve --spark-home)")
+		out := state.SubmissionFailed("sparkplug.launcher is spark-submit, but this plugin has no Spark distribution to run it from (sparkplug serve --spark-home)")
 		return nil, &out
 	}
 	in := so.Input(r.step.Body, build.Properties(r.step.Body, br), objs.Driver)

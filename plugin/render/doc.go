@@ -8,10 +8,12 @@
 // a `plugin: {spark: ...}` snippet or the `{spark: ...}` value alone; an
 // Argo template; or a Workflow, WorkflowTemplate, ClusterWorkflowTemplate or
 // CronWorkflow, whose every template with a spark body is a step. Each step
-// goes the plugin's own way: Argo's parameter substitution (as far as a file
-// allows: inputs.parameters from their value or default, workflow.parameters
-// from spec.arguments, workflow.name, namespace and uid, each overridable),
-// the template key of plugin/identity, spec.Parse, build.Builder.Build and
+// goes the plugin's own way, through package step as the plugin's request
+// core does: Argo's parameter substitution (step.Substitute, as far as a
+// file allows: inputs.parameters from their value or default,
+// workflow.parameters from spec.arguments, workflow.name, namespace and uid,
+// each overridable; a tag it cannot resolve is shown as it is), step.Parse
+// (the body with the plugin's defaults, the template key), Step.Build and
 // build.OwnedBy. An invalid body gives the one line the plugin would put on
 // the node. What only a cluster knows (the workflow's uid, the node id, the
 // created driver's uid) takes the placeholders in Options.

@@ -8,9 +8,7 @@ import (
 	"fmt"
 	"hash/fnv"
 	"io"
-	"regexp"
 	"strconv"
-	"strings"
 
 	wfv1 "github.com/argoproj/argo-workflows/v3/pkg/apis/workflow/v1alpha1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -19,9 +17,10 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/sparkplug-io/sparkplug/plugin/build"
-	"github.com/sparkplug-io/sparkplug/plugin/identity"
 	"github.com/sparkplug-io/sparkplug/plugin/spark"
 	"github.com/sparkplug-io/sparkplug/plugin/spec"
+	"github.com/sparkplug-io/sparkplug/plugin/state"
+	"github.com/sparkplug-io/sparkplug/plugin/step"
 	"github.com/sparkplug-io/sparkplug/plugin/submit"
 )
 
@@ -260,66 +259,62 @@ func prepare(t wfv1.Template, meta metav1.ObjectMeta, globals map[string]string,
 		h.Write([]byte(t.Name))
 		node = wf.Name + "-" + strconv.FormatUint(uint64(h.Sum32()), 10)
 	}
-	step := Step{Template: t.Name, Run: build.Run{Workflow: wf, NodeID: node, Attempt: max(o.Attempt, 1)}}
+	st := Step{Template: t.Name, Run: build.Run{Workflow: wf, NodeID: node, Attempt: max(o.Attempt, 1)}}
 
-	scope := map[string]string{
+	vars := map[string]string{
 		"workflow.name":      wf.Name,
 		"workflow.namespace": wf.Namespace,
 		"workflow.uid":       wf.UID,
 	}
 	for k, v := range globals {
-		scope[k] = v
+		vars[k] = v
 	}
 	for _, p := range t.Inputs.Parameters {
 		switch {
 		case p.Value != nil:
-			scope["inputs.parameters."+p.Name] = p.Value.String()
+			vars["inputs.parameters."+p.Name] = p.Value.String()
 		case p.Default != nil:
-			scope["inputs.parameters."+p.Name] = p.Default.String()
+			vars["inputs.parameters."+p.Name] = p.Default.String()
 		}
 	}
 	for k, v := range o.Parameters {
-		scope["inputs.parameters."+k] = v
-		scope["workflow.parameters."+k] = v
+		vars["inputs.parameters."+k] = v
+		vars["workflow.parameters."+k] = v
 	}
-	sub, err := substitute(t, scope)
+	// A preview shows the tags it cannot resolve as they are.
+	sub, _, err := step.Substitute(&t, vars)
 	if err != nil {
-		step.Err = err
-		return step
+		st.Err = err
+		return st
 	}
-	key, err := identity.Key(&sub)
-	if err != nil {
-		step.Err = err
-		return step
-	}
-	step.Run.TemplateKey = key
-	step.tmpl = sub
-	return step
+	st.tmpl = sub
+	return st
 }
 
-// buildStep does what the plugin does with a step's template: parse the
-// body, build the objects, make the spark-submit run of a step with that
-// launcher, and, once the driver exists, hand the others to it. Its
-// errors are the plugin's messages for the node.
+// buildStep does what the plugin does with a step's template (package
+// step: parse the body, key the template, build the objects), makes the
+// spark-submit run of a step with that launcher, and, once the driver
+// exists, hands the others to it. Its errors are the plugin's messages for
+// the node.
 func buildStep(b *build.Builder, st *Step, o Options) {
 	if st.Err != nil {
 		return
 	}
-	raw, _ := sparkBody(&st.tmpl)
-	body, err := spec.ParseWith(raw, o.Defaults)
+	ps, _, err := step.Parse(&st.tmpl, o.Defaults)
 	if err != nil {
 		st.Err = err
 		return
 	}
-	objs, err := b.Build(body, st.Run)
+	st.Run.TemplateKey = ps.Key
+	objs, err := ps.Build(b, st.Run.Workflow, st.Run.NodeID, st.Run.Attempt)
 	if err != nil {
-		st.Err = fmt.Errorf("SUBMISSION_FAILED: build driver objects: %s", err)
+		st.Err = errors.New(state.SubmissionFailed("build driver objects: " + err.Error()).Message())
 		return
 	}
-	if body.LauncherFor(o.Defaults.Launcher) == spec.LauncherSparkSubmit {
-		cmd, err := submitCommand(o.Submit, body, st.Run, objs)
+	if ps.Body.LauncherFor(o.Defaults.Launcher) == spec.LauncherSparkSubmit {
+		cmd, err := submitCommand(o.Submit, ps.Body, st.Run, objs)
 		if err != nil {
-			st.Err = fmt.Errorf("SUBMISSION_FAILED: %s", err)
+			st.Err = errors.New(state.SubmissionFailed(err.Error()).Message())
 			return
 		}
 		st.Submit = &cmd
@@ -328,33 +323,6 @@ func buildStep(b *build.Builder, st *Step, o Options) {
 	driver.UID = types.UID(PlaceholderDriverUID)
 	build.OwnedBy(objs, driver)
 	st.Objects = objs
-}
-
-// tagPattern is an Argo template tag, {{...}}.
-var tagPattern = regexp.MustCompile(`\{\{[^{}]*\}\}`)
-
-// substitute replaces the tags scope knows, in the template's JSON text as
-// Argo does, so a value lands as text whatever the field's type. Tags it
-// does not know ({{item}}, {{tasks.x.outputs.result}}, expressions) are left
-// as they are.
-func substitute(t wfv1.Template, scope map[string]string) (wfv1.Template, error) {
-	b, err := json.Marshal(t)
-	if err != nil {
-		return wfv1.Template{}, fmt.Errorf("encode template %s: %w", t.Name, err)
-	}
-	out := tagPattern.ReplaceAllStringFunc(string(b), func(tag string) string {
-		v, ok := scope[strings.TrimSpace(tag[2:len(tag)-2])]
-		if !ok {
-			return tag
-		}
-		q := strconv.Quote(v)
-		return q[1 : len(q)-1]
-	})
-	var sub wfv1.Template
-	if err := json.Unmarshal([]byte(out), &sub); err != nil {
-		return wfv1.Template{}, fmt.Errorf("template %s after substitution: %w", t.Name, err)
-	}
-	return sub, nil
 }
 
 // sparkBody is the spark body of a template; a malformed plugin value is

@@ -45,6 +45,12 @@ func (o Outcome) WithNote(note string) Outcome {
 	return o
 }
 
+// SubmissionFailed is the outcome of a driver that cannot be submitted,
+// for good: the API server refused it, or its objects cannot be built.
+func SubmissionFailed(detail string) Outcome {
+	return Outcome{State: spark.StateSubmissionFailed, Phase: wfv1.NodeFailed, Detail: detail}
+}
+
 // Message is Outcome().Message().
 func (a Assessment) Message() string { return a.Outcome().Message() }
 

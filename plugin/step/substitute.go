@@ -47,3 +47,16 @@ func Substitute(t *wfv1.Template, vars map[string]string) (sub wfv1.Template, un
 	}
 	return sub, unresolved, nil
 }
+
+// SubstituteAll is Substitute as Argo applies it before it runs a
+// template: a tag left that Argo must resolve is an error.
+func SubstituteAll(t *wfv1.Template, vars map[string]string) (wfv1.Template, error) {
+	sub, unresolved, err := Substitute(t, vars)
+	if err != nil {
+		return wfv1.Template{}, err
+	}
+	if len(unresolved) > 0 {
+		return wfv1.Template{}, fmt.Errorf("template %s: failed to resolve %s (declare them in inputs.parameters or spec.arguments)", t.Name, strings.Join(unresolved, ", "))
+	}
+	return sub, nil
+}
