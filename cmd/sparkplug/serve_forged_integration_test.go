@@ -10,7 +10,6 @@ import (
 	"github.com/argoproj/argo-workflows/v3/pkg/plugins/executor"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/sparkplug-io/sparkplug/plugin/build"
 	"github.com/sparkplug-io/sparkplug/plugin/identity"
@@ -81,7 +80,14 @@ func TestForgedDriverNeverAnswersANode(t *testing.T) {
 func TestAPodOfTheDriversNameNotOwnedByTheWorkflowIsRefused(t *testing.T) {
 	e := newEnv(t, "squatted")
 	tmpl := template(t, "spark-pi", sparkPi)
-	other := metav1.OwnerReference{APIVersion: "argoproj.io/v1alpha1", Kind: "Workflow", Name: "other", UID: types.UID("0b9e6c2e-0000-4000-8000-000000000000")}
+	// Owned by another Workflow that exists: the garbage collector would
+	// delete a pod whose owner does not.
+	ow, err := e.wfc.ArgoprojV1alpha1().Workflows(e.ns).Create(context.Background(), &wfv1.Workflow{
+		ObjectMeta: metav1.ObjectMeta{Name: "other"}, Spec: wfv1.WorkflowSpec{Entrypoint: "main"}}, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	other := metav1.OwnerReference{APIVersion: "argoproj.io/v1alpha1", Kind: "Workflow", Name: ow.Name, UID: ow.UID}
 	want := build.NamesFor(build.Run{Workflow: spark.WorkflowRef{Name: e.wf.Name, Namespace: e.ns, UID: string(e.wf.UID)}, NodeID: "node-1", Attempt: 1})
 	forgedDriver(t, e, want.DriverPod, "node-1", tmpl, terminated(corev1.PodSucceeded, 0, "Completed", ""), other)
 	e.setTasks(map[string]*wfv1.Template{"node-1": tmpl})
