@@ -7,10 +7,8 @@ import (
 	"fmt"
 	"math"
 	"reflect"
-	"slices"
 	"strconv"
 	"strings"
-	"sync"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -309,96 +307,6 @@ func typeError(p *field.Path, v any, want string) *field.Error {
 	return field.TypeInvalid(p, shown(v), detail)
 }
 
-// unknownField reports a key that names no field of its object, suggesting
-// the nearest known field name.
-func unknownField(p *field.Path, key string, v any, in reflect.Type, known []string) *field.Error {
-	if u, ok := unsupportedAt(p.String()); ok {
-		return field.Forbidden(p, unsupportedMessage(u))
-	}
-	detail := fmt.Sprintf("unknown field %q", key)
-	if s := suggest(key, known); s != "" {
-		detail += fmt.Sprintf("; did you mean %q?", s)
-	} else if hint := misplaced(p, key, in); hint != "" {
-		detail += "; " + hint
-	}
-	return field.Invalid(p, shown(v), detail)
-}
-
-// misplaced recognises a field written at the wrong level: a whole
-// SparkApplication instead of its spec, a driver field under executor (or
-// the other way round), a pod field at the top, a container's security
-// setting in a pod's securityContext (in is the struct the field is
-// unknown to).
-func misplaced(p *field.Path, key string, in reflect.Type) string {
-	if in == podSecurityContextType {
-		if _, ok := jsonFields(containerSecurityContextType).byName[key]; ok {
-			return "it is a field of a container's securityContext, not of the pod's: set it in the container's securityContext (spark.driver.securityContext and spark.executor.securityContext are the Spark container's)"
-		}
-	}
-	switch p.String() {
-	case "spark." + key:
-		switch key {
-		case "apiVersion", "kind", "metadata", "spec", "status":
-			return "put the SparkApplication's spec under spark, not the whole object"
-		}
-		_, driver := jsonFields(reflect.TypeFor[DriverSpec]()).byName[key]
-		_, executor := jsonFields(reflect.TypeFor[ExecutorSpec]()).byName[key]
-		switch {
-		case driver && executor:
-			return "it is a field of spark.driver and spark.executor"
-		case driver:
-			return "it is a field of spark.driver"
-		case executor:
-			return "it is a field of spark.executor"
-		}
-	case "spark.driver." + key:
-		if _, ok := jsonFields(reflect.TypeFor[ExecutorSpec]()).byName[key]; ok {
-			return "it is a field of spark.executor"
-		}
-	case "spark.executor." + key:
-		if _, ok := jsonFields(reflect.TypeFor[DriverSpec]()).byName[key]; ok {
-			return "it is a field of spark.driver"
-		}
-	}
-	return ""
-}
-
-// suggest returns the known name nearest to name, if it is within edit
-// distance 2 (ignoring case) and nearer than the length of name.
-func suggest(name string, known []string) string {
-	best, bestDist := "", 3
-	lower := strings.ToLower(name)
-	for _, k := range known {
-		d := levenshtein(lower, strings.ToLower(k))
-		if d < bestDist && d < len([]rune(name)) {
-			best, bestDist = k, d
-		}
-	}
-	return best
-}
-
-// levenshtein is the edit distance between a and b, in runes.
-func levenshtein(a, b string) int {
-	ra, rb := []rune(a), []rune(b)
-	prev := make([]int, len(rb)+1)
-	cur := make([]int, len(rb)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(ra); i++ {
-		cur[0] = i
-		for j := 1; j <= len(rb); j++ {
-			cost := 1
-			if ra[i-1] == rb[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(rb)]
-}
-
 // shown is the value an error prints: scalars as they are, objects and
 // lists omitted.
 func shown(v any) any {
@@ -430,78 +338,4 @@ func jsonKind(v any) string {
 	default:
 		return fmt.Sprintf("%T", v)
 	}
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
-}
-
-// structFields are the JSON fields of a struct type, with the fields of
-// embedded structs (`json:",inline"`) promoted as encoding/json does.
-type structFields struct {
-	byName map[string]jsonField
-	names  []string // sorted
-}
-
-type jsonField struct {
-	typ   reflect.Type
-	index []int
-}
-
-var fieldCache sync.Map // reflect.Type -> *structFields
-
-func jsonFields(t reflect.Type) *structFields {
-	if f, ok := fieldCache.Load(t); ok {
-		return f.(*structFields)
-	}
-	fs := &structFields{byName: map[string]jsonField{}}
-	// Breadth first, so that a shallower field hides a deeper one of the
-	// same name, as in encoding/json.
-	type level struct {
-		t     reflect.Type
-		index []int
-	}
-	queue := []level{{t: t}}
-	for len(queue) > 0 {
-		var next []level
-		for _, l := range queue {
-			for i := range l.t.NumField() {
-				sf := l.t.Field(i)
-				tag := sf.Tag.Get("json")
-				if tag == "-" {
-					continue
-				}
-				name, _, _ := strings.Cut(tag, ",")
-				index := append(slices.Clone(l.index), i)
-				if sf.Anonymous && name == "" {
-					ft := sf.Type
-					if ft.Kind() == reflect.Pointer {
-						ft = ft.Elem()
-					}
-					if ft.Kind() == reflect.Struct {
-						next = append(next, level{t: ft, index: index})
-						continue
-					}
-				}
-				if !sf.IsExported() {
-					continue
-				}
-				if name == "" {
-					name = sf.Name
-				}
-				if _, seen := fs.byName[name]; !seen {
-					fs.byName[name] = jsonField{typ: sf.Type, index: index}
-				}
-			}
-		}
-		queue = next
-	}
-	fs.names = sortedKeys(fs.byName)
-	f, _ := fieldCache.LoadOrStore(t, fs)
-	return f.(*structFields)
 }
