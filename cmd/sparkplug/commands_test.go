@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"strings"
 	"testing"
+
+	"github.com/sparkplug-io/sparkplug/plugin/sidecar"
 )
 
 // Every command answers --help on stdout, with its flags, and succeeds.
@@ -41,15 +43,49 @@ func TestServeHelpListsItsFlags(t *testing.T) {
 	}
 }
 
+// A bad setting is refused before anything listens, and the error names
+// the flag to fix.
 func TestServeRejectsBadOptionsBeforeListening(t *testing.T) {
-	for _, args := range [][]string{
-		{"--token-file", ""},
-		{"--requeue-pending", "-1s"},
-		{"--log-format", "xml"},
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--token-file", ""}, "--token-file: is required"},
+		{[]string{"--requeue-pending", "-1s"}, "--requeue-pending: must not be negative, got -1s"},
+		{[]string{"--log-format", "xml"}, "--log-format must be json or text"},
+		{[]string{"--launcher", "spark-submit"}, "--launcher: spark-submit needs spark-home"},
+		{[]string{"--ingress-class-name", "Nginx"}, `--ingress-class-name: "Nginx": is not an IngressClass name`},
+		{[]string{"--submit-timeout", "-1s"}, "--submit-timeout: must be positive"},
 	} {
-		err := run(append([]string{"serve"}, args...), &bytes.Buffer{}, &bytes.Buffer{})
-		if err == nil {
-			t.Errorf("serve %v: no error", args)
+		err := run(append([]string{"serve"}, tc.args...), &bytes.Buffer{}, &bytes.Buffer{})
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("serve %v: %v, want %q", tc.args, err, tc.want)
+		}
+	}
+}
+
+// The flags' defaults are the library's (sidecar.DefaultConfig), defined
+// once.
+func TestServeFlagDefaultsAreTheSidecars(t *testing.T) {
+	var out bytes.Buffer
+	if err := run([]string{"serve", "--help"}, &out, &bytes.Buffer{}); err != nil {
+		t.Fatal(err)
+	}
+	d := sidecar.DefaultConfig()
+	for flag, want := range map[string]string{
+		"--requeue-pending": d.Core.RequeuePending.String(), "--requeue-running": d.Core.RequeueRunning.String(),
+		"--not-found-grace": d.Core.NotFoundGrace.String(), "--handout-grace": d.Core.HandoutGrace.String(),
+		"--idle-timeout": d.IdleTimeout.String(), "--submit-timeout": d.Core.Submit.Timeout.String(),
+		"--kubernetes-request-timeout": d.Core.Submit.RequestTimeout.String(), "--addr": d.Addr,
+	} {
+		line := ""
+		for _, l := range strings.Split(out.String(), "\n") {
+			if strings.Contains(l, flag+" ") {
+				line = l
+			}
+		}
+		if !strings.Contains(line, "(default "+want) && !strings.Contains(line, `(default "`+want) {
+			t.Errorf("serve --help: %s does not default to %s: %q", flag, want, line)
 		}
 	}
 }

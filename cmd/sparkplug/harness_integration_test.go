@@ -35,6 +35,7 @@ import (
 
 	"github.com/sparkplug-io/sparkplug/e2e/argo"
 	"github.com/sparkplug-io/sparkplug/e2e/cluster"
+	"github.com/sparkplug-io/sparkplug/plugin/sidecar"
 	"github.com/sparkplug-io/sparkplug/plugin/spark"
 )
 
@@ -78,7 +79,7 @@ type env struct {
 
 // newEnv starts the plugin with the tests' serve options, changed by
 // configure's functions.
-func newEnv(t testing.TB, name string, configure ...func(*serveOptions)) *env {
+func newEnv(t testing.TB, name string, configure ...func(*sidecar.Config)) *env {
 	t.Helper()
 	ctx := context.Background()
 	ns := name
@@ -115,21 +116,19 @@ func newEnv(t testing.TB, name string, configure ...func(*serveOptions)) *env {
 		t.Fatal(err)
 	}
 	e := &env{t: t, ns: ns, wf: wf, wfc: wfc, requests: &atomic.Int64{}}
-	o := serveOptions{
-		addr: "127.0.0.1:0", tokenFile: tokenFile, kubeconfig: kubeconfig, logLevel: "debug", logFormat: "text",
-		idleTimeout: time.Minute, ttlInterval: 500 * time.Millisecond, shutdownGrace: 5 * time.Second, qps: 50, burst: 100,
-		wrapTransport: func(rt http.RoundTripper) http.RoundTripper { return counting{rt, e.requests} },
-	}
-	o.core.RequeuePending, o.core.RequeueRunning = time.Second, 2*time.Second
-	o.core.NotFoundGrace = 3 * time.Second
+	o := testConfig(tokenFile, kubeconfig)
+	o.TTLInterval = 500 * time.Millisecond
+	o.WrapTransport = func(rt http.RoundTripper) http.RoundTripper { return counting{rt, e.requests} }
+	o.Core.RequeuePending, o.Core.RequeueRunning = time.Second, 2*time.Second
+	o.Core.NotFoundGrace = 3 * time.Second
 	for _, f := range configure {
 		f(&o)
 	}
-	if err := o.validate(); err != nil {
+	if err := o.Validate(); err != nil {
 		t.Fatal(err)
 	}
 	addr := make(chan string, 1)
-	o.listening = func(a string) { addr <- a }
+	o.Listening = func(a string) { addr <- a }
 	srvCtx, cancel := context.WithCancel(ctx)
 	done := make(chan error, 1)
 	logFile, err := os.Create(filepath.Join(dir, "plugin.log"))
@@ -137,7 +136,7 @@ func newEnv(t testing.TB, name string, configure ...func(*serveOptions)) *env {
 		t.Fatal(err)
 	}
 	go func() {
-		done <- serve(srvCtx, o, slog.New(slog.NewTextHandler(logFile, &slog.HandlerOptions{Level: slog.LevelDebug})))
+		done <- sidecar.Run(srvCtx, o, slog.New(slog.NewTextHandler(logFile, &slog.HandlerOptions{Level: slog.LevelDebug})))
 	}()
 	select {
 	case a := <-addr:
@@ -402,7 +401,17 @@ func (e *env) recordResult(node string, r executor.ExecuteTemplateReply) {
 	}
 }
 
-func startAnotherServer(t *testing.T, e *env, configure ...func(*serveOptions)) string {
+// testConfig is the sidecar's config in the tests: loopback, the token
+// and kubeconfig given, limits high enough not to slow a test down.
+func testConfig(tokenFile, kubeconfig string) sidecar.Config {
+	o := sidecar.DefaultConfig()
+	o.Addr, o.TokenFile, o.Kubeconfig = "127.0.0.1:0", tokenFile, kubeconfig
+	o.IdleTimeout, o.TTLInterval, o.ShutdownGrace = time.Minute, time.Second, 5*time.Second
+	o.QPS, o.Burst = 50, 100
+	return o
+}
+
+func startAnotherServer(t *testing.T, e *env, configure ...func(*sidecar.Config)) string {
 	t.Helper()
 	url, _ := startStoppableServer(t, e, configure...)
 	return url
@@ -411,7 +420,7 @@ func startAnotherServer(t *testing.T, e *env, configure ...func(*serveOptions)) 
 // startStoppableServer starts a second plugin server, with the default
 // serve options changed by configure's functions, and returns its URL
 // and a function that stops it as SIGTERM does (idempotent).
-func startStoppableServer(t *testing.T, e *env, configure ...func(*serveOptions)) (string, func()) {
+func startStoppableServer(t *testing.T, e *env, configure ...func(*sidecar.Config)) (string, func()) {
 	t.Helper()
 	dir := t.TempDir()
 	kubeconfig := filepath.Join(dir, "kubeconfig")
@@ -422,19 +431,18 @@ func startStoppableServer(t *testing.T, e *env, configure ...func(*serveOptions)
 	if err := os.WriteFile(tokenFile, []byte(pluginToken), 0o440); err != nil {
 		t.Fatal(err)
 	}
-	o := serveOptions{addr: "127.0.0.1:0", tokenFile: tokenFile, kubeconfig: kubeconfig, logLevel: "info", logFormat: "text",
-		idleTimeout: time.Minute, ttlInterval: time.Second, shutdownGrace: 5 * time.Second, qps: 50, burst: 100}
+	o := testConfig(tokenFile, kubeconfig)
 	for _, f := range configure {
 		f(&o)
 	}
-	if err := o.validate(); err != nil {
+	if err := o.Validate(); err != nil {
 		t.Fatal(err)
 	}
 	addr := make(chan string, 1)
-	o.listening = func(a string) { addr <- a }
+	o.Listening = func(a string) { addr <- a }
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
-	go func() { done <- serve(ctx, o, slog.New(slog.NewTextHandler(io.Discard, nil))) }()
+	go func() { done <- sidecar.Run(ctx, o, slog.New(slog.NewTextHandler(io.Discard, nil))) }()
 	var once sync.Once
 	stop := func() {
 		once.Do(func() {

@@ -10,7 +10,9 @@ import (
 
 	"github.com/sparkplug-io/sparkplug/plugin/build"
 	"github.com/sparkplug-io/sparkplug/plugin/render"
+	"github.com/sparkplug-io/sparkplug/plugin/setting"
 	"github.com/sparkplug-io/sparkplug/plugin/spec"
+	"github.com/sparkplug-io/sparkplug/plugin/submit"
 	"github.com/sparkplug-io/sparkplug/templates"
 )
 
@@ -65,7 +67,7 @@ func (o *renderOptions) validate() error {
 		return fmt.Errorf("--kubernetes-request-timeout must not be negative, got %s", o.run.Submit.RequestTimeout)
 	}
 	if err := o.run.Defaults.Validate(); err != nil {
-		return err
+		return setting.Flags(err)
 	}
 	o.run.Parameters = map[string]string{}
 	for _, p := range o.params {
@@ -95,7 +97,7 @@ func renderMain(args []string, stdin io.Reader, stdout, _ io.Writer) error {
 	flags.StringVar(&o.templatesDir, "templates-dir", "", "directory overriding the built-in object templates, as for serve")
 	flags.StringVar(&o.run.Defaults.Launcher, "launcher", spec.LauncherNative, "the launcher of bodies whose sparkplug.launcher names none, as for serve: native or spark-submit")
 	flags.StringVar(&o.run.Submit.SparkHome, "spark-home", render.PlaceholderSparkHome, "the Spark distribution of the spark-submit launcher, as for serve")
-	flags.DurationVar(&o.run.Submit.RequestTimeout, "kubernetes-request-timeout", defaultKubernetesRequestTimeout, "spark-submit's timeout against the API server, as for serve (0: Spark's default)")
+	flags.DurationVar(&o.run.Submit.RequestTimeout, "kubernetes-request-timeout", submit.DefaultRequestTimeout, "spark-submit's timeout against the API server, as for serve (0: Spark's default)")
 	flags.StringVar(&o.run.Defaults.IngressURLFormat, "ingress-url-format", "", "the Spark UI Ingress's URL format of steps that set none, as for serve")
 	flags.StringVar(&o.run.Defaults.IngressClassName, "ingress-class-name", "", "the class of Ingresses of steps that set none, as for serve")
 	if err := flags.Parse(args); err != nil {

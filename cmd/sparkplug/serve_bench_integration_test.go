@@ -9,6 +9,8 @@ import (
 	"time"
 
 	wfv1 "github.com/argoproj/argo-workflows/v3/pkg/apis/workflow/v1alpha1"
+
+	"github.com/sparkplug-io/sparkplug/plugin/sidecar"
 )
 
 // The figures users compare with the Spark operator (which launches about
@@ -30,12 +32,12 @@ func BenchmarkLaunch(b *testing.B) {
 		burst int
 	}{{"default-limits", 20, 40}, {"unthrottled", 10000, 10000}} {
 		b.Run(c.name, func(b *testing.B) {
-			benchmarkLaunch(b, func(o *serveOptions) { o.qps, o.burst = c.qps, c.burst })
+			benchmarkLaunch(b, func(o *sidecar.Config) { o.QPS, o.Burst = c.qps, c.burst })
 		})
 	}
 }
 
-func benchmarkLaunch(b *testing.B, limits func(*serveOptions)) {
+func benchmarkLaunch(b *testing.B, limits func(*sidecar.Config)) {
 	e := newEnv(b, strings.ToLower(fmt.Sprintf("bench-%s-%d", strings.ReplaceAll(b.Name(), "/", "-"), b.N)), limits)
 	tasks := map[string]*wfv1.Template{}
 	tmpls := make([]*wfv1.Template, b.N)

@@ -16,6 +16,7 @@ import (
 	"github.com/argoproj/argo-workflows/v3/pkg/plugins/executor"
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/sparkplug-io/sparkplug/plugin/sidecar"
 	"github.com/sparkplug-io/sparkplug/plugin/spark"
 )
 
@@ -81,7 +82,7 @@ func TestShutdownSweepsTheDriversOfAStoppedWorkflow(t *testing.T) {
 	freezer := &watchFreezer{frozen: make(chan struct{})}
 	other := &env{t: t, ns: ns, wf: e.wf, wfc: e.wfc, requests: &atomic.Int64{}}
 	var stop func()
-	other.url, stop = startStoppableServer(t, e, func(o *serveOptions) { o.wrapTransport = freezer.wrap })
+	other.url, stop = startStoppableServer(t, e, func(o *sidecar.Config) { o.WrapTransport = freezer.wrap })
 	other.execute(tmpl)
 	d := e.onlyDriver()
 	e.setDriverStatus(d.Name, running(true))

@@ -15,6 +15,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/sparkplug-io/sparkplug/plugin/build"
+	"github.com/sparkplug-io/sparkplug/plugin/sidecar"
 	"github.com/sparkplug-io/sparkplug/plugin/spark"
 	"github.com/sparkplug-io/sparkplug/plugin/submit/submittest"
 )
@@ -23,13 +24,13 @@ import (
 // (plugin/submit/submittest): its spark-submit records each call in
 // record and does what c says; with c.Create, it creates the driver pod
 // through the kubeconfig sparkplug hands it, as spark-submit would.
-func withSparkSubmit(t *testing.T, c submittest.Config) (configure func(*serveOptions), record string) {
+func withSparkSubmit(t *testing.T, c submittest.Config) (configure func(*sidecar.Config), record string) {
 	t.Helper()
 	c.Record = filepath.Join(t.TempDir(), "calls.jsonl")
 	home := submittest.SparkHome(t, c)
-	return func(o *serveOptions) {
-		o.core.Submit.SparkHome = home
-		o.core.Submit.RequestTimeout = 20 * time.Second
+	return func(o *sidecar.Config) {
+		o.Core.Submit.SparkHome = home
+		o.Core.Submit.RequestTimeout = 20 * time.Second
 	}, c.Record
 }
 
@@ -155,7 +156,7 @@ func TestSparkSubmitLauncherLifecycle(t *testing.T) {
 // launcher; a body's launcher native still launches natively.
 func TestSparkSubmitLauncherAsThePluginDefault(t *testing.T) {
 	configure, record := withSparkSubmit(t, submittest.Config{Create: true})
-	e := newEnv(t, "spark-submit-default", configure, func(o *serveOptions) { o.core.Launcher = "spark-submit" })
+	e := newEnv(t, "spark-submit-default", configure, func(o *sidecar.Config) { o.Core.Launcher = "spark-submit" })
 	tmpl := template(t, "spark-pi", sparkPi)
 	nativeTmpl := template(t, "spark-pi-native", sparkPi+"sparkplug:\n  launcher: native\n")
 	e.setTasks(map[string]*wfv1.Template{"node-1": tmpl, "node-2": nativeTmpl})
@@ -197,7 +198,7 @@ func TestSparkSubmitFailureFailsTheNode(t *testing.T) {
 // second spark-submit, and the driver it creates is followed as any.
 func TestSparkSubmitSlowerThanARequest(t *testing.T) {
 	configure, record := withSparkSubmit(t, submittest.Config{Create: true, Sleep: "2s"})
-	e := newEnv(t, "spark-submit-slow", configure, func(o *serveOptions) { o.core.SubmitWait = 200 * time.Millisecond })
+	e := newEnv(t, "spark-submit-slow", configure, func(o *sidecar.Config) { o.Core.SubmitWait = 200 * time.Millisecond })
 	tmpl := template(t, "spark-pi", sparkPiSubmit)
 	e.setTasks(map[string]*wfv1.Template{"node-1": tmpl})
 	r := e.execute(tmpl)

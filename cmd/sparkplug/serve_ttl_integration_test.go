@@ -13,6 +13,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/sparkplug-io/sparkplug/plugin/sidecar"
 	"github.com/sparkplug-io/sparkplug/plugin/spark"
 )
 
@@ -22,7 +23,7 @@ import (
 // finished, and not before.
 func TestTimeToLiveOutlivesTheWorkflowsOwnSidecar(t *testing.T) {
 	ns := "ttl-leftovers"
-	e := newEnv(t, ns, func(o *serveOptions) { o.core.LeftoverInterval = 300 * time.Millisecond })
+	e := newEnv(t, ns, func(o *sidecar.Config) { o.Core.LeftoverInterval = 300 * time.Millisecond })
 	ctx := context.Background()
 	nightly, err := e.wfc.ArgoprojV1alpha1().Workflows(ns).Create(ctx, &wfv1.Workflow{
 		ObjectMeta: metav1.ObjectMeta{Name: "nightly"},

@@ -20,6 +20,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	"github.com/sparkplug-io/sparkplug/plugin/build"
+	"github.com/sparkplug-io/sparkplug/plugin/sidecar"
 	"github.com/sparkplug-io/sparkplug/plugin/spark"
 )
 
@@ -50,9 +51,9 @@ func TestUIServiceIsCreatedAndOwnedByTheDriver(t *testing.T) {
 // them come back as the other companions do; the driver's deletion
 // collects them.
 func TestIngressesAreCreatedOwnedAndRestored(t *testing.T) {
-	flags := func(o *serveOptions) {
-		o.core.IngressURLFormat = "spark.example.com/{{$appNamespace}}/{{$appName}}"
-		o.core.IngressClassName = "nginx"
+	flags := func(o *sidecar.Config) {
+		o.Core.IngressURLFormat = "spark.example.com/{{$appNamespace}}/{{$appName}}"
+		o.Core.IngressClassName = "nginx"
 	}
 	e := newEnv(t, "ingress", flags)
 	tmpl := template(t, "spark-pi", sparkPi+`sparkUIOptions:

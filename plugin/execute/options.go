@@ -1,10 +1,9 @@
 package execute
 
 import (
-	"errors"
-	"fmt"
 	"time"
 
+	"github.com/sparkplug-io/sparkplug/plugin/setting"
 	"github.com/sparkplug-io/sparkplug/plugin/spec"
 	"github.com/sparkplug-io/sparkplug/plugin/submit"
 )
@@ -50,34 +49,56 @@ type Options struct {
 // request after 30 s.
 const MaxSubmitWait = 20 * time.Second
 
-// Validate fills defaults and rejects nonsense.
+// DefaultOptions are the core's defaults, defined here once: Validate
+// fills a zero setting from them, and sparkplug serve's flags start from
+// them.
+func DefaultOptions() Options {
+	return Options{
+		RequeuePending:   5 * time.Second,
+		RequeueRunning:   15 * time.Second,
+		NotFoundGrace:    30 * time.Second,
+		HandoutGrace:     time.Minute,
+		CacheWait:        10 * time.Second,
+		LeftoverInterval: time.Minute,
+		SubmitWait:       10 * time.Second,
+		Launcher:         spec.LauncherNative,
+		Submit:           submit.Options{Timeout: submit.DefaultTimeout, RequestTimeout: submit.DefaultRequestTimeout},
+	}
+}
+
+// Validate fills the settings left zero from DefaultOptions and rejects
+// nonsense, naming the setting (package setting).
 func (o *Options) Validate() error {
-	def := func(d *time.Duration, v time.Duration) {
-		if *d == 0 {
-			*d = v
+	d := DefaultOptions()
+	def := func(v *time.Duration, dv time.Duration) {
+		if *v == 0 {
+			*v = dv
 		}
 	}
-	def(&o.RequeuePending, 5*time.Second)
-	def(&o.RequeueRunning, 15*time.Second)
-	def(&o.NotFoundGrace, 30*time.Second)
-	def(&o.HandoutGrace, time.Minute)
-	def(&o.CacheWait, 10*time.Second)
-	def(&o.LeftoverInterval, time.Minute)
-	def(&o.SubmitWait, 10*time.Second)
+	def(&o.RequeuePending, d.RequeuePending)
+	def(&o.RequeueRunning, d.RequeueRunning)
+	def(&o.NotFoundGrace, d.NotFoundGrace)
+	def(&o.HandoutGrace, d.HandoutGrace)
+	def(&o.CacheWait, d.CacheWait)
+	def(&o.LeftoverInterval, d.LeftoverInterval)
+	def(&o.SubmitWait, d.SubmitWait)
 	if o.Now == nil {
 		o.Now = time.Now
 	}
-	for name, d := range map[string]time.Duration{
-		"requeue-pending": o.RequeuePending, "requeue-running": o.RequeueRunning,
-		"not-found-grace": o.NotFoundGrace, "handout-grace": o.HandoutGrace, "cache-wait": o.CacheWait,
-		"ttl-leftover-interval": o.LeftoverInterval,
+	for _, s := range []struct {
+		name string
+		d    time.Duration
+	}{
+		{"requeue-pending", o.RequeuePending}, {"requeue-running", o.RequeueRunning},
+		{"not-found-grace", o.NotFoundGrace}, {"handout-grace", o.HandoutGrace}, {"cache-wait", o.CacheWait},
+		{"ttl-leftover-interval", o.LeftoverInterval},
 	} {
-		if d < 0 {
-			return fmt.Errorf("--%s must not be negative, got %s", name, d)
+		if s.d < 0 {
+			return setting.Errorf(s.name, "must not be negative, got %s", s.d)
 		}
 	}
 	if o.SubmitWait < 0 || o.SubmitWait > MaxSubmitWait {
-		return fmt.Errorf("submit wait %s: want between 0 and %s, as Argo's agent gives up on a request after 30 s", o.SubmitWait, MaxSubmitWait)
+		return setting.Errorf("submit-wait", "%s: want between 0 and %s, as Argo's agent gives up on a request after 30 s", o.SubmitWait, MaxSubmitWait)
 	}
 	switch o.Launcher {
 	case "":
@@ -85,10 +106,10 @@ func (o *Options) Validate() error {
 	case spec.LauncherNative:
 	case spec.LauncherSparkSubmit:
 		if o.Submit.SparkHome == "" {
-			return errors.New("--launcher spark-submit needs --spark-home: the Spark distribution whose bin/spark-submit launches the drivers")
+			return setting.Errorf("launcher", "spark-submit needs spark-home: the Spark distribution whose bin/spark-submit launches the drivers")
 		}
 	default:
-		return fmt.Errorf("--launcher must be %s or %s, got %q", spec.LauncherNative, spec.LauncherSparkSubmit, o.Launcher)
+		return setting.Errorf("launcher", "must be %s or %s, got %q", spec.LauncherNative, spec.LauncherSparkSubmit, o.Launcher)
 	}
 	if err := o.defaults().Validate(); err != nil {
 		return err

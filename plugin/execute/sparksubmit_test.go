@@ -332,12 +332,12 @@ func TestOptionsLauncher(t *testing.T) {
 		o       Options
 		wantErr string
 	}{
-		{"spark-submit without a spark home", Options{Launcher: "spark-submit"}, "--launcher spark-submit needs --spark-home"},
-		{"unknown launcher", Options{Launcher: "yarn"}, `--launcher must be native or spark-submit, got "yarn"`},
+		{"spark-submit without a spark home", Options{Launcher: "spark-submit"}, "launcher: spark-submit needs spark-home"},
+		{"unknown launcher", Options{Launcher: "yarn"}, `launcher: must be native or spark-submit, got "yarn"`},
 		{"submit wait beyond the agent's patience", Options{SubmitWait: time.Minute}, "Argo's agent gives up"},
 		{"negative submit wait", Options{SubmitWait: -time.Second}, "want between 0 and"},
-		{"unknown placeholder in the UI Ingress URL", Options{IngressURLFormat: "{{$app}}.example.com"}, `--ingress-url-format "{{$app}}.example.com": unknown placeholder {{$app}}`},
-		{"an IngressClass name that is none", Options{IngressClassName: "Nginx"}, `--ingress-class-name "Nginx": is not an IngressClass name`},
+		{"unknown placeholder in the UI Ingress URL", Options{IngressURLFormat: "{{$app}}.example.com"}, `ingress-url-format: "{{$app}}.example.com": unknown placeholder {{$app}}`},
+		{"an IngressClass name that is none", Options{IngressClassName: "Nginx"}, `ingress-class-name: "Nginx": is not an IngressClass name`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if err := tc.o.Validate(); err == nil || !strings.Contains(err.Error(), tc.wantErr) {

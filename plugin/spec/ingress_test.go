@@ -273,9 +273,9 @@ func TestPluginDefaultsValidate(t *testing.T) {
 		{PluginDefaults{}, ""},
 		{PluginDefaults{IngressURLFormat: "spark.example.com/{{$appNamespace}}/{{$appName}}", IngressClassName: "nginx"}, ""},
 		{PluginDefaults{IngressURLFormat: "{{$appId}}.example.com"}, ""},
-		{PluginDefaults{IngressURLFormat: "{{$name}}.example.com"}, `--ingress-url-format "{{$name}}.example.com": unknown placeholder {{$name}}`},
-		{PluginDefaults{IngressURLFormat: "{{$appId}}.example.com", Launcher: LauncherSparkSubmit}, `--ingress-url-format "{{$appId}}.example.com": uses {{$appId}}, which the spark-submit launcher cannot honour`},
-		{PluginDefaults{IngressClassName: "Nginx"}, `--ingress-class-name "Nginx": is not an IngressClass name`},
+		{PluginDefaults{IngressURLFormat: "{{$name}}.example.com"}, `ingress-url-format: "{{$name}}.example.com": unknown placeholder {{$name}}`},
+		{PluginDefaults{IngressURLFormat: "{{$appId}}.example.com", Launcher: LauncherSparkSubmit}, `ingress-url-format: "{{$appId}}.example.com": uses {{$appId}}, which the spark-submit launcher cannot honour`},
+		{PluginDefaults{IngressClassName: "Nginx"}, `ingress-class-name: "Nginx": is not an IngressClass name`},
 	}
 	for _, tt := range tests {
 		err := tt.d.Validate()

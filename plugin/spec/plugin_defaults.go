@@ -9,21 +9,22 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
+	"github.com/sparkplug-io/sparkplug/plugin/setting"
 	"github.com/sparkplug-io/sparkplug/plugin/spark"
 )
 
 // PluginDefaults are the settings sparkplug serve's flags give every
 // step, which a body's sparkplug block overrides for its own step.
 type PluginDefaults struct {
-	// Launcher is --launcher, the launcher of bodies that name none
+	// Launcher is the setting launcher, the launcher of bodies that name none
 	// (spec.LauncherNative when empty). ParseWith only checks a body
 	// against it; the request core picks the launcher.
 	Launcher string
-	// IngressURLFormat is --ingress-url-format, the Spark operator's flag
+	// IngressURLFormat is the setting ingress-url-format, the Spark operator's flag
 	// of that name: the URL of the Spark UI's Ingress
 	// (sparkplug.uiIngress.urlFormat overrides it). Empty: none.
 	IngressURLFormat string
-	// IngressClassName is --ingress-class-name, the operator's flag of that
+	// IngressClassName is the setting ingress-class-name, the operator's flag of that
 	// name: the class of every Ingress (sparkplug.uiIngress.ingressClassName
 	// overrides it). Empty: the cluster's default IngressClass.
 	IngressClassName string
@@ -35,14 +36,14 @@ func (d PluginDefaults) Validate() error {
 	var errs []error
 	if d.IngressURLFormat != "" {
 		if _, err := IngressURL(d.IngressURLFormat, standIns); err != nil {
-			errs = append(errs, fmt.Errorf("--ingress-url-format %q: %w", d.IngressURLFormat, err))
+			errs = append(errs, setting.Errorf("ingress-url-format", "%q: %s", d.IngressURLFormat, err))
 		} else if d.Launcher == LauncherSparkSubmit && placeholderAppID.MatchString(d.IngressURLFormat) {
-			errs = append(errs, fmt.Errorf("--ingress-url-format %q: %s", d.IngressURLFormat, appIDWithSparkSubmit))
+			errs = append(errs, setting.Errorf("ingress-url-format", "%q: %s", d.IngressURLFormat, appIDWithSparkSubmit))
 		}
 	}
 	if d.IngressClassName != "" {
 		if msgs := validation.IsDNS1123Subdomain(d.IngressClassName); len(msgs) > 0 {
-			errs = append(errs, fmt.Errorf("--ingress-class-name %q: is not an IngressClass name: %s", d.IngressClassName, strings.Join(msgs, "; ")))
+			errs = append(errs, setting.Errorf("ingress-class-name", "%q: is not an IngressClass name: %s", d.IngressClassName, strings.Join(msgs, "; ")))
 		}
 	}
 	return errors.Join(errs...)

@@ -3,7 +3,6 @@ package submit
 import (
 	"context"
 	"errors"
-	"fmt"
 	"maps"
 	"os"
 	"os/exec"
@@ -12,6 +11,8 @@ import (
 	"strconv"
 	"sync"
 	"time"
+
+	"github.com/sparkplug-io/sparkplug/plugin/setting"
 )
 
 // Options are the plugin-wide settings of the spark-submit launcher.
@@ -40,6 +41,10 @@ type Options struct {
 // DefaultTimeout bounds a spark-submit run when Options.Timeout is 0.
 const DefaultTimeout = 2 * time.Minute
 
+// DefaultRequestTimeout is spark-submit's timeout against the API server
+// unless told otherwise (Options.RequestTimeout; 0 keeps Spark's own).
+const DefaultRequestTimeout = 30 * time.Second
+
 // Validate fills defaults and rejects nonsense; with a SparkHome, its
 // bin/spark-submit must be an executable file.
 func (o *Options) Validate() error {
@@ -47,13 +52,13 @@ func (o *Options) Validate() error {
 		o.Timeout = DefaultTimeout
 	}
 	if o.Timeout < 0 {
-		return fmt.Errorf("--submit-timeout must be positive, got %s", o.Timeout)
+		return setting.Errorf("submit-timeout", "must be positive, got %s", o.Timeout)
 	}
 	if o.RequestTimeout < 0 {
-		return fmt.Errorf("--kubernetes-request-timeout must not be negative, got %s", o.RequestTimeout)
+		return setting.Errorf("kubernetes-request-timeout", "must not be negative, got %s", o.RequestTimeout)
 	}
 	if o.RequestTimeout >= o.Timeout {
-		return fmt.Errorf("--kubernetes-request-timeout (%s) must be shorter than --submit-timeout (%s): spark-submit could not retry a slow request", o.RequestTimeout, o.Timeout)
+		return setting.Errorf("kubernetes-request-timeout", "%s must be shorter than submit-timeout (%s): spark-submit could not retry a slow request", o.RequestTimeout, o.Timeout)
 	}
 	if o.SparkHome == "" {
 		return nil
@@ -61,10 +66,10 @@ func (o *Options) Validate() error {
 	path := o.Program()
 	fi, err := os.Stat(path)
 	if err != nil {
-		return fmt.Errorf("--spark-home %s: %w", o.SparkHome, err)
+		return setting.Errorf("spark-home", "%s: %s", o.SparkHome, err)
 	}
 	if !fi.Mode().IsRegular() || fi.Mode().Perm()&0o111 == 0 {
-		return fmt.Errorf("--spark-home %s: %s is not an executable file", o.SparkHome, path)
+		return setting.Errorf("spark-home", "%s: %s is not an executable file", o.SparkHome, path)
 	}
 	return nil
 }

@@ -107,9 +107,9 @@ func TestOptionsValidate(t *testing.T) {
 		wantErr string
 	}{
 		{"defaults without spark-submit", submit.Options{}, ""},
-		{"negative timeout", submit.Options{Timeout: -time.Second}, "--submit-timeout must be positive"},
-		{"negative request timeout", submit.Options{RequestTimeout: -time.Second}, "--kubernetes-request-timeout must not be negative"},
-		{"request timeout not under the submit timeout", submit.Options{Timeout: time.Minute, RequestTimeout: time.Minute}, "must be shorter than --submit-timeout"},
+		{"negative timeout", submit.Options{Timeout: -time.Second}, "submit-timeout: must be positive"},
+		{"negative request timeout", submit.Options{RequestTimeout: -time.Second}, "kubernetes-request-timeout: must not be negative"},
+		{"request timeout not under the submit timeout", submit.Options{Timeout: time.Minute, RequestTimeout: time.Minute}, "must be shorter than submit-timeout"},
 		{"no spark-submit in the spark home", submit.Options{SparkHome: t.TempDir()}, "no such file"},
 		{"spark-submit not executable", submit.Options{SparkHome: notExecutable}, "is not an executable file"},
 	} {

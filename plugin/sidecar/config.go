@@ -1,0 +1,97 @@
+package sidecar
+
+import (
+	"net/http"
+	"os"
+	"time"
+
+	"github.com/sparkplug-io/sparkplug/plugin/execute"
+	"github.com/sparkplug-io/sparkplug/plugin/setting"
+	"github.com/sparkplug-io/sparkplug/plugin/submit"
+)
+
+// Config is everything one sidecar runs with.
+type Config struct {
+	// Addr is the address to listen on; the agent calls localhost at the
+	// port in plugin.yaml.
+	Addr string
+	// TokenFile holds the bearer token the agent sends. It is always
+	// checked.
+	TokenFile string
+	// Kubeconfig is a kubeconfig file; empty: the in-cluster service
+	// account.
+	Kubeconfig string
+	// TemplatesDir overrides the built-in object templates; empty: none.
+	TemplatesDir string
+	// MetricsAddr also serves Prometheus metrics there; they are always at
+	// /metrics on Addr.
+	MetricsAddr string
+	// IdleTimeout stops a workflow's cache after that long without
+	// requests.
+	IdleTimeout time.Duration
+	// TTLInterval is how often finished drivers are checked against their
+	// timeToLiveSeconds.
+	TTLInterval time.Duration
+	// ShutdownGrace is how long in-flight requests may finish at shutdown.
+	ShutdownGrace time.Duration
+	// QPS and Burst are the Kubernetes client's rate limits.
+	QPS   float32
+	Burst int
+	// Core are the request core's settings.
+	Core execute.Options
+	// Version is the version the sidecar reports (user agent, logs).
+	Version string
+
+	// WrapTransport, when set, wraps the Kubernetes client transport
+	// (tests count API requests with it).
+	WrapTransport func(http.RoundTripper) http.RoundTripper
+	// Listening, when set, receives the bound address.
+	Listening func(addr string)
+}
+
+// DefaultConfig is the sidecar's defaults, defined here once.
+func DefaultConfig() Config {
+	return Config{
+		Addr:          "127.0.0.1:4355",
+		TokenFile:     "/var/run/argo/token",
+		IdleTimeout:   10 * time.Minute,
+		TTLInterval:   15 * time.Second,
+		ShutdownGrace: 20 * time.Second,
+		QPS:           20,
+		Burst:         40,
+		Core:          execute.DefaultOptions(),
+		Version:       "dev",
+	}
+}
+
+// Validate rejects a config the sidecar cannot run with, naming the
+// setting (package setting), and fills the core's zero settings.
+func (c *Config) Validate() error {
+	switch {
+	case c.Addr == "":
+		return setting.Errorf("addr", "is required")
+	case c.TokenFile == "":
+		return setting.Errorf("token-file", "is required: the bearer token is always checked")
+	case c.IdleTimeout <= 0:
+		return setting.Errorf("idle-timeout", "must be positive, got %s", c.IdleTimeout)
+	case c.TTLInterval <= 0:
+		return setting.Errorf("ttl-interval", "must be positive, got %s", c.TTLInterval)
+	case c.ShutdownGrace < 0:
+		return setting.Errorf("shutdown-grace", "must not be negative, got %s", c.ShutdownGrace)
+	case c.QPS <= 0 || c.Burst <= 0:
+		return setting.Errorf("kube-api-qps", "the client's rate (%g) and burst (%d) must be positive", c.QPS, c.Burst)
+	}
+	return c.Core.Validate()
+}
+
+// InheritedEnv is what spark-submit gets of this process's environment
+// (submit.InheritedEnv).
+func InheritedEnv() map[string]string {
+	env := map[string]string{}
+	for _, k := range submit.InheritedEnv {
+		if v, ok := os.LookupEnv(k); ok {
+			env[k] = v
+		}
+	}
+	return env
+}

@@ -1,0 +1,47 @@
+package sidecar
+
+import (
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/sparkplug-io/sparkplug/plugin/setting"
+)
+
+func TestDefaultConfigIsValid(t *testing.T) {
+	c := DefaultConfig()
+	if err := c.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	if c.Core.RequeuePending != 5*time.Second || c.Core.Launcher != "native" || c.Addr != "127.0.0.1:4355" {
+		t.Fatalf("defaults %+v", c)
+	}
+}
+
+// Every refusal names its setting, so a front end can say which flag or
+// value to fix.
+func TestValidateNamesTheSetting(t *testing.T) {
+	for _, tc := range []struct {
+		change  func(*Config)
+		setting string
+	}{
+		{func(c *Config) { c.Addr = "" }, "addr"},
+		{func(c *Config) { c.TokenFile = "" }, "token-file"},
+		{func(c *Config) { c.IdleTimeout = 0 }, "idle-timeout"},
+		{func(c *Config) { c.TTLInterval = -time.Second }, "ttl-interval"},
+		{func(c *Config) { c.Burst = 0 }, "kube-api-qps"},
+		{func(c *Config) { c.Core.RequeueRunning = -time.Second }, "requeue-running"},
+		{func(c *Config) { c.Core.Launcher = "yarn" }, "launcher"},
+		{func(c *Config) { c.Core.Submit.Timeout = -time.Second }, "submit-timeout"},
+		{func(c *Config) { c.Core.IngressURLFormat = "{{$nope}}" }, "ingress-url-format"},
+	} {
+		c := DefaultConfig()
+		tc.change(&c)
+		err := c.Validate()
+		var se *setting.Error
+		if !errors.As(err, &se) || se.Name != tc.setting || strings.HasPrefix(err.Error(), "--") {
+			t.Errorf("want a refusal of %s, got %v", tc.setting, err)
+		}
+	}
+}

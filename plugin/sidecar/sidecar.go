@@ -1,0 +1,183 @@
+package sidecar
+
+import (
+	"context"
+	"fmt"
+	"io/fs"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"time"
+
+	wfclient "github.com/argoproj/argo-workflows/v3/pkg/client/clientset/versioned"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/kubernetes/scheme"
+	typedcorev1 "k8s.io/client-go/kubernetes/typed/core/v1"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
+	"k8s.io/client-go/tools/record"
+
+	"github.com/sparkplug-io/sparkplug/plugin/build"
+	"github.com/sparkplug-io/sparkplug/plugin/execute"
+	"github.com/sparkplug-io/sparkplug/plugin/metrics"
+	"github.com/sparkplug-io/sparkplug/plugin/scope"
+	"github.com/sparkplug-io/sparkplug/plugin/server"
+	"github.com/sparkplug-io/sparkplug/plugin/submit"
+	"github.com/sparkplug-io/sparkplug/templates"
+)
+
+// Run serves the agent's calls until ctx is done, then shuts down
+// gracefully. c must have been validated.
+func Run(ctx context.Context, c Config, log *slog.Logger) error {
+	// Listen before anything slow: the agent's first calls fail after
+	// about 15 s of refused connections.
+	ln, err := net.Listen("tcp", c.Addr)
+	if err != nil {
+		return fmt.Errorf("listen on %s: %w", c.Addr, err)
+	}
+	defer ln.Close()
+
+	cfg, err := restConfig(c.Kubeconfig)
+	if err != nil {
+		return err
+	}
+	if c.WrapTransport != nil {
+		cfg.Wrap(c.WrapTransport)
+	}
+	cfg.QPS, cfg.Burst = c.QPS, c.Burst
+	cfg.UserAgent = "sparkplug/" + c.Version
+	clients, err := newClients(cfg)
+	if err != nil {
+		return err
+	}
+	if c.Core.Submit.SparkHome != "" {
+		// spark-submit authenticates as the plugin does.
+		dir, err := os.MkdirTemp(c.Core.Submit.TempDir, "sparkplug-client-")
+		if err != nil {
+			return fmt.Errorf("directory for spark-submit's kubeconfig: %w", err)
+		}
+		defer os.RemoveAll(dir)
+		if c.Core.Submit.Client, err = submit.NewClient(cfg, dir); err != nil {
+			return err
+		}
+		log.Info("spark-submit launcher ready", "spark_home", c.Core.Submit.SparkHome, "master", c.Core.Submit.Client.Master, "default_launcher", c.Core.Launcher)
+	}
+	var tmpl fs.FS = templates.FS
+	if c.TemplatesDir != "" {
+		tmpl = os.DirFS(c.TemplatesDir)
+	}
+	builder, err := build.New(tmpl)
+	if err != nil {
+		return fmt.Errorf("load templates: %w", err)
+	}
+	registry := scope.NewRegistry(clients, c.IdleTimeout, log, c.Core.Now)
+	broadcaster := record.NewBroadcaster(record.WithContext(ctx))
+	broadcaster.StartRecordingToSink(&typedcorev1.EventSinkImpl{Interface: clients.Kube.CoreV1().Events("")})
+	defer broadcaster.Shutdown()
+	recorder := broadcaster.NewRecorder(scheme.Scheme, corev1.EventSource{Component: "sparkplug"})
+	m := metrics.New()
+	core := execute.New(c.Core, clients, registry, builder, recorder, m, log)
+	ready := &server.Ready{}
+	srv := &http.Server{
+		Handler:           server.New(core, &server.TokenFile{Path: c.TokenFile}, ready, m, log),
+		ReadHeaderTimeout: 10 * time.Second,
+	}
+	if c.MetricsAddr != "" {
+		stop, err := serveMetrics(c.MetricsAddr, m, log)
+		if err != nil {
+			return err
+		}
+		defer stop()
+	}
+	go registry.Run(ctx)
+	go core.Run(ctx, c.TTLInterval)
+	go watchReadiness(ctx, clients.Kube, ready, log)
+
+	serveErr := make(chan error, 1)
+	go func() { serveErr <- srv.Serve(ln) }()
+	log.Info("serving", "addr", ln.Addr().String(), "version", c.Version)
+	if c.Listening != nil {
+		c.Listening(ln.Addr().String())
+	}
+	select {
+	case err := <-serveErr:
+		return fmt.Errorf("serve: %w", err)
+	case <-ctx.Done():
+	}
+	log.Info("shutting down")
+	shutdownCtx, cancel := context.WithTimeout(context.Background(), c.ShutdownGrace)
+	defer cancel()
+	if err := srv.Shutdown(shutdownCtx); err != nil {
+		return fmt.Errorf("shutdown: %w", err)
+	}
+	// The agent pod, and with it this sidecar, is deleted when its
+	// workflow ends: delete what still runs for a stopped workflow.
+	if err := core.SweepEnding(shutdownCtx); err != nil {
+		log.Error("cleanup at shutdown incomplete", "error", err.Error())
+	}
+	return nil
+}
+
+// newClients are the typed Kubernetes, Argo and dynamic clients of cfg.
+func newClients(cfg *rest.Config) (scope.Clients, error) {
+	kube, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		return scope.Clients{}, fmt.Errorf("kubernetes client: %w", err)
+	}
+	wf, err := wfclient.NewForConfig(cfg)
+	if err != nil {
+		return scope.Clients{}, fmt.Errorf("argo client: %w", err)
+	}
+	dyn, err := dynamic.NewForConfig(cfg)
+	if err != nil {
+		return scope.Clients{}, fmt.Errorf("dynamic client: %w", err)
+	}
+	return scope.Clients{Kube: kube, Workflows: wf, Dynamic: dyn}, nil
+}
+
+// serveMetrics serves the metrics at addr too, until stop is called.
+func serveMetrics(addr string, m *metrics.Metrics, log *slog.Logger) (stop func(), err error) {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, fmt.Errorf("listen for metrics on %s: %w", addr, err)
+	}
+	srv := &http.Server{Handler: m.Handler(), ReadHeaderTimeout: 10 * time.Second}
+	go func() { _ = srv.Serve(ln) }()
+	log.Info("serving metrics", "addr", ln.Addr().String())
+	return func() { srv.Close() }, nil
+}
+
+// watchReadiness marks the server ready once the API server answers.
+func watchReadiness(ctx context.Context, kube kubernetes.Interface, ready *server.Ready, log *slog.Logger) {
+	for {
+		_, err := kube.Discovery().ServerVersion()
+		ready.Set(err)
+		if err == nil {
+			return
+		}
+		log.Warn("API server not reachable yet", "error", err.Error())
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(2 * time.Second):
+		}
+	}
+}
+
+func restConfig(kubeconfig string) (*rest.Config, error) {
+	if kubeconfig == "" {
+		cfg, err := rest.InClusterConfig()
+		if err != nil {
+			return nil, fmt.Errorf("in-cluster config (set a kubeconfig outside a cluster): %w", err)
+		}
+		return cfg, nil
+	}
+	cfg, err := clientcmd.BuildConfigFromFlags("", kubeconfig)
+	if err != nil {
+		return nil, fmt.Errorf("load kubeconfig %s: %w", kubeconfig, err)
+	}
+	return cfg, nil
+}
