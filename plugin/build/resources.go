@@ -3,7 +3,6 @@ package build
 import (
 	"fmt"
 	"math"
-	"regexp"
 	"strconv"
 	"strings"
 
@@ -16,67 +15,25 @@ import (
 
 const mib = 1 << 20
 
-// Spark's byte-string units (JavaUtils.byteStringAs), in bytes.
-var byteUnits = map[string]int64{
-	"":  0, // the caller's default unit
-	"b": 1,
-	"k": 1 << 10, "kb": 1 << 10,
-	"m": 1 << 20, "mb": 1 << 20,
-	"g": 1 << 30, "gb": 1 << 30,
-	"t": 1 << 40, "tb": 1 << 40,
-	"p": 1 << 50, "pb": 1 << 50,
-}
-
-var (
-	byteString     = regexp.MustCompile(`^([0-9]+)([a-z]+)?$`)
-	fractionString = regexp.MustCompile(`^([0-9]+\.[0-9]+)([a-z]+)?$`)
-)
-
 // byteStringAsMiB parses a Spark memory size ("512m", "2g", "1024") the way
-// Spark reads spark.driver.memory: a whole number and an optional unit b,
-// k, kb, m, mb, g, gb, t, tb, p or pb, case-insensitive; no unit means MiB.
+// Spark reads spark.driver.memory (spec.SparkBytes; no unit means MiB).
 // Whole MiB are kept and the rest dropped, as Spark's conversion does.
 // Fractions ("1.5g") are an error, as in Spark.
 func byteStringAsMiB(s string) (int64, error) {
-	v := strings.ToLower(strings.TrimSpace(s))
-	if fractionString.MatchString(v) {
-		return 0, fmt.Errorf("memory %q: fractional values are not supported by Spark; use a smaller unit (1536m, not 1.5g)", s)
-	}
-	m := byteString.FindStringSubmatch(v)
-	if m == nil {
-		return 0, fmt.Errorf("memory %q: want a whole number and an optional unit (k, m, g, t, p), such as 512m or 4g", s)
-	}
-	unit, ok := byteUnits[m[2]]
-	if !ok {
-		return 0, fmt.Errorf("memory %q: unknown unit %q; use k, m, g, t or p", s, m[2])
-	}
-	n, err := strconv.ParseInt(m[1], 10, 64)
+	n, err := spec.SparkBytes(s, mib)
 	if err != nil {
 		return 0, fmt.Errorf("memory %q: %w", s, err)
 	}
-	if unit == 0 {
-		return n, nil
-	}
-	if unit >= mib {
-		f := unit / mib
-		if n > math.MaxInt64/f {
-			return 0, fmt.Errorf("memory %q is too large", s)
-		}
-		return n * f, nil
-	}
-	return n / (mib / unit), nil
+	return n / mib, nil
 }
 
 // memoryQuantity reads a memory limit written either as Spark does
 // ("4g", "4096m") or as Kubernetes does ("4Gi").
 func memoryQuantity(s string) (resource.Quantity, error) {
-	v := strings.ToLower(strings.TrimSpace(s))
-	if m := byteString.FindStringSubmatch(v); m != nil && m[2] != "" {
-		if unit, ok := byteUnits[m[2]]; ok {
-			n, err := strconv.ParseInt(m[1], 10, 64)
-			if err == nil && n <= math.MaxInt64/unit {
-				return *resource.NewQuantity(n*unit, resource.BinarySI), nil
-			}
+	if v := strings.TrimSpace(s); strings.TrimLeft(v, "0123456789") != "" {
+		// A unit: a Spark size if Spark knows it ("4g"), else a quantity.
+		if n, err := spec.SparkBytes(v, 1); err == nil {
+			return *resource.NewQuantity(n, resource.BinarySI), nil
 		}
 	}
 	q, err := resource.ParseQuantity(strings.TrimSpace(s))
@@ -104,18 +61,30 @@ func (m memory) TotalMiB() int64 { return m.MiB + m.OverheadMiB }
 // spark.kubernetes.memoryOverheadFactor (which Properties resolves to 0.1
 // for JVM applications and 0.4 for Python and R).
 func driverMemory(c map[string]string) (memory, error) {
-	heap, err := byteStringAsMiB(valueOr(c[spark.ConfDriverMemory], "1g"))
+	return processMemory(c, memoryKeys{spark.ConfDriverMemory, spark.ConfDriverMemoryOverhead, spark.ConfDriverMemoryOverheadFactor, spark.ConfDriverMinMemoryOverhead})
+}
+
+// memoryKeys are the conf keys of one role's memory and overhead.
+type memoryKeys struct{ memory, overhead, overheadFactor, minOverhead string }
+
+// processMemory is a Spark process's memory (default 1g) and its overhead
+// as Spark's feature steps compute them, for the driver and the executors
+// alike: the overhead key when set, else max(factor * memory, the minimum
+// overhead key or 384 MiB), the factor being the role's overhead factor
+// when set, else spark.kubernetes.memoryOverheadFactor.
+func processMemory(c map[string]string, k memoryKeys) (memory, error) {
+	heap, err := byteStringAsMiB(valueOr(c[k.memory], "1g"))
 	if err != nil {
-		return memory{}, fmt.Errorf("%s: %w", spark.ConfDriverMemory, err)
+		return memory{}, fmt.Errorf("%s: %w", k.memory, err)
 	}
-	if o := c[spark.ConfDriverMemoryOverhead]; o != "" {
+	if o := c[k.overhead]; o != "" {
 		overhead, err := byteStringAsMiB(o)
 		if err != nil {
-			return memory{}, fmt.Errorf("%s: %w", spark.ConfDriverMemoryOverhead, err)
+			return memory{}, fmt.Errorf("%s: %w", k.overhead, err)
 		}
 		return memory{MiB: heap, OverheadMiB: overhead}, nil
 	}
-	key := spark.ConfDriverMemoryOverheadFactor
+	key := k.overheadFactor
 	if c[key] == "" {
 		key = spark.ConfMemoryOverheadFactor
 	}
@@ -124,9 +93,9 @@ func driverMemory(c map[string]string) (memory, error) {
 		return memory{}, fmt.Errorf("%s %q: want a number above 0, such as 0.1", key, c[key])
 	}
 	minimum := int64(spark.MemoryOverheadMinMiB)
-	if m := c[spark.ConfDriverMinMemoryOverhead]; m != "" {
+	if m := c[k.minOverhead]; m != "" {
 		if minimum, err = byteStringAsMiB(m); err != nil {
-			return memory{}, fmt.Errorf("%s: %w", spark.ConfDriverMinMemoryOverhead, err)
+			return memory{}, fmt.Errorf("%s: %w", k.minOverhead, err)
 		}
 	}
 	return memory{MiB: heap, OverheadMiB: max(int64(factor*float64(heap)), minimum)}, nil
@@ -231,32 +200,11 @@ func valueOr(v, def string) string {
 // executor it creates; sparkplug needs it only to tell a batch scheduler
 // what each executor asks for.
 func executorMemory(c map[string]string, python bool) (memory, error) {
-	heap, err := byteStringAsMiB(valueOr(c[spark.ConfExecutorMemory], "1g"))
+	m, err := processMemory(c, memoryKeys{spark.ConfExecutorMemory, spark.ConfExecutorMemoryOverhead, spark.ConfExecutorMemoryOverheadFactor, spark.ConfExecutorMinMemoryOverhead})
 	if err != nil {
-		return memory{}, fmt.Errorf("%s: %w", spark.ConfExecutorMemory, err)
+		return memory{}, err
 	}
-	var overhead int64
-	if o := c[spark.ConfExecutorMemoryOverhead]; o != "" {
-		if overhead, err = byteStringAsMiB(o); err != nil {
-			return memory{}, fmt.Errorf("%s: %w", spark.ConfExecutorMemoryOverhead, err)
-		}
-	} else {
-		key := spark.ConfExecutorMemoryOverheadFactor
-		if c[key] == "" {
-			key = spark.ConfMemoryOverheadFactor
-		}
-		factor, err := strconv.ParseFloat(strings.TrimSpace(valueOr(c[key], javaDouble(spark.MemoryOverheadFactorJVM))), 64)
-		if err != nil || factor <= 0 || math.IsInf(factor, 0) || math.IsNaN(factor) {
-			return memory{}, fmt.Errorf("%s %q: want a number above 0, such as 0.1", key, c[key])
-		}
-		minimum := int64(spark.MemoryOverheadMinMiB)
-		if m := c[spark.ConfExecutorMinMemoryOverhead]; m != "" {
-			if minimum, err = byteStringAsMiB(m); err != nil {
-				return memory{}, fmt.Errorf("%s: %w", spark.ConfExecutorMinMemoryOverhead, err)
-			}
-		}
-		overhead = max(int64(factor*float64(heap)), minimum)
-	}
+	overhead := m.OverheadMiB
 	if on, _ := strconv.ParseBool(strings.TrimSpace(c[spark.ConfMemoryOffHeapEnabled])); on {
 		// spark.memory.offHeap.size counts bytes unless it says otherwise.
 		size := strings.TrimSpace(c[spark.ConfMemoryOffHeapSize])
@@ -278,5 +226,5 @@ func executorMemory(c map[string]string, python bool) (memory, error) {
 		}
 		overhead += pyMiB
 	}
-	return memory{MiB: heap, OverheadMiB: overhead}, nil
+	return memory{MiB: m.MiB, OverheadMiB: overhead}, nil
 }

@@ -57,23 +57,15 @@ func ParseMemoryLimit(s string) (int64, error) {
 
 func parseMemory(s string, plainUnit int64) (int64, error) {
 	t := strings.TrimSpace(s)
-	lower := strings.ToLower(t)
-	if m := sparkSizePattern.FindStringSubmatch(lower); m != nil {
-		unit, ok := plainUnit, true
-		if m[2] != "" {
-			unit, ok = sparkSizeSuffixes[m[2]]
-		}
-		if ok {
-			n, err := strconv.ParseInt(m[1], 10, 64)
-			if err != nil || n > math.MaxInt64/unit {
-				return 0, ErrMemoryOutOfRange
+	n, err := SparkBytes(t, plainUnit)
+	switch {
+	case err == nil || errors.Is(err, ErrMemoryOutOfRange):
+		return n, err
+	case errors.Is(err, ErrSparkFraction):
+		if m := sparkFractionPattern.FindStringSubmatch(strings.ToLower(t)); m != nil {
+			if _, ok := sparkSizeSuffixes[m[1]]; ok || m[1] == "" {
+				return 0, ErrMemoryFraction
 			}
-			return n * unit, nil
-		}
-	}
-	if m := sparkFractionPattern.FindStringSubmatch(lower); m != nil {
-		if _, ok := sparkSizeSuffixes[m[1]]; ok || m[1] == "" {
-			return 0, ErrMemoryFraction
 		}
 	}
 	q, err := resource.ParseQuantity(t)
@@ -88,6 +80,42 @@ func parseMemory(s string, plainUnit int64) (int64, error) {
 		return 0, ErrMemoryOutOfRange
 	}
 	return q.Value(), nil
+}
+
+// Errors of SparkBytes.
+var (
+	ErrNotSparkSize  = errors.New("want a whole number and an optional unit (k, m, g, t, p), such as 512m or 4g")
+	ErrSparkFraction = errors.New("fractional values are not supported by Spark; use a smaller unit (1536m, not 1.5g)")
+	ErrSparkUnit     = errors.New("unknown unit; use k, m, g, t or p")
+)
+
+// SparkBytes reads s in Spark's size syntax alone (JavaUtils.byteStringAs),
+// never as a Kubernetes quantity: trimmed and lower-cased, a whole number
+// and an optional binary suffix b, k|kb, m|mb, g|gb, t|tb, p|pb; a plain
+// number counts plainUnit bytes. It is the one reader of that syntax:
+// ParseMemory uses it, and so does the builder for the conf values Spark
+// reads.
+func SparkBytes(s string, plainUnit int64) (int64, error) {
+	v := strings.ToLower(strings.TrimSpace(s))
+	if sparkFractionPattern.MatchString(v) {
+		return 0, ErrSparkFraction
+	}
+	m := sparkSizePattern.FindStringSubmatch(v)
+	if m == nil {
+		return 0, ErrNotSparkSize
+	}
+	unit := plainUnit
+	if m[2] != "" {
+		var ok bool
+		if unit, ok = sparkSizeSuffixes[m[2]]; !ok {
+			return 0, ErrSparkUnit
+		}
+	}
+	n, err := strconv.ParseInt(m[1], 10, 64)
+	if err != nil || n > math.MaxInt64/unit {
+		return 0, ErrMemoryOutOfRange
+	}
+	return n * unit, nil
 }
 
 // SparkSize returns a `memory` or `memoryOverhead` value as Spark reads it:
