@@ -127,9 +127,9 @@ func readSkeleton(fsys fs.FS, name, container string) (*corev1.Pod, error) {
 func (b *Builder) Build(s *spec.SparkApplicationSpec, r Run) (*Objects, error) {
 	switch s.Mode {
 	case spec.ModeCluster, "":
-		return b.Cluster(s, r)
+		return b.build(s, r, clusterMode)
 	case spec.ModeClient:
-		return b.Client(s, r)
+		return b.build(s, r, clientMode)
 	default:
 		return nil, fmt.Errorf("deploy mode %q is not supported", s.Mode)
 	}
@@ -138,11 +138,36 @@ func (b *Builder) Build(s *spec.SparkApplicationSpec, r Run) (*Objects, error) {
 // Cluster builds the objects spark-submit --deploy-mode cluster would
 // create for the body (already defaulted and validated) and the run.
 func (b *Builder) Cluster(s *spec.SparkApplicationSpec, r Run) (*Objects, error) {
-	if err := checkRun(s, r); err != nil {
-		return nil, err
-	}
 	if s.Mode != "" && s.Mode != spec.ModeCluster {
 		return nil, fmt.Errorf("mode %s: Cluster builds cluster mode only", s.Mode)
+	}
+	return b.build(s, r, clusterMode)
+}
+
+// deployMode is what sets one deploy mode's objects apart; build makes
+// the rest alike for both.
+type deployMode struct {
+	// driver changes the driver pod built as in cluster mode; nil: none.
+	driver func(pod *corev1.Pod, s *spec.SparkApplicationSpec, n Names, c map[string]string) error
+	// ui is the options of the UI Service; nil: no UI Service.
+	ui func(s *spec.SparkApplicationSpec) *spec.SparkUIConfiguration
+	// configMap is the run's ConfigMap.
+	configMap func(r Run, n Names, c map[string]string, executorTemplate string, files map[string]string) *corev1.ConfigMap
+}
+
+// clusterMode: the driver runs the application, as spark-submit
+// --deploy-mode cluster starts it; a UI Service when sparkUIOptions asks.
+var clusterMode = deployMode{
+	ui:        func(s *spec.SparkApplicationSpec) *spec.SparkUIConfiguration { return s.SparkUIOptions },
+	configMap: configMap,
+}
+
+// build makes the objects of a run in a deploy mode: the driver pod, the
+// executor pod template in the ConfigMap, the headless driver Service,
+// the UI Service and Ingresses, the PodGroup; then checks their metadata.
+func (b *Builder) build(s *spec.SparkApplicationSpec, r Run, m deployMode) (*Objects, error) {
+	if err := checkRun(s, r); err != nil {
+		return nil, err
 	}
 	n := namesFor(s, r)
 	c := Properties(s, r)
@@ -152,6 +177,11 @@ func (b *Builder) Cluster(s *spec.SparkApplicationSpec, r Run) (*Objects, error)
 	driver, err := b.driverPod(s, r, n, c)
 	if err != nil {
 		return nil, fmt.Errorf("build driver pod %s: %w", n.DriverPod, err)
+	}
+	if m.driver != nil {
+		if err := m.driver(driver, s, n, c); err != nil {
+			return nil, fmt.Errorf("build driver pod %s: %w", n.DriverPod, err)
+		}
 	}
 	template, err := b.executorTemplate(s, n, c)
 	if err != nil {
@@ -163,10 +193,10 @@ func (b *Builder) Cluster(s *spec.SparkApplicationSpec, r Run) (*Objects, error)
 	}
 	objs := &Objects{
 		Driver:    driver,
-		ConfigMap: configMap(r, n, c, tmplYAML, metricsFiles(s)),
+		ConfigMap: m.configMap(r, n, c, tmplYAML, metricsFiles(s)),
 		Service:   service(r, n, c),
 	}
-	if objs.Extra, err = exposed(s, s.SparkUIOptions, r, n, c); err != nil {
+	if objs.Extra, err = exposed(s, m.ui(s), r, n, c); err != nil {
 		return nil, err
 	}
 	if objs.PodGroup, err = podGroup(s, r, n, c, driver); err != nil {

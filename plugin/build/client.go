@@ -43,53 +43,24 @@ import (
 // (OwnedBy), the labels and annotations are cluster mode's, so sparkplug
 // follows, stops and cleans up a client-mode run as any other.
 func (b *Builder) Client(s *spec.SparkApplicationSpec, r Run) (*Objects, error) {
-	if err := checkRun(s, r); err != nil {
-		return nil, err
-	}
 	if s.Mode != spec.ModeClient {
 		return nil, fmt.Errorf("mode %q: Client builds client mode only", s.Mode)
 	}
-	n := namesFor(s, r)
-	c := Properties(s, r)
-	if err := checkConf(c); err != nil {
-		return nil, err
-	}
-	driver, err := b.driverPod(s, r, n, c)
-	if err != nil {
-		return nil, fmt.Errorf("build driver pod %s: %w", n.DriverPod, err)
-	}
-	if err := clientDriver(driver, s, n, c); err != nil {
-		return nil, fmt.Errorf("build driver pod %s: %w", n.DriverPod, err)
-	}
-	template, err := b.executorTemplate(s, n, c)
-	if err != nil {
-		return nil, fmt.Errorf("build executor pod template: %w", err)
-	}
-	tmplYAML, err := podYAML(template)
-	if err != nil {
-		return nil, fmt.Errorf("encode executor pod template: %w", err)
-	}
-	ui := s.SparkUIOptions
-	if ui == nil {
-		ui = &spec.SparkUIConfiguration{}
-	}
-	extra, err := exposed(s, ui, r, n, c)
-	if err != nil {
-		return nil, err
-	}
-	objs := &Objects{
-		Driver:    driver,
-		ConfigMap: clientConfigMap(r, n, c, tmplYAML, metricsFiles(s)),
-		Service:   service(r, n, c),
-		Extra:     extra,
-	}
-	if objs.PodGroup, err = podGroup(s, r, n, c, driver); err != nil {
-		return nil, fmt.Errorf("build pod group %s: %w", n.PodGroup, err)
-	}
-	if err := checkMetadata(objs); err != nil {
-		return nil, err
-	}
-	return objs, nil
+	return b.build(s, r, clientMode)
+}
+
+// clientMode: the driver pod runs spark-submit --deploy-mode client
+// (clientDriver), its ConfigMap is a conf directory (clientConfigMap), and
+// it always has a UI Service.
+var clientMode = deployMode{
+	driver: clientDriver,
+	ui: func(s *spec.SparkApplicationSpec) *spec.SparkUIConfiguration {
+		if s.SparkUIOptions == nil {
+			return &spec.SparkUIConfiguration{}
+		}
+		return s.SparkUIOptions
+	},
+	configMap: clientConfigMap,
 }
 
 // clientConf changes the conf Properties derives for cluster mode into

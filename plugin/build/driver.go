@@ -27,18 +27,49 @@ const noResource = "spark-internal"
 
 // driverPod builds the driver pod the way spark-submit's driver feature
 // steps do from the effective conf c, then applies the body's pod fields
-// the way the Spark operator's webhook does.
+// the way the Spark operator's webhook does: the driverSteps, in order, on
+// the pod skeleton.
 func (b *Builder) driverPod(s *spec.SparkApplicationSpec, r Run, n Names, c map[string]string) (*corev1.Pod, error) {
-	d := &s.Driver
-	pod, err := podBase(b.driver, d.Template, spark.DriverContainerName)
+	pod, err := podBase(b.driver, s.Driver.Template, spark.DriverContainerName)
 	if err != nil {
 		return nil, fmt.Errorf("driver.template: %w", err)
 	}
 	pod.TypeMeta = metav1.TypeMeta{APIVersion: "v1", Kind: "Pod"}
-	ctr := &pod.Spec.Containers[containerIndex(pod, spark.DriverContainerName)]
+	d := &driverBuild{pod: pod, ctr: &pod.Spec.Containers[containerIndex(pod, spark.DriverContainerName)], s: s, r: r, n: n, c: c}
+	for _, step := range driverSteps {
+		if err := step(d); err != nil {
+			return nil, err
+		}
+	}
+	return pod, nil
+}
 
-	// Metadata: the user's labels and annotations (Spark substitutes
-	// {{APP_ID}} in their values), Spark's labels, then sparkplug's.
+// driverBuild is the driver pod being built and what its steps read.
+type driverBuild struct {
+	pod *corev1.Pod
+	ctr *corev1.Container // the driver container
+	s   *spec.SparkApplicationSpec
+	r   Run
+	n   Names
+	c   map[string]string // the effective conf
+}
+
+// driverSteps build the driver pod, in order; a later step sees what the
+// earlier ones did (the body's environment, last, wins).
+var driverSteps = []func(*driverBuild) error{
+	driverMetadata,
+	driverContainer,
+	driverEnv,
+	driverContainerResources,
+	driverVolumes,
+	driverPodSpec,
+}
+
+// driverMetadata: the user's labels and annotations (Spark substitutes
+// {{APP_ID}} in their values), Spark's labels, then sparkplug's, and the
+// Workflow as owner.
+func driverMetadata(d *driverBuild) error {
+	pod, s, r, n, c := d.pod, d.s, d.r, d.n, d.c
 	pod.Name = n.DriverPod
 	pod.Namespace = r.Workflow.Namespace
 	pod.Labels = merged(pod.Labels, substituteAppID(prefixed(c, spark.ConfDriverLabelPrefix), n.AppID))
@@ -56,17 +87,21 @@ func (b *Builder) driverPod(s *spec.SparkApplicationSpec, r Run, n Names, c map[
 		pod.Labels[spark.LabelTTLSeconds] = strconv.FormatInt(*s.TimeToLiveSeconds, 10)
 	}
 	pod.OwnerReferences = []metav1.OwnerReference{WorkflowOwner(r.Workflow)}
+	return nil
+}
 
-	// The container: image, command, ports, environment, resources.
+// driverContainer: the image, the command line and the ports.
+func driverContainer(d *driverBuild) error {
+	ctr, s, c := d.ctr, d.s, d.c
 	image := valueOr(c[spark.ConfDriverContainerImage], c[spark.ConfContainerImage])
 	if image == "" {
-		return nil, fmt.Errorf("no image: set spark.image or spark.driver.image")
+		return fmt.Errorf("no image: set spark.image or spark.driver.image")
 	}
 	ctr.Image = image
 	ctr.ImagePullPolicy = corev1.PullPolicy(valueOr(c[spark.ConfContainerImagePullPolicy], string(corev1.PullIfNotPresent)))
 	args, err := driverArgs(s)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	ctr.Args = args
 	ctr.Ports = append(ctr.Ports,
@@ -74,11 +109,17 @@ func (b *Builder) driverPod(s *spec.SparkApplicationSpec, r Run, n Names, c map[
 		corev1.ContainerPort{Name: spark.BlockManagerPortName, ContainerPort: int32(blockManagerPort(c)), Protocol: corev1.ProtocolTCP},
 		corev1.ContainerPort{Name: spark.UIPortName, ContainerPort: int32(uiPort(c)), Protocol: corev1.ProtocolTCP},
 	)
-	ctr.Ports = append(ctr.Ports, containerPorts(d.Ports)...)
+	ctr.Ports = append(ctr.Ports, containerPorts(s.Driver.Ports)...)
 	if s.Monitoring != nil && s.Monitoring.Prometheus != nil && s.Monitoring.ExposeDriverMetrics {
 		ctr.Ports = append(ctr.Ports, prometheusPort(s.Monitoring))
 	}
+	return nil
+}
 
+// driverEnv: the application id, spark.kubernetes.driverEnv.*, PySpark's
+// interpreters and the secrets' keys, as Spark's env feature steps set them.
+func driverEnv(d *driverBuild) error {
+	ctr, s, n, c := d.ctr, d.s, d.n, d.c
 	setEnv(ctr, corev1.EnvVar{Name: spark.EnvApplicationID, Value: n.AppID})
 	driverEnv := prefixed(c, spark.ConfDriverEnvPrefix)
 	for _, k := range slices.Sorted(maps.Keys(driverEnv)) {
@@ -96,23 +137,35 @@ func (b *Builder) driverPod(s *spec.SparkApplicationSpec, r Run, n Names, c map[
 	for _, k := range slices.Sorted(maps.Keys(secretEnv)) {
 		name, key, ok := strings.Cut(secretEnv[k], ":")
 		if !ok || name == "" || key == "" {
-			return nil, fmt.Errorf("%s%s %q: want <secret name>:<key>", spark.ConfDriverSecretKeyRefPrefix, k, secretEnv[k])
+			return fmt.Errorf("%s%s %q: want <secret name>:<key>", spark.ConfDriverSecretKeyRefPrefix, k, secretEnv[k])
 		}
 		setEnv(ctr, corev1.EnvVar{Name: k, ValueFrom: &corev1.EnvVarSource{
 			SecretKeyRef: &corev1.SecretKeySelector{LocalObjectReference: corev1.LocalObjectReference{Name: name}, Key: key},
 		}})
 	}
-	res, err := driverResources(c, d)
-	if err != nil {
-		return nil, err
-	}
-	ctr.Resources = mergeResources(ctr.Resources, res)
-	if d.Lifecycle != nil {
-		ctr.Lifecycle = d.Lifecycle.DeepCopy()
-	}
+	return nil
+}
 
-	// Volumes: the run's conf and executor template, the body's volumes,
-	// ConfigMaps and secrets, then the local dirs.
+// driverContainerResources: requests and limits (driverResources), and
+// the body's lifecycle hooks.
+func driverContainerResources(d *driverBuild) error {
+	res, err := driverResources(d.c, &d.s.Driver)
+	if err != nil {
+		return err
+	}
+	d.ctr.Resources = mergeResources(d.ctr.Resources, res)
+	if d.s.Driver.Lifecycle != nil {
+		d.ctr.Lifecycle = d.s.Driver.Lifecycle.DeepCopy()
+	}
+	return nil
+}
+
+// driverVolumes: the run's conf and executor template, the body's
+// volumes, ConfigMaps and secrets, then the local dirs; then
+// SPARK_CONF_DIR, and the body's environment last: it wins over
+// everything derived.
+func driverVolumes(d *driverBuild) error {
+	pod, ctr, s, n, c := d.pod, d.ctr, d.s, d.n, d.c
 	addVolume(pod, ctr, corev1.Volume{Name: spark.ConfVolumeName, VolumeSource: corev1.VolumeSource{ConfigMap: &corev1.ConfigMapVolumeSource{
 		LocalObjectReference: corev1.LocalObjectReference{Name: n.ConfigMap},
 		Items:                []corev1.KeyToPath{{Key: spark.PropertiesFile, Path: spark.PropertiesFile, Mode: ptr.To(confFileMode)}},
@@ -121,8 +174,8 @@ func (b *Builder) driverPod(s *spec.SparkApplicationSpec, r Run, n Names, c map[
 		LocalObjectReference: corev1.LocalObjectReference{Name: n.ConfigMap},
 		Items:                []corev1.KeyToPath{{Key: spark.ExecutorPodTemplateKey, Path: spark.PodTemplateFile, Mode: ptr.To(confFileMode)}},
 	}}}, corev1.VolumeMount{Name: spark.PodTemplateVolumeName, MountPath: spark.PodTemplateDir})
-	if err := podFields(pod, ctr, s, &d.SparkPodSpec); err != nil {
-		return nil, fmt.Errorf("driver: %w", err)
+	if err := podFields(pod, ctr, s, &s.Driver.SparkPodSpec); err != nil {
+		return fmt.Errorf("driver: %w", err)
 	}
 	mountMetricsConf(pod, ctr, s, n)
 	mounted := prefixed(c, spark.ConfDriverSecretsPrefix)
@@ -137,12 +190,18 @@ func (b *Builder) driverPod(s *spec.SparkApplicationSpec, r Run, n Names, c map[
 		// (podFields), and --properties-file still names this one.
 		setEnv(ctr, corev1.EnvVar{Name: spark.EnvConfDir, Value: spark.ConfDir})
 	}
-	// The body's environment last: it wins over everything derived.
-	for _, e := range d.Env {
+	for _, e := range s.Driver.Env {
 		setEnv(ctr, e)
 	}
+	return nil
+}
 
-	// The pod: Spark's conf-derived settings, then the body's fields.
+// driverPodSpec: Spark's conf-derived pod settings (restart policy,
+// service account, pull secrets, node selector, scheduler), then the
+// body's priority class, batch scheduling and sidecars.
+func driverPodSpec(d *driverBuild) error {
+	pod, s, c := d.pod, d.s, d.c
+	dr := &s.Driver
 	pod.Spec.RestartPolicy = corev1.RestartPolicyNever
 	if sa := c[spark.ConfDriverServiceAccount]; sa != "" {
 		pod.Spec.ServiceAccountName = sa
@@ -152,24 +211,24 @@ func (b *Builder) driverPod(s *spec.SparkApplicationSpec, r Run, n Names, c map[
 			pod.Spec.ImagePullSecrets = append(pod.Spec.ImagePullSecrets, corev1.LocalObjectReference{Name: name})
 		}
 	}
-	pod.Spec.NodeSelector = merged(pod.Spec.NodeSelector, prefixed(c, spark.ConfNodeSelectorPrefix), prefixed(c, spark.ConfDriverNodeSelectorPrefix), d.NodeSelector)
+	pod.Spec.NodeSelector = merged(pod.Spec.NodeSelector, prefixed(c, spark.ConfNodeSelectorPrefix), prefixed(c, spark.ConfDriverNodeSelectorPrefix), dr.NodeSelector)
 	if len(pod.Spec.NodeSelector) == 0 {
 		pod.Spec.NodeSelector = nil
 	}
-	if d.SchedulerName == nil || *d.SchedulerName == "" {
+	if dr.SchedulerName == nil || *dr.SchedulerName == "" {
 		if name := valueOr(c[spark.ConfDriverSchedulerName], c[spark.ConfSchedulerName]); name != "" {
 			pod.Spec.SchedulerName = name
 		}
 	}
-	if d.PriorityClassName != nil && *d.PriorityClassName != "" {
-		pod.Spec.PriorityClassName = *d.PriorityClassName
+	if dr.PriorityClassName != nil && *dr.PriorityClassName != "" {
+		pod.Spec.PriorityClassName = *dr.PriorityClassName
 		pod.Spec.Priority = nil
 	}
-	if err := batchScheduling(pod, s, &d.SparkPodSpec, spark.RoleDriver, c); err != nil {
-		return nil, err
+	if err := batchScheduling(pod, s, &dr.SparkPodSpec, spark.RoleDriver, c); err != nil {
+		return err
 	}
-	addSidecars(pod, &d.SparkPodSpec)
-	return pod, nil
+	addSidecars(pod, &dr.SparkPodSpec)
+	return nil
 }
 
 // driverArgs is the driver container's command line, as Spark's
