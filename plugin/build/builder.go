@@ -269,7 +269,7 @@ func checkConf(c map[string]string) error {
 	}
 	for _, prefix := range []string{spark.ConfDriverLabelPrefix, spark.ConfExecutorLabelPrefix} {
 		for _, k := range slices.Sorted(maps.Keys(prefixed(c, prefix))) {
-			if slices.Contains(sparkReservedLabels, k) {
+			if spark.SparkOwnLabel(k) {
 				errs = append(errs, fmt.Errorf("%s%s: label %s is Spark's own (it selects the application's pods); choose another key", prefix, k, k))
 			}
 		}
@@ -286,21 +286,10 @@ func checkConf(c map[string]string) error {
 	return errors.Join(errs...)
 }
 
-// sparkReservedLabels are the labels Spark sets on its pods and refuses
-// from users.
-var sparkReservedLabels = []string{
-	spark.LabelAppSelector,
-	spark.LabelAppName,
-	spark.LabelRole,
-	spark.LabelVersion,
-	spark.LabelExecID,
-	"spark-resource-profile-id",
-}
-
 // argoPrefix is the domain of Argo's labels and annotations: Argo's
 // controller selects its own pods by them, so Spark pods must never carry
 // them.
-const argoPrefix = "workflows.argoproj.io/"
+const argoPrefix = spark.ArgoDomain + "/"
 
 // checkMetadata rejects labels and annotations the API server would refuse
 // or that would make Argo mistake a Spark object for one of its own.

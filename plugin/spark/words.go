@@ -9,6 +9,8 @@ const (
 	LabelRole        = "spark-role"
 	LabelVersion     = "spark-version"
 	LabelExecID      = "spark-exec-id"
+	// LabelResourceProfileID is the resource profile of an executor.
+	LabelResourceProfileID = "spark-resource-profile-id"
 
 	RoleDriver   = "driver"
 	RoleExecutor = "executor"

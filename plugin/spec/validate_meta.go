@@ -9,33 +9,6 @@ import (
 	"github.com/sparkplug-io/sparkplug/plugin/spark"
 )
 
-// reservedLabels are the label keys sparkplug or Spark set on Spark pods.
-var reservedLabels = map[string]string{
-	spark.LabelRole:        "sparkplug sets it to driver or executor, and Spark finds its executors by it",
-	spark.LabelAppSelector: "sparkplug sets it to the application id, and Spark finds its executors by it",
-	spark.LabelAppName:     "sparkplug sets it to the application name",
-	spark.LabelExecID:      "Spark sets it to each executor's id and finds the executors by it",
-	spark.LabelVersion:     "Spark sets it to the Spark version",
-	spark.LabelManagedBy:   "sparkplug sets it to " + spark.ManagedByValue + " on what it creates",
-}
-
-// reservedDomain says why a label or annotation key is not the user's, by
-// its prefix domain (or a subdomain of it).
-func reservedDomain(key string) string {
-	prefix, _, found := strings.Cut(key, "/")
-	if !found {
-		return ""
-	}
-	in := func(domain string) bool { return prefix == domain || strings.HasSuffix(prefix, "."+domain) }
-	switch {
-	case in(spark.Domain):
-		return "the " + spark.Domain + "/ keys are sparkplug's bookkeeping; choose another prefix"
-	case in("workflows.argoproj.io"):
-		return "the workflows.argoproj.io/ keys are Argo's, and its controller would take the Spark pods for workflow pods; choose another prefix"
-	}
-	return ""
-}
-
 func validateLabels(p *field.Path, labels map[string]string) field.ErrorList {
 	var errs field.ErrorList
 	for _, k := range sortedKeys(labels) {
@@ -44,11 +17,11 @@ func validateLabels(p *field.Path, labels map[string]string) field.ErrorList {
 			errs = append(errs, field.Invalid(kp, k, "is not a valid label key: "+strings.Join(msgs, "; ")))
 			continue
 		}
-		if why, ok := reservedLabels[k]; ok {
-			errs = append(errs, field.Forbidden(kp, why+"; remove it"))
+		if r, ok := spark.ReservedLabels[k]; ok {
+			errs = append(errs, field.Forbidden(kp, r.Why+"; remove it"))
 			continue
 		}
-		if why := reservedDomain(k); why != "" {
+		if why := spark.ReservedKey(k); why != "" {
 			errs = append(errs, field.Forbidden(kp, why))
 			continue
 		}
@@ -73,7 +46,7 @@ func validateAnnotations(p *field.Path, annotations map[string]string) field.Err
 			errs = append(errs, field.Invalid(kp, k, "is not a valid annotation key: "+strings.Join(msgs, "; ")))
 			continue
 		}
-		if why := reservedDomain(k); why != "" {
+		if why := spark.ReservedKey(k); why != "" {
 			errs = append(errs, field.Forbidden(kp, why))
 		}
 	}

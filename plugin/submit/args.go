@@ -146,17 +146,6 @@ var notPassed = map[string]string{
 	ConfAuthClientKeyFile:                 "authOption",
 }
 
-// reservedLabels are the labels spark-submit sets on the driver and
-// refuses in spark.kubernetes.driver.label.*.
-var reservedLabels = []string{
-	spark.LabelAppSelector,
-	spark.LabelAppName,
-	spark.LabelRole,
-	spark.LabelVersion,
-	spark.LabelExecID,
-	"spark-resource-profile-id",
-}
-
 // driverMetadataOption passes the labels and annotations of the natively
 // built driver (sparkplug's, the body's, the pod template's, a batch
 // scheduler's) that the conf does not carry already. A key the conf has
@@ -168,7 +157,7 @@ func driverMetadataOption(in *Input) []string {
 	}
 	var args []string
 	for _, k := range slices.Sorted(maps.Keys(in.Driver.Labels)) {
-		if _, ok := in.Conf[spark.ConfDriverLabelPrefix+k]; ok || slices.Contains(reservedLabels, k) {
+		if _, ok := in.Conf[spark.ConfDriverLabelPrefix+k]; ok || spark.SparkOwnLabel(k) {
 			continue
 		}
 		args = append(args, conf(spark.ConfDriverLabelPrefix+k, in.Driver.Labels[k])...)
