@@ -4,11 +4,16 @@
 // an immutable ConfigMap with spark.properties and the executor pod
 // template, and the headless driver Service. Nothing here talks to the API
 // server; the caller creates the pod, then OwnedBy hands the others to it.
-// Build chooses by the body's mode: Cluster, or Client (client.go), which
-// makes the same objects the hand-made client-mode way: the driver pod runs
-// spark-submit --deploy-mode client itself, the ConfigMap is its conf
-// directory (spark-defaults.conf, spark-env.sh, the executor pod template),
-// and a UI Service is always made.
+// Build makes them by one build for both deploy modes; a deployMode says
+// what sets one apart. In cluster mode (builder.go) the driver runs the
+// application; client mode (client.go) makes the same objects the
+// hand-made client-mode way: the driver pod runs spark-submit
+// --deploy-mode client itself, the ConfigMap is its conf directory
+// (spark-defaults.conf, spark-env.sh, the executor pod template), and a UI
+// Service is always made. The driver pod is built by driverSteps, small
+// functions applied in order (driver.go); resources.go sizes the
+// containers as Spark does, reading Spark's sizes with spec.SparkBytes.
+// Reserved labels come from the one table in package spark.
 //
 // Properties is the effective Spark conf, derived from the body as the Spark
 // operator's spark-submit arguments are, overlaid with the body's sparkConf,
