@@ -55,7 +55,7 @@ verify: ## gofmt, go vet, go mod tidy, golden files and the plugin ConfigMap are
 	diff -u $(PLUGIN_CONFIGMAP) $$tmp || { echo "$(PLUGIN_CONFIGMAP) is stale: run make plugin"; exit 1; }
 
 # Packages whose tests compare with golden files (testdata/*.golden.yaml, .golden.txt).
-GOLDEN_PKGS := ./plugin/build/ ./plugin/convert/ ./plugin/submit/ ./cmd/sparkplug/
+GOLDEN_PKGS := ./plugin/objects/ ./plugin/convert/ ./plugin/submit/ ./cmd/sparkplug/
 
 .PHONY: update
 update: ## rewrite golden files from the current code

@@ -12,7 +12,7 @@ import (
 
 	"github.com/sparkplug-io/sparkplug/e2e/framework"
 	"github.com/sparkplug-io/sparkplug/e2e/sim"
-	"github.com/sparkplug-io/sparkplug/plugin/build"
+	"github.com/sparkplug-io/sparkplug/plugin/objects"
 	"github.com/sparkplug-io/sparkplug/plugin/spark"
 )
 
@@ -40,7 +40,7 @@ func TestUIIngressExample(t *testing.T) {
 			}
 			for _, d := range o.Drivers {
 				drivers[d.Name] = d
-				run := build.RunName(d.Name)
+				run := objects.RunName(d.Name)
 				found := false
 				for _, i := range o.Ingresses {
 					if i.Name != run+"-ui-ingress" {
@@ -53,8 +53,8 @@ func TestUIIngressExample(t *testing.T) {
 					if c := i.Spec.IngressClassName; c == nil || *c != "nginx" {
 						t.Errorf("Ingress %s class %v, want nginx", i.Name, c)
 					}
-					if b := i.Spec.Rules[0].HTTP.Paths[0].Backend.Service; b == nil || b.Name != build.UIServiceName(d.Name) {
-						t.Errorf("Ingress %s leads to %+v, want the UI Service %s", i.Name, b, build.UIServiceName(d.Name))
+					if b := i.Spec.Rules[0].HTTP.Paths[0].Backend.Service; b == nil || b.Name != objects.UIServiceName(d.Name) {
+						t.Errorf("Ingress %s leads to %+v, want the UI Service %s", i.Name, b, objects.UIServiceName(d.Name))
 					}
 				}
 				if !found {
@@ -62,7 +62,7 @@ func TestUIIngressExample(t *testing.T) {
 				}
 				for _, cm := range o.ConfigMaps {
 					conf, client := cm.Data[spark.ClientDefaultsFile]
-					if cm.Name != build.ConfigMapName(d.Name) || !client {
+					if cm.Name != objects.ConfigMapName(d.Name) || !client {
 						continue
 					}
 					if want := "spark.ui.proxyBase=/" + ns + "/" + run + "\n"; !strings.Contains(conf, want) {
@@ -80,7 +80,7 @@ func TestUIIngressExample(t *testing.T) {
 				if !ok {
 					t.Fatalf("node %s names driver %q, which is not one of the workflow's", n.DisplayName, param(n, "driver-pod"))
 				}
-				run := build.RunName(d.Name)
+				run := objects.RunName(d.Name)
 				want := map[string]string{
 					"ui-host": "https://" + run + ".spark.example.com",
 					"ui-path": "http://spark.example.com/" + ns + "/" + run,

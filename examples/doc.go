@@ -5,7 +5,7 @@
 // The unit tests decode every document strictly into Argo's types, follow
 // every template a Workflow reaches (templateRef included), substitute
 // parameters as Argo does, and run every spark body through spec.Parse and
-// build.Builder.Build: the path a real step takes. With -tags integration
+// objects.Builder.Build: the path a real step takes. With -tags integration
 // they create every document with a server-side dry run against Argo's full
 // CRD schemas, and the driver pod, ConfigMap, Services and Ingresses each
 // body builds against the API server's own validation.

@@ -17,7 +17,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/sparkplug-io/sparkplug/plugin/build"
+	"github.com/sparkplug-io/sparkplug/plugin/objects"
 	"github.com/sparkplug-io/sparkplug/plugin/spark"
 	"github.com/sparkplug-io/sparkplug/plugin/spec"
 	"github.com/sparkplug-io/sparkplug/plugin/step"
@@ -163,13 +163,13 @@ func TestExamplesE2EAnnotations(t *testing.T) {
 type rendered struct {
 	call call
 	body *spec.SparkApplicationSpec
-	objs *build.Objects
+	objs *objects.Set
 }
 
 // render parses a call's spark body and builds the objects of its first
 // attempt as the plugin does (package step). The node id is
 // <workflow>-<fnv32a of the path>, shaped like Argo's.
-func render(b *build.Builder, c call) (*rendered, error) {
+func render(b *objects.Builder, c call) (*rendered, error) {
 	st, _, err := step.Parse(&c.tmpl, spec.PluginDefaults{})
 	if err != nil {
 		return nil, err
@@ -185,11 +185,11 @@ func render(b *build.Builder, c call) (*rendered, error) {
 	return &rendered{call: c, body: st.Body, objs: objs}, nil
 }
 
-func newBuilder(t *testing.T) *build.Builder {
+func newBuilder(t *testing.T) *objects.Builder {
 	t.Helper()
-	b, err := build.New(templates.FS)
+	b, err := objects.New(templates.FS)
 	if err != nil {
-		t.Fatalf("build.New(templates.FS): %v", err)
+		t.Fatalf("objects.New(templates.FS): %v", err)
 	}
 	return b
 }

@@ -8,7 +8,7 @@ import (
 	"os"
 	"strings"
 
-	"github.com/sparkplug-io/sparkplug/plugin/build"
+	"github.com/sparkplug-io/sparkplug/plugin/objects"
 	"github.com/sparkplug-io/sparkplug/plugin/render"
 	"github.com/sparkplug-io/sparkplug/plugin/setting"
 	"github.com/sparkplug-io/sparkplug/plugin/spec"
@@ -124,7 +124,7 @@ func renderMain(args []string, stdin io.Reader, stdout, _ io.Writer) error {
 	if o.templatesDir != "" {
 		tmpl = os.DirFS(o.templatesDir)
 	}
-	builder, err := build.New(tmpl)
+	builder, err := objects.New(tmpl)
 	if err != nil {
 		return err
 	}

@@ -13,7 +13,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/sparkplug-io/sparkplug/plugin/build"
+	"github.com/sparkplug-io/sparkplug/plugin/objects"
 	"github.com/sparkplug-io/sparkplug/plugin/spark"
 )
 
@@ -30,7 +30,7 @@ func TestClientModeLifecycle(t *testing.T) {
 		t.Fatalf("first reply: %s; want Pending", describe(r))
 	}
 	d := e.onlyDriver()
-	if want := fmt.Sprintf("http://%s.%s.svc:4040", build.UIServiceName(d.Name), e.ns); param(r, "spark-ui") != want {
+	if want := fmt.Sprintf("http://%s.%s.svc:4040", objects.UIServiceName(d.Name), e.ns); param(r, "spark-ui") != want {
 		t.Fatalf("spark-ui output %q, want the client-mode UI Service %q", param(r, "spark-ui"), want)
 	}
 	checkDriverMetadata := func() {
@@ -46,7 +46,7 @@ func TestClientModeLifecycle(t *testing.T) {
 
 	ctx := context.Background()
 	core := testCluster.Client.CoreV1()
-	cm, err := core.ConfigMaps(e.ns).Get(ctx, build.ConfigMapName(d.Name), metav1.GetOptions{})
+	cm, err := core.ConfigMaps(e.ns).Get(ctx, objects.ConfigMapName(d.Name), metav1.GetOptions{})
 	if err != nil {
 		t.Fatalf("ConfigMap: %v", err)
 	}
@@ -54,7 +54,7 @@ func TestClientModeLifecycle(t *testing.T) {
 	for _, want := range []string{
 		"spark.submit.deployMode=client",
 		"spark.kubernetes.driver.pod.name=" + d.Name,
-		"spark.driver.host=" + build.ServiceName(d.Name) + "." + e.ns + ".svc",
+		"spark.driver.host=" + objects.ServiceName(d.Name) + "." + e.ns + ".svc",
 		"spark.kubernetes.executor.podTemplateFile=/opt/spark/conf/executor-pod-template.yaml",
 	} {
 		if !strings.Contains(defaults, want+"\n") {
@@ -64,14 +64,14 @@ func TestClientModeLifecycle(t *testing.T) {
 	if _, ok := cm.Data[spark.ClientEnvFile]; !ok {
 		t.Errorf("ConfigMap has no %s", spark.ClientEnvFile)
 	}
-	headless, err := core.Services(e.ns).Get(ctx, build.ServiceName(d.Name), metav1.GetOptions{})
+	headless, err := core.Services(e.ns).Get(ctx, objects.ServiceName(d.Name), metav1.GetOptions{})
 	if err != nil {
 		t.Fatalf("driver Service: %v", err)
 	}
 	if headless.Spec.ClusterIP != corev1.ClusterIPNone || headless.Spec.Selector[spark.LabelAppSelector] != d.Labels[spark.LabelAppSelector] || headless.Spec.Selector[spark.LabelRole] != spark.RoleDriver {
 		t.Errorf("driver Service clusterIP %q selector %v: want headless, this driver only", headless.Spec.ClusterIP, headless.Spec.Selector)
 	}
-	ui, err := core.Services(e.ns).Get(ctx, build.UIServiceName(d.Name), metav1.GetOptions{})
+	ui, err := core.Services(e.ns).Get(ctx, objects.UIServiceName(d.Name), metav1.GetOptions{})
 	if err != nil {
 		t.Fatalf("UI Service: %v", err)
 	}

@@ -11,8 +11,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/sparkplug-io/sparkplug/plugin/build"
 	"github.com/sparkplug-io/sparkplug/plugin/identity"
+	"github.com/sparkplug-io/sparkplug/plugin/objects"
 	"github.com/sparkplug-io/sparkplug/plugin/spark"
 )
 
@@ -54,7 +54,7 @@ func TestForgedDriverNeverAnswersANode(t *testing.T) {
 	forged := forgedDriver(t, e, "forged-driver", "node-1", tmpl, terminated(corev1.PodSucceeded, 0, "Completed", ""))
 	e.setTasks(map[string]*wfv1.Template{"node-1": tmpl})
 
-	want := build.NamesFor(build.Run{Workflow: spark.WorkflowRef{Name: e.wf.Name, Namespace: e.ns, UID: string(e.wf.UID)}, NodeID: "node-1", Attempt: 1})
+	want := objects.NamesFor(objects.Run{Workflow: spark.WorkflowRef{Name: e.wf.Name, Namespace: e.ns, UID: string(e.wf.UID)}, NodeID: "node-1", Attempt: 1})
 	r := e.execute(tmpl)
 	if r.Node == nil || r.Node.Phase != wfv1.NodePending || param(r, "driver-pod") != want.DriverPod || param(r, "application-id") != want.AppID {
 		t.Fatalf("first reply %s; want Pending from the node's own driver %s (%s), never the forged Succeeded pod", describe(r), want.DriverPod, want.AppID)
@@ -88,7 +88,7 @@ func TestAPodOfTheDriversNameNotOwnedByTheWorkflowIsRefused(t *testing.T) {
 		t.Fatal(err)
 	}
 	other := metav1.OwnerReference{APIVersion: "argoproj.io/v1alpha1", Kind: "Workflow", Name: ow.Name, UID: ow.UID}
-	want := build.NamesFor(build.Run{Workflow: spark.WorkflowRef{Name: e.wf.Name, Namespace: e.ns, UID: string(e.wf.UID)}, NodeID: "node-1", Attempt: 1})
+	want := objects.NamesFor(objects.Run{Workflow: spark.WorkflowRef{Name: e.wf.Name, Namespace: e.ns, UID: string(e.wf.UID)}, NodeID: "node-1", Attempt: 1})
 	forgedDriver(t, e, want.DriverPod, "node-1", tmpl, terminated(corev1.PodSucceeded, 0, "Completed", ""), other)
 	e.setTasks(map[string]*wfv1.Template{"node-1": tmpl})
 

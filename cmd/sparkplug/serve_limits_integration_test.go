@@ -13,7 +13,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/sparkplug-io/sparkplug/plugin/build"
+	"github.com/sparkplug-io/sparkplug/plugin/objects"
 	"github.com/sparkplug-io/sparkplug/plugin/spark"
 )
 
@@ -61,7 +61,7 @@ func TestImagePullBackOffFailsFast(t *testing.T) {
 			t.Fatalf("a driver was launched again after the stop: %s", p.Name)
 		}
 	}
-	cm, err := testCluster.Client.CoreV1().ConfigMaps(e.ns).Get(context.Background(), build.ConfigMapName(d.Name), metav1.GetOptions{})
+	cm, err := testCluster.Client.CoreV1().ConfigMaps(e.ns).Get(context.Background(), objects.ConfigMapName(d.Name), metav1.GetOptions{})
 	if err != nil {
 		t.Fatalf("tombstone: %v", err)
 	}

@@ -21,14 +21,14 @@ import (
 	"k8s.io/apimachinery/pkg/util/wait"
 
 	"github.com/sparkplug-io/sparkplug/e2e/cluster"
-	"github.com/sparkplug-io/sparkplug/plugin/build"
+	"github.com/sparkplug-io/sparkplug/plugin/objects"
 	"github.com/sparkplug-io/sparkplug/plugin/spark"
 	"github.com/sparkplug-io/sparkplug/plugin/submit/submittest"
 )
 
 // The batch schedulers' PodGroup CRDs, as their projects publish them.
 const (
-	crdDir            = "../../plugin/build/testdata/crds"
+	crdDir            = "../../plugin/objects/testdata/crds"
 	volcanoCRD        = "podgroups.scheduling.volcano.sh"
 	volcanoCRDFile    = "scheduling.volcano.sh_podgroups.yaml"
 	schedulerPluginsF = "scheduling.x-k8s.io_podgroups.yaml"
@@ -111,7 +111,7 @@ func checkPodGroup(t *testing.T, pg *unstructured.Unstructured, d corev1.Pod, wa
 // comes from.
 func (e *env) conf(d corev1.Pod) string {
 	e.t.Helper()
-	cm, err := testCluster.Client.CoreV1().ConfigMaps(e.ns).Get(context.Background(), build.ConfigMapName(d.Name), metav1.GetOptions{})
+	cm, err := testCluster.Client.CoreV1().ConfigMaps(e.ns).Get(context.Background(), objects.ConfigMapName(d.Name), metav1.GetOptions{})
 	if err != nil {
 		e.t.Fatal(err)
 	}
@@ -254,4 +254,4 @@ func TestSparkSubmitLauncherPodGroup(t *testing.T) {
 }
 
 // podGroupName is the PodGroup of driver d: <run>-pg.
-func podGroupName(d corev1.Pod) string { return build.RunName(d.Name) + "-pg" }
+func podGroupName(d corev1.Pod) string { return objects.RunName(d.Name) + "-pg" }

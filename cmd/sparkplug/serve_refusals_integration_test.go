@@ -17,7 +17,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
 
-	"github.com/sparkplug-io/sparkplug/plugin/build"
+	"github.com/sparkplug-io/sparkplug/plugin/objects"
 )
 
 // setServiceQuota limits the namespace to n Services, and waits until the
@@ -78,7 +78,7 @@ func TestAQuotaRefusingTheUIServiceLeavesTheRunAlone(t *testing.T) {
 		t.Fatalf("reply %s; want Pending", describe(r))
 	}
 	d := e.onlyDriver()
-	if _, err := testCluster.Client.CoreV1().Services(e.ns).Get(context.Background(), build.ServiceName(d.Name), metav1.GetOptions{}); err != nil {
+	if _, err := testCluster.Client.CoreV1().Services(e.ns).Get(context.Background(), objects.ServiceName(d.Name), metav1.GetOptions{}); err != nil {
 		t.Fatalf("the driver's Service: %v", err)
 	}
 	e.setDriverStatus(d.Name, running(true))
@@ -88,7 +88,7 @@ func TestAQuotaRefusingTheUIServiceLeavesTheRunAlone(t *testing.T) {
 	if e.deleted(d.Name) {
 		t.Fatal("the driver was deleted")
 	}
-	e.waitEvent("SparkObjectRefused", build.UIServiceName(d.Name)+" of driver "+d.Name+" not created")
+	e.waitEvent("SparkObjectRefused", objects.UIServiceName(d.Name)+" of driver "+d.Name+" not created")
 }
 
 // A Role that may create a PodGroup but not patch it (to hand it to the
@@ -181,7 +181,7 @@ func TestARunningDriverSurvivesARefusedCompanionAfterARestart(t *testing.T) {
 	d := e.onlyDriver()
 	e.setDriverStatus(d.Name, running(true))
 	e.eventually(tmpl, "running", func(r executor.ExecuteTemplateReply) bool { return r.Node.Phase == wfv1.NodeRunning })
-	if err := testCluster.Client.CoreV1().Services(e.ns).Delete(context.Background(), build.ServiceName(d.Name), metav1.DeleteOptions{}); err != nil {
+	if err := testCluster.Client.CoreV1().Services(e.ns).Delete(context.Background(), objects.ServiceName(d.Name), metav1.DeleteOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	e.setServiceQuota(0)

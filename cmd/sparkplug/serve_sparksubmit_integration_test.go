@@ -14,7 +14,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/sparkplug-io/sparkplug/plugin/build"
+	"github.com/sparkplug-io/sparkplug/plugin/objects"
 	"github.com/sparkplug-io/sparkplug/plugin/sidecar"
 	"github.com/sparkplug-io/sparkplug/plugin/spark"
 	"github.com/sparkplug-io/sparkplug/plugin/submit/submittest"
@@ -59,7 +59,7 @@ func TestSparkSubmitLauncherLifecycle(t *testing.T) {
 	if param(r, "driver-pod") != d.Name || param(r, "application-id") != d.Labels[spark.LabelAppSelector] {
 		t.Fatalf("outputs %s do not name driver %s (%s)", describe(r), d.Name, d.Labels[spark.LabelAppSelector])
 	}
-	native := build.NamesFor(build.Run{Workflow: spark.WorkflowRef{Name: e.wf.Name, Namespace: e.ns, UID: string(e.wf.UID)}, NodeID: "spark-pi-1234", Attempt: 1})
+	native := objects.NamesFor(objects.Run{Workflow: spark.WorkflowRef{Name: e.wf.Name, Namespace: e.ns, UID: string(e.wf.UID)}, NodeID: "spark-pi-1234", Attempt: 1})
 	if d.Name != native.DriverPod {
 		t.Fatalf("driver %s, want the native launcher's name %s", d.Name, native.DriverPod)
 	}
@@ -68,7 +68,7 @@ func TestSparkSubmitLauncherLifecycle(t *testing.T) {
 	}
 	for k, v := range map[string]string{
 		spark.LabelRole: spark.RoleDriver, spark.LabelWorkflowUID: string(e.wf.UID), spark.LabelAttempt: "1",
-		spark.LabelNode: build.NodeLabel("spark-pi-1234"), spark.LabelManagedBy: spark.ManagedByValue,
+		spark.LabelNode: objects.NodeLabel("spark-pi-1234"), spark.LabelManagedBy: spark.ManagedByValue,
 	} {
 		if d.Labels[k] != v {
 			t.Fatalf("driver label %s=%q, want %q (labels %v)", k, d.Labels[k], v, d.Labels)

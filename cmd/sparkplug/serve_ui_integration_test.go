@@ -19,7 +19,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/utils/ptr"
 
-	"github.com/sparkplug-io/sparkplug/plugin/build"
+	"github.com/sparkplug-io/sparkplug/plugin/objects"
 	"github.com/sparkplug-io/sparkplug/plugin/sidecar"
 	"github.com/sparkplug-io/sparkplug/plugin/spark"
 )
@@ -30,7 +30,7 @@ func TestUIServiceIsCreatedAndOwnedByTheDriver(t *testing.T) {
 	e.setTasks(map[string]*wfv1.Template{"node-1": tmpl})
 	r := e.execute(tmpl)
 	d := e.onlyDriver()
-	ui, err := testCluster.Client.CoreV1().Services(e.ns).Get(context.Background(), build.UIServiceName(d.Name), metav1.GetOptions{})
+	ui, err := testCluster.Client.CoreV1().Services(e.ns).Get(context.Background(), objects.UIServiceName(d.Name), metav1.GetOptions{})
 	if err != nil {
 		t.Fatalf("UI service: %v", err)
 	}
@@ -68,7 +68,7 @@ driverIngressOptions:
 	e.setTasks(map[string]*wfv1.Template{"node-1": tmpl})
 	r := e.execute(tmpl)
 	d := e.onlyDriver()
-	run := build.RunName(d.Name)
+	run := objects.RunName(d.Name)
 	ctx := context.Background()
 	net := testCluster.Client.NetworkingV1().Ingresses(e.ns)
 	core := testCluster.Client.CoreV1()
@@ -76,7 +76,7 @@ driverIngressOptions:
 	if want := "https://spark.example.com/" + e.ns + "/" + run; param(r, "spark-ui") != want {
 		t.Errorf("spark-ui output %q, want the Ingress's URL %q", param(r, "spark-ui"), want)
 	}
-	cm, err := core.ConfigMaps(e.ns).Get(ctx, build.ConfigMapName(d.Name), metav1.GetOptions{})
+	cm, err := core.ConfigMaps(e.ns).Get(ctx, objects.ConfigMapName(d.Name), metav1.GetOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -94,7 +94,7 @@ driverIngressOptions:
 			got[ing.Name] = ing
 		}
 		want := map[string]struct{ host, path, service string }{
-			run + "-ui-ingress": {"spark.example.com", "/" + e.ns + "/" + run + "(/|$)(.*)", build.UIServiceName(d.Name)},
+			run + "-ui-ingress": {"spark.example.com", "/" + e.ns + "/" + run + "(/|$)(.*)", objects.UIServiceName(d.Name)},
 			run + "-ing-15002":  {run + "-connect.example.com", "", run + "-driver-15002"},
 		}
 		if len(got) != len(want) {

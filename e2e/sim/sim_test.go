@@ -163,10 +163,10 @@ func TestExecutorCount(t *testing.T) {
 }
 
 // goldenDriver reads the driver pod and ConfigMap of one of the builder's
-// golden files (plugin/build/testdata/<name>.golden.yaml).
+// golden files (plugin/objects/testdata/<name>.golden.yaml).
 func goldenDriver(t *testing.T, name string) (corev1.Pod, corev1.ConfigMap) {
 	t.Helper()
-	b, err := os.ReadFile("../../plugin/build/testdata/" + name + ".golden.yaml")
+	b, err := os.ReadFile("../../plugin/objects/testdata/" + name + ".golden.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,8 +9,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/sparkplug-io/sparkplug/plugin/build"
 	"github.com/sparkplug-io/sparkplug/plugin/golden"
+	"github.com/sparkplug-io/sparkplug/plugin/objects"
 	"github.com/sparkplug-io/sparkplug/plugin/render"
 	"github.com/sparkplug-io/sparkplug/plugin/spec"
 	"github.com/sparkplug-io/sparkplug/templates"
@@ -87,7 +87,7 @@ func TestGoldenKSOExamples(t *testing.T) {
 			t.Errorf("ksoExamples lists %s, which is not in %s", name, ksoExamplesDir)
 		}
 	}
-	builder, err := build.New(templates.FS)
+	builder, err := objects.New(templates.FS)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -116,13 +116,13 @@ func TestGoldenKSOExamples(t *testing.T) {
 			}
 
 			results := Convert(data, Options{})
-			var objects []Result
+			var found []Result
 			var skipped []string
 			out.WriteString("#\n# sparkplug convert:\n")
 			n := 0
 			for _, r := range results {
 				if r.Object != nil {
-					objects = append(objects, r)
+					found = append(found, r)
 				} else {
 					skipped = append(skipped, r.Kind)
 				}
@@ -137,10 +137,10 @@ func TestGoldenKSOExamples(t *testing.T) {
 			if !slices.Equal(skipped, want.skipped) {
 				t.Errorf("convert skipped kinds %q, want %q", skipped, want.skipped)
 			}
-			if len(objects) != 1 {
-				t.Fatalf("convert wrote %d objects, want 1", len(objects))
+			if len(found) != 1 {
+				t.Fatalf("convert wrote %d objects, want 1", len(found))
 			}
-			r := objects[0]
+			r := found[0]
 			var reported []string
 			for _, f := range r.Findings {
 				if strings.HasPrefix(f.Message, "the plugin would fail the step") {

@@ -12,8 +12,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 
-	"github.com/sparkplug-io/sparkplug/plugin/build"
 	"github.com/sparkplug-io/sparkplug/plugin/identity"
+	"github.com/sparkplug-io/sparkplug/plugin/objects"
 	"github.com/sparkplug-io/sparkplug/plugin/spark"
 	"github.com/sparkplug-io/sparkplug/plugin/state"
 )
@@ -155,7 +155,7 @@ func (r *request) stop(rn *run, l limit, a state.Assessment) error {
 			ann[k] = v
 		}
 	}
-	owner := build.WorkflowOwner(r.wf)
+	owner := objects.WorkflowOwner(r.wf)
 	patch, err := json.Marshal(map[string]any{"metadata": map[string]any{
 		"annotations":     ann,
 		"ownerReferences": []metav1.OwnerReference{owner},
@@ -163,7 +163,7 @@ func (r *request) stop(rn *run, l limit, a state.Assessment) error {
 	if err != nil {
 		return fmt.Errorf("encode tombstone patch: %w", err)
 	}
-	cmName := build.ConfigMapName(head.Name)
+	cmName := objects.ConfigMapName(head.Name)
 	cm, err := r.core.clients.Kube.CoreV1().ConfigMaps(head.Namespace).Patch(r.ctx, cmName, types.MergePatchType, patch, metav1.PatchOptions{})
 	if err != nil {
 		return fmt.Errorf("write tombstone on configmap %s: %w", cmName, err)

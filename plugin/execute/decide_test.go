@@ -11,8 +11,8 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
-	"github.com/sparkplug-io/sparkplug/plugin/build"
 	"github.com/sparkplug-io/sparkplug/plugin/identity"
+	"github.com/sparkplug-io/sparkplug/plugin/objects"
 	"github.com/sparkplug-io/sparkplug/plugin/spark"
 	"github.com/sparkplug-io/sparkplug/plugin/spec"
 	"github.com/sparkplug-io/sparkplug/plugin/state"
@@ -141,11 +141,11 @@ func TestDecideWhatHappensWhen(t *testing.T) {
 		{name: "batchScheduler's PodGroup CRD is not installed: a refused submission that names the fix",
 			decide: func(t *testing.T) got {
 				s := sparkBody(t, `"batchScheduler":"volcano"`)
-				objs, err := newBuilder(t).Build(s, build.Run{Workflow: spark.WorkflowRef{Name: "wf", Namespace: "jobs", UID: "u"}, NodeID: "n1", TemplateKey: "k", Attempt: 1})
+				objs, err := newBuilder(t).Build(s, objects.Run{Workflow: spark.WorkflowRef{Name: "wf", Namespace: "jobs", UID: "u"}, NodeID: "n1", TemplateKey: "k", Attempt: 1})
 				if err != nil {
 					t.Fatal(err)
 				}
-				return outcomeOf(afterRefusal(submissionFailure{count: 1, message: build.MissingPodGroupCRD(objs.PodGroup)}, never(t)))
+				return outcomeOf(afterRefusal(submissionFailure{count: 1, message: objects.MissingPodGroupCRD(objs.PodGroup)}, never(t)))
 			},
 			want: got{final: true, outcome: ph(failedPh, spark.StateSubmissionFailed)}, msg: "install Volcano, or remove spark.batchScheduler"},
 		{name: "spark-submit fails: a refused submission",
@@ -155,7 +155,7 @@ func TestDecideWhatHappensWhen(t *testing.T) {
 			want: got{final: true, outcome: ph(failedPh, spark.StateSubmissionFailed)}, msg: "SUBMISSION_FAILED: spark-submit exited 1"},
 		{name: "the API server refuses the driver's ConfigMap or Service: a driver not started is a refused submission",
 			decide: func(t *testing.T) got {
-				objs := &build.Objects{Service: &corev1.Service{}, ConfigMap: &corev1.ConfigMap{}}
+				objs := &objects.Set{Service: &corev1.Service{}, ConfigMap: &corev1.ConfigMap{}}
 				return got{required: companionRequired(objs, objs.Service) && companionRequired(objs, objs.ConfigMap),
 					runsOn: keepsRunning(driver("n1", 1))}
 			},
@@ -166,7 +166,7 @@ func TestDecideWhatHappensWhen(t *testing.T) {
 		{name: "the API server refuses the UI Service or an Ingress: the application runs without it",
 			decide: func(t *testing.T) got {
 				ui := &corev1.Service{}
-				return got{required: companionRequired(&build.Objects{Extra: []build.Object{ui}}, ui)}
+				return got{required: companionRequired(&objects.Set{Extra: []objects.Object{ui}}, ui)}
 			},
 			want: got{required: false}},
 		{name: "a transient API error: Pending, asked again",
@@ -190,7 +190,7 @@ func TestDecideWhatHappensWhen(t *testing.T) {
 		{name: "the workflow is deleted: its drivers go with it through their ownerReference",
 			decide: func(t *testing.T) got {
 				why, sweep := sweepReason(nil, "u")
-				o := build.WorkflowOwner(spark.WorkflowRef{Name: "wf", Namespace: "jobs", UID: "u"})
+				o := objects.WorkflowOwner(spark.WorkflowRef{Name: "wf", Namespace: "jobs", UID: "u"})
 				return got{sweep: sweep, text: why + "; owner " + o.Kind + " " + string(o.UID)}
 			},
 			want: got{sweep: true}, msg: "deleted; owner Workflow u"},
@@ -255,9 +255,9 @@ func answerAPIError(t *testing.T, err error) state.Outcome {
 	return afterRefusal(submissionFailure{count: 1, message: apiMessage(err)}, never(t))
 }
 
-func newBuilder(t *testing.T) *build.Builder {
+func newBuilder(t *testing.T) *objects.Builder {
 	t.Helper()
-	b, err := build.New(templates.FS)
+	b, err := objects.New(templates.FS)
 	if err != nil {
 		t.Fatal(err)
 	}

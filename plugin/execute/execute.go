@@ -13,8 +13,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/sparkplug-io/sparkplug/plugin/build"
 	"github.com/sparkplug-io/sparkplug/plugin/metrics"
+	"github.com/sparkplug-io/sparkplug/plugin/objects"
 	"github.com/sparkplug-io/sparkplug/plugin/scope"
 	"github.com/sparkplug-io/sparkplug/plugin/spark"
 	"github.com/sparkplug-io/sparkplug/plugin/spec"
@@ -39,7 +39,7 @@ type Core struct {
 	opts     Options
 	clients  scope.Clients
 	scopes   *scope.Registry
-	builder  *build.Builder
+	builder  *objects.Builder
 	log      *slog.Logger
 	locks    keyedMutex
 	failures submissionFailures
@@ -60,7 +60,7 @@ type Core struct {
 // New returns a Core. opts must have been validated; recorder may be nil
 // (no Events). It registers itself for the registry's workflow-ending
 // callback, to delete the drivers of stopped workflows.
-func New(opts Options, clients scope.Clients, scopes *scope.Registry, builder *build.Builder, recorder Recorder, m *metrics.Metrics, log *slog.Logger) *Core {
+func New(opts Options, clients scope.Clients, scopes *scope.Registry, builder *objects.Builder, recorder Recorder, m *metrics.Metrics, log *slog.Logger) *Core {
 	c := &Core{opts: opts, clients: clients, scopes: scopes, builder: builder, recorder: recorder, metrics: m, log: log,
 		failures: submissionFailures{m: map[string]submissionFailure{}}, missing: missingSince{m: map[string]time.Time{}},
 		submits: submitRuns{now: opts.Now}}
@@ -140,7 +140,7 @@ func reply(o state.Outcome, driver *corev1.Pod, json bool, body *spec.SparkAppli
 			Parameters: []wfv1.Parameter{
 				{Name: OutputApplicationID, Value: wfv1.AnyStringPtr(appID)},
 				{Name: OutputDriverPod, Value: wfv1.AnyStringPtr(driver.Name)},
-				{Name: OutputSparkUI, Value: wfv1.AnyStringPtr(build.SparkUIURL(body, driver))},
+				{Name: OutputSparkUI, Value: wfv1.AnyStringPtr(objects.SparkUIURL(body, driver))},
 				{Name: OutputAttempt, Value: wfv1.AnyStringPtr(strconv.Itoa(attemptOf(driver)))},
 			},
 		}

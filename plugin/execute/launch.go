@@ -18,7 +18,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/dynamic"
 
-	"github.com/sparkplug-io/sparkplug/plugin/build"
+	"github.com/sparkplug-io/sparkplug/plugin/objects"
 	"github.com/sparkplug-io/sparkplug/plugin/spark"
 	"github.com/sparkplug-io/sparkplug/plugin/spec"
 	"github.com/sparkplug-io/sparkplug/plugin/state"
@@ -132,13 +132,13 @@ func (r *request) ensureCompanions(rn *run) (*state.Outcome, error) {
 // show yet; one that already exists is taken as it is. A driver
 // spark-submit created gets the Workflow as owner first, if it lacks it,
 // and the objects select its application id (retarget).
-func (r *request) companions(objs *build.Objects, driver *corev1.Pod) error {
+func (r *request) companions(objs *objects.Set, driver *corev1.Pod) error {
 	if err := r.ensureOwner(driver); err != nil {
 		return err
 	}
-	build.OwnedBy(objs, driver)
+	objects.OwnedBy(objs, driver)
 	retarget(objs, driver)
-	if pg := objs.PodGroup; pg != nil && build.InPodGroup(driver, pg) {
+	if pg := objs.PodGroup; pg != nil && objects.InPodGroup(driver, pg) {
 		// A driver an older sparkplug launched names no group: nothing to
 		// hand over.
 		if err := r.adoptPodGroup(pg); err != nil {
@@ -182,7 +182,7 @@ func (r *request) companions(objs *build.Objects, driver *corev1.Pod) error {
 // companionRequired: the driver cannot run without o (its ConfigMap, its
 // Service), so a refusal of o is a refused submission; the UI's Service
 // and the Ingresses (objs.Extra) it runs without.
-func companionRequired(objs *build.Objects, o build.Object) bool {
+func companionRequired(objs *objects.Set, o objects.Object) bool {
 	return !slices.Contains(objs.Extra, o)
 }
 
@@ -198,7 +198,7 @@ func (e *refusedError) Error() string { return "create " + e.what + ": " + apiMe
 func (e *refusedError) Unwrap() error { return e.err }
 
 // kindOf names an object's kind for messages.
-func kindOf(o build.Object) string {
+func kindOf(o objects.Object) string {
 	if k := o.GetObjectKind().GroupVersionKind().Kind; k != "" {
 		return k
 	}
@@ -208,7 +208,7 @@ func kindOf(o build.Object) string {
 
 // create creates one object with its typed client, or, for an
 // unstructured one (a PodGroup), with the dynamic client.
-func (r *request) create(o build.Object) (runtime.Object, error) {
+func (r *request) create(o objects.Object) (runtime.Object, error) {
 	kube := r.core.clients.Kube
 	ns := r.wf.Namespace
 	opts := metav1.CreateOptions{}
@@ -239,7 +239,7 @@ func (r *request) dynamicResource(o *unstructured.Unstructured) (dynamic.Resourc
 	if o.GetKind() != spark.PodGroupKind {
 		return nil, fmt.Errorf("sparkplug does not create %s objects", o.GroupVersionKind())
 	}
-	return r.core.clients.Dynamic.Resource(build.PodGroupResource(o)).Namespace(r.wf.Namespace), nil
+	return r.core.clients.Dynamic.Resource(objects.PodGroupResource(o)).Namespace(r.wf.Namespace), nil
 }
 
 // createPodGroup creates the run's PodGroup before its driver, owned by
@@ -263,7 +263,7 @@ func (r *request) createPodGroup(pg *unstructured.Unstructured, o launchOrder) *
 	case apierrors.IsNotFound(err) || meta.IsNoMatchError(err):
 		// Before isTransient: the API server's 404 for a resource it does
 		// not serve is an "unexpected server response" to client-go.
-		return r.rejected(o, build.MissingPodGroupCRD(pg))
+		return r.rejected(o, objects.MissingPodGroupCRD(pg))
 	case isTransient(err):
 		return r.transient("create PodGroup %s: %s", pg.GetName(), err)
 	default:
@@ -297,7 +297,7 @@ func (r *request) adoptPodGroup(pg *unstructured.Unstructured) error {
 		if _, err = res.Create(r.ctx, pg, metav1.CreateOptions{}); apierrors.IsNotFound(err) || meta.IsNoMatchError(err) {
 			// The driver names a group that cannot be made: it would
 			// never be scheduled.
-			return &refusedError{what: "PodGroup " + pg.GetName(), err: errors.New(build.MissingPodGroupCRD(pg))}
+			return &refusedError{what: "PodGroup " + pg.GetName(), err: errors.New(objects.MissingPodGroupCRD(pg))}
 		}
 	}
 	if err != nil && !apierrors.IsAlreadyExists(err) {

@@ -4,7 +4,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/sparkplug-io/sparkplug/plugin/build"
+	"github.com/sparkplug-io/sparkplug/plugin/objects"
 	"github.com/sparkplug-io/sparkplug/plugin/spark"
 )
 
@@ -12,7 +12,7 @@ import (
 // sparkplug's labels onto it (an Argo template's metadata.labels land on
 // its pod), so a driver pod, or a tombstone ConfigMap, is a run of a
 // workflow's node only if it has the name sparkplug gives that node's
-// attempt (build.NamesFor: a hash of the workflow's uid and the node) and
+// attempt (objects.NamesFor: a hash of the workflow's uid and the node) and
 // that Workflow owns it. Whoever may create pods in the namespace may
 // still act as the plugin's ServiceAccount: the namespace is the trust
 // boundary.
@@ -31,8 +31,8 @@ func ownTomb(cm *corev1.ConfigMap, wf spark.WorkflowRef) bool {
 
 // runNames are the names of the run an object's annotations and labels
 // say it belongs to.
-func runNames(m metav1.ObjectMeta, wf spark.WorkflowRef) build.Names {
-	return build.NamesFor(build.Run{Workflow: wf, NodeID: m.Annotations[spark.AnnotationNodeID],
+func runNames(m metav1.ObjectMeta, wf spark.WorkflowRef) objects.Names {
+	return objects.NamesFor(objects.Run{Workflow: wf, NodeID: m.Annotations[spark.AnnotationNodeID],
 		Attempt: attemptOf(&corev1.Pod{ObjectMeta: m})})
 }
 

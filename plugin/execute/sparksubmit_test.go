@@ -21,7 +21,7 @@ import (
 	"k8s.io/client-go/kubernetes/fake"
 	k8stesting "k8s.io/client-go/testing"
 
-	"github.com/sparkplug-io/sparkplug/plugin/build"
+	"github.com/sparkplug-io/sparkplug/plugin/objects"
 	"github.com/sparkplug-io/sparkplug/plugin/render"
 	"github.com/sparkplug-io/sparkplug/plugin/scope"
 	"github.com/sparkplug-io/sparkplug/plugin/spark"
@@ -69,7 +69,7 @@ func newSubmitEnv(t *testing.T, fc submittest.Config, extra string, opts func(*O
 	if err := o.Validate(); err != nil {
 		t.Fatal(err)
 	}
-	builder, err := build.New(templates.FS)
+	builder, err := objects.New(templates.FS)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -98,7 +98,7 @@ func (e *submitEnv) execute(t *testing.T) executor.ExecuteTemplateReply {
 
 // driverName is the driver pod of node wf-1's first attempt.
 func driverName() string {
-	return build.NamesFor(build.Run{Workflow: spark.WorkflowRef{Name: "wf", Namespace: "ns", UID: "uid-1"}, NodeID: "wf-1", Attempt: 1}).DriverPod
+	return objects.NamesFor(objects.Run{Workflow: spark.WorkflowRef{Name: "wf", Namespace: "ns", UID: "uid-1"}, NodeID: "wf-1", Attempt: 1}).DriverPod
 }
 
 // createDriver creates the driver as spark-submit would: no sparkplug
@@ -164,7 +164,7 @@ func TestSparkSubmitAlreadyExistsAdoptsTheDriver(t *testing.T) {
 		p := a.(k8stesting.PatchAction)
 		patches = append(patches, string(p.GetPatchType())+" "+string(p.GetPatch()))
 		owned := pod.DeepCopy()
-		owned.OwnerReferences = []metav1.OwnerReference{build.WorkflowOwner(spark.WorkflowRef{Name: "wf", Namespace: "ns", UID: "uid-1"})}
+		owned.OwnerReferences = []metav1.OwnerReference{objects.WorkflowOwner(spark.WorkflowRef{Name: "wf", Namespace: "ns", UID: "uid-1"})}
 		return true, owned, nil
 	})
 	r := e.execute(t)
@@ -185,7 +185,7 @@ func TestSparkSubmitAlreadyExistsAdoptsTheDriver(t *testing.T) {
 		t.Fatalf("patches %q; want one strategic merge adding the Workflow owner to this pod", patches)
 	}
 	// sparkplug's Service selects the driver by the id spark-submit chose.
-	svc, err := e.kube.CoreV1().Services("ns").Get(context.Background(), build.ServiceName(driverName()), metav1.GetOptions{})
+	svc, err := e.kube.CoreV1().Services("ns").Get(context.Background(), objects.ServiceName(driverName()), metav1.GetOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -348,7 +348,7 @@ func TestOptionsLauncher(t *testing.T) {
 }
 
 func TestRetarget(t *testing.T) {
-	b, err := build.New(templates.FS)
+	b, err := objects.New(templates.FS)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -356,7 +356,7 @@ func TestRetarget(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	objs, err := b.Build(s, build.Run{Workflow: spark.WorkflowRef{Name: "wf", Namespace: "ns", UID: "uid-1"}, NodeID: "wf-1", TemplateKey: "k"})
+	objs, err := b.Build(s, objects.Run{Workflow: spark.WorkflowRef{Name: "wf", Namespace: "ns", UID: "uid-1"}, NodeID: "wf-1", TemplateKey: "k"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -429,7 +429,7 @@ func TestSparkSubmitExecsWhatRenderShows(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	builder, err := build.New(templates.FS)
+	builder, err := objects.New(templates.FS)
 	if err != nil {
 		t.Fatal(err)
 	}

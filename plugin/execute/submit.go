@@ -15,7 +15,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes"
 
-	"github.com/sparkplug-io/sparkplug/plugin/build"
+	"github.com/sparkplug-io/sparkplug/plugin/objects"
 	"github.com/sparkplug-io/sparkplug/plugin/spark"
 	"github.com/sparkplug-io/sparkplug/plugin/state"
 	"github.com/sparkplug-io/sparkplug/plugin/submit"
@@ -45,7 +45,7 @@ import (
 // failed (spark-submit refuses a driver that exists: a repeated call, a
 // restarted plugin). A failure is counted as the native launcher counts a
 // rejected create.
-func (r *request) sparkSubmit(objs *build.Objects, br build.Run, o launchOrder) (*corev1.Pod, *state.Outcome) {
+func (r *request) sparkSubmit(objs *objects.Set, br objects.Run, o launchOrder) (*corev1.Pod, *state.Outcome) {
 	name := objs.Driver.Name
 	if p := r.cachedPod(name); p != nil {
 		r.log.Info("driver pod already existed; continuing with it", "node", o.node, "driver", name)
@@ -57,9 +57,9 @@ func (r *request) sparkSubmit(objs *build.Objects, br build.Run, o launchOrder) 
 		out := state.SubmissionFailed("sparkplug.launcher is spark-submit, but this plugin has no Spark distribution to run it from (sparkplug serve --spark-home)")
 		return nil, &out
 	}
-	in := so.Input(r.step.Body, build.Properties(r.step.Body, br), objs.Driver)
+	in := so.Input(r.step.Body, objects.Properties(r.step.Body, br), objs.Driver)
 	executorTemplate := objs.ConfigMap.Data[spark.ExecutorPodTemplateKey]
-	owner := build.WorkflowOwner(br.Workflow)
+	owner := objects.WorkflowOwner(br.Workflow)
 	log := r.log.With("node", o.node, "driver", name)
 	key := r.wf.UID + "/" + failKey(o.node, o.attempt)
 	run := r.core.submits.start(key, r.now, func() submitOutcome {
@@ -168,7 +168,7 @@ func (r *request) cachedPod(name string) *corev1.Pod {
 // driver spark-submit created without it, whose plugin stopped before
 // runSubmit patched it. A driver that has it costs no API request.
 func (r *request) ensureOwner(driver *corev1.Pod) error {
-	owner := build.WorkflowOwner(r.wf)
+	owner := objects.WorkflowOwner(r.wf)
 	if hasOwner(driver, owner.UID) {
 		return nil
 	}
@@ -214,7 +214,7 @@ func hasOwner(p *corev1.Pod, uid types.UID) bool {
 // carries. The builder uses the run's own id, which the native launcher
 // gives the driver; spark-submit makes up its own, and the Services must
 // select the pod that exists. For a native driver it changes nothing.
-func retarget(objs *build.Objects, driver *corev1.Pod) {
+func retarget(objs *objects.Set, driver *corev1.Pod) {
 	appID := driver.Labels[spark.LabelAppSelector]
 	if appID == "" {
 		return

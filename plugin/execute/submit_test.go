@@ -19,7 +19,7 @@ import (
 	"k8s.io/client-go/kubernetes/fake"
 	k8stesting "k8s.io/client-go/testing"
 
-	"github.com/sparkplug-io/sparkplug/plugin/build"
+	"github.com/sparkplug-io/sparkplug/plugin/objects"
 	"github.com/sparkplug-io/sparkplug/plugin/scope"
 	"github.com/sparkplug-io/sparkplug/templates"
 )
@@ -60,7 +60,7 @@ func startCore(t *testing.T, clients scope.Clients, tmpl *wfv1.Template) (*Core,
 	if err := opts.Validate(); err != nil {
 		t.Fatal(err)
 	}
-	builder, err := build.New(templates.FS)
+	builder, err := objects.New(templates.FS)
 	if err != nil {
 		t.Fatal(err)
 	}

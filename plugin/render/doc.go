@@ -14,7 +14,7 @@
 // workflow.parameters from spec.arguments, workflow.name, namespace and uid,
 // each overridable; a tag it cannot resolve is shown as it is), step.Parse
 // (the body with the plugin's defaults, the template key), Step.Build and
-// build.OwnedBy. An invalid body gives the one line the plugin would put on
+// objects.OwnedBy. An invalid body gives the one line the plugin would put on
 // the node. What only a cluster knows (the workflow's uid, the node id, the
 // created driver's uid) takes the placeholders in Options.
 //

@@ -16,7 +16,7 @@ import (
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	"sigs.k8s.io/yaml"
 
-	"github.com/sparkplug-io/sparkplug/plugin/build"
+	"github.com/sparkplug-io/sparkplug/plugin/objects"
 	"github.com/sparkplug-io/sparkplug/plugin/spark"
 	"github.com/sparkplug-io/sparkplug/plugin/spec"
 	"github.com/sparkplug-io/sparkplug/plugin/state"
@@ -76,10 +76,10 @@ type Step struct {
 	// snippet without one.
 	Template string
 	// Run is the run the objects are built for.
-	Run build.Run
+	Run objects.Run
 	// Objects are the objects the plugin would create, owned as it owns
 	// them once the driver exists; nil when Err is set.
-	Objects *build.Objects
+	Objects *objects.Set
 	// Submit is set when the step's launcher is spark-submit: the run that
 	// creates the driver pod (from its driver pod template file and its
 	// conf), as the plugin would exec it, secrets included. Objects.Driver
@@ -95,7 +95,7 @@ type Step struct {
 // Render finds every spark step in input and builds its objects with b. The
 // error is about the input itself (not YAML, no spark step); a step's own
 // problem is in its Err.
-func Render(input []byte, b *build.Builder, o Options) ([]Step, error) {
+func Render(input []byte, b *objects.Builder, o Options) ([]Step, error) {
 	docs, err := documents(input)
 	if err != nil {
 		return nil, err
@@ -259,7 +259,7 @@ func prepare(t wfv1.Template, meta metav1.ObjectMeta, globals map[string]string,
 		h.Write([]byte(t.Name))
 		node = wf.Name + "-" + strconv.FormatUint(uint64(h.Sum32()), 10)
 	}
-	st := Step{Template: t.Name, Run: build.Run{Workflow: wf, NodeID: node, Attempt: max(o.Attempt, 1)}}
+	st := Step{Template: t.Name, Run: objects.Run{Workflow: wf, NodeID: node, Attempt: max(o.Attempt, 1)}}
 
 	vars := map[string]string{
 		"workflow.name":      wf.Name,
@@ -296,7 +296,7 @@ func prepare(t wfv1.Template, meta metav1.ObjectMeta, globals map[string]string,
 // spark-submit run of a step with that launcher, and, once the driver
 // exists, hands the others to it. Its errors are the plugin's messages for
 // the node.
-func buildStep(b *build.Builder, st *Step, o Options) {
+func buildStep(b *objects.Builder, st *Step, o Options) {
 	if st.Err != nil {
 		return
 	}
@@ -321,7 +321,7 @@ func buildStep(b *build.Builder, st *Step, o Options) {
 	}
 	driver := objs.Driver.DeepCopy()
 	driver.UID = types.UID(PlaceholderDriverUID)
-	build.OwnedBy(objs, driver)
+	objects.OwnedBy(objs, driver)
 	st.Objects = objs
 }
 

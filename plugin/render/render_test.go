@@ -13,8 +13,8 @@ import (
 	"k8s.io/apimachinery/pkg/api/equality"
 	"sigs.k8s.io/yaml"
 
-	"github.com/sparkplug-io/sparkplug/plugin/build"
 	"github.com/sparkplug-io/sparkplug/plugin/identity"
+	"github.com/sparkplug-io/sparkplug/plugin/objects"
 	"github.com/sparkplug-io/sparkplug/plugin/spark"
 	"github.com/sparkplug-io/sparkplug/plugin/spec"
 	"github.com/sparkplug-io/sparkplug/plugin/submit"
@@ -31,9 +31,9 @@ func indent(s, by string) string {
 	return by + strings.ReplaceAll(strings.TrimSuffix(s, "\n"), "\n", "\n"+by) + "\n"
 }
 
-func newBuilder(t *testing.T) *build.Builder {
+func newBuilder(t *testing.T) *objects.Builder {
 	t.Helper()
-	b, err := build.New(templates.FS)
+	b, err := objects.New(templates.FS)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -303,7 +303,7 @@ func TestRenderSparkSubmitStep(t *testing.T) {
 	in := submit.Input{
 		Master:               PlaceholderAPIServer,
 		Spec:                 s,
-		Conf:                 build.Properties(s, st.Run),
+		Conf:                 objects.Properties(s, st.Run),
 		Driver:               objs.Driver,
 		DriverTemplateFile:   PlaceholderSubmitDir + "/" + submit.DriverTemplateFileName,
 		ExecutorTemplateFile: PlaceholderSubmitDir + "/" + submit.ExecutorTemplateFileName,

@@ -6,7 +6,7 @@ import (
 
 	"k8s.io/client-go/rest"
 
-	"github.com/sparkplug-io/sparkplug/plugin/build"
+	"github.com/sparkplug-io/sparkplug/plugin/objects"
 	"github.com/sparkplug-io/sparkplug/plugin/spark"
 	"github.com/sparkplug-io/sparkplug/plugin/spec"
 	"github.com/sparkplug-io/sparkplug/plugin/submit"
@@ -60,7 +60,7 @@ func PlaceholderEnv() map[string]string {
 // makes it (plugin/execute: Options.Input, then Options.Command), from the
 // objects the native launcher built, before they are handed to the
 // driver.
-func submitCommand(o submit.Options, body *spec.SparkApplicationSpec, run build.Run, objs *build.Objects) (submit.Command, error) {
+func submitCommand(o submit.Options, body *spec.SparkApplicationSpec, run objects.Run, objs *objects.Set) (submit.Command, error) {
 	if o.SparkHome == "" {
 		o.SparkHome = PlaceholderSparkHome
 	}
@@ -70,7 +70,7 @@ func submitCommand(o submit.Options, body *spec.SparkApplicationSpec, run build.
 	if o.Env == nil {
 		o.Env = PlaceholderEnv()
 	}
-	in := o.Input(body, build.Properties(body, run), objs.Driver)
+	in := o.Input(body, objects.Properties(body, run), objs.Driver)
 	return o.Command(in, PlaceholderSubmitDir, objs.ConfigMap.Data[spark.ExecutorPodTemplateKey])
 }
 

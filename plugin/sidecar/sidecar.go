@@ -20,9 +20,9 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 	"k8s.io/client-go/tools/record"
 
-	"github.com/sparkplug-io/sparkplug/plugin/build"
 	"github.com/sparkplug-io/sparkplug/plugin/execute"
 	"github.com/sparkplug-io/sparkplug/plugin/metrics"
+	"github.com/sparkplug-io/sparkplug/plugin/objects"
 	"github.com/sparkplug-io/sparkplug/plugin/scope"
 	"github.com/sparkplug-io/sparkplug/plugin/server"
 	"github.com/sparkplug-io/sparkplug/plugin/submit"
@@ -69,7 +69,7 @@ func Run(ctx context.Context, c Config, log *slog.Logger) error {
 	if c.TemplatesDir != "" {
 		tmpl = os.DirFS(c.TemplatesDir)
 	}
-	builder, err := build.New(tmpl)
+	builder, err := objects.New(tmpl)
 	if err != nil {
 		return fmt.Errorf("load templates: %w", err)
 	}

@@ -3,11 +3,11 @@
 // execute), by `sparkplug render` (package render) and by the examples'
 // tests, so that what a person previews is what the plugin does:
 //
-//	template --Parse--> Step{Body, Key, Timeout} --Build(workflow, node, attempt)--> build.Objects
+//	template --Parse--> Step{Body, Key, Timeout} --Build(workflow, node, attempt)--> objects.Set
 //
 // Parse reads the template's spark body with the plugin's defaults and
 // keys the template (package identity); Build names the run and has
-// package build make its objects. Substitute is Argo's simple parameter
+// package objects make them. Substitute is Argo's simple parameter
 // substitution, for the callers that hold a template before Argo has
 // resolved it (render, the examples' tests); the agent sends templates
 // already substituted.

@@ -9,8 +9,8 @@ import (
 
 	wfv1 "github.com/argoproj/argo-workflows/v3/pkg/apis/workflow/v1alpha1"
 
-	"github.com/sparkplug-io/sparkplug/plugin/build"
 	"github.com/sparkplug-io/sparkplug/plugin/identity"
+	"github.com/sparkplug-io/sparkplug/plugin/objects"
 	"github.com/sparkplug-io/sparkplug/plugin/spark"
 	"github.com/sparkplug-io/sparkplug/plugin/spec"
 )
@@ -61,12 +61,12 @@ func Parse(t *wfv1.Template, d spec.PluginDefaults) (st *Step, ok bool, err erro
 }
 
 // Run names attempt n of the step's run for one node of a workflow.
-func (s *Step) Run(wf spark.WorkflowRef, node string, attempt int) build.Run {
-	return build.Run{Workflow: wf, NodeID: node, TemplateKey: s.Key, Attempt: attempt}
+func (s *Step) Run(wf spark.WorkflowRef, node string, attempt int) objects.Run {
+	return objects.Run{Workflow: wf, NodeID: node, TemplateKey: s.Key, Attempt: attempt}
 }
 
 // Build makes the objects of attempt n of the step's run for a node.
-func (s *Step) Build(b *build.Builder, wf spark.WorkflowRef, node string, attempt int) (*build.Objects, error) {
+func (s *Step) Build(b *objects.Builder, wf spark.WorkflowRef, node string, attempt int) (*objects.Set, error) {
 	return b.Build(s.Body, s.Run(wf, node, attempt))
 }
 

@@ -9,8 +9,8 @@ import (
 
 	wfv1 "github.com/argoproj/argo-workflows/v3/pkg/apis/workflow/v1alpha1"
 
-	"github.com/sparkplug-io/sparkplug/plugin/build"
 	"github.com/sparkplug-io/sparkplug/plugin/identity"
+	"github.com/sparkplug-io/sparkplug/plugin/objects"
 	"github.com/sparkplug-io/sparkplug/plugin/spark"
 	"github.com/sparkplug-io/sparkplug/plugin/spec"
 	"github.com/sparkplug-io/sparkplug/templates"
@@ -65,13 +65,13 @@ func TestParse(t *testing.T) {
 	}
 }
 
-// Build names the run as build.NamesFor does and carries the step's key.
+// Build names the run as objects.NamesFor does and carries the step's key.
 func TestBuildNamesTheRun(t *testing.T) {
 	st, _, err := Parse(tmpl(sparkPi, ""), spec.PluginDefaults{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := build.New(templates.FS)
+	b, err := objects.New(templates.FS)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -80,7 +80,7 @@ func TestBuildNamesTheRun(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := build.NamesFor(build.Run{Workflow: wf, NodeID: "nightly-123", Attempt: 2})
+	want := objects.NamesFor(objects.Run{Workflow: wf, NodeID: "nightly-123", Attempt: 2})
 	if objs.Driver.Name != want.DriverPod || objs.Driver.Namespace != "jobs" || objs.Driver.Labels[spark.LabelTemplate] != st.Key || objs.Driver.Labels[spark.LabelAttempt] != "2" {
 		t.Fatalf("driver %s/%s labels %v; want %s/jobs with template %s, attempt 2", objs.Driver.Namespace, objs.Driver.Name, objs.Driver.Labels, want.DriverPod, st.Key)
 	}

@@ -21,7 +21,7 @@ type Input struct {
 	Master string
 	// Spec is the body, defaulted and validated.
 	Spec *spec.SparkApplicationSpec
-	// Conf is the run's effective Spark conf (build.Properties).
+	// Conf is the run's effective Spark conf (objects.Properties).
 	Conf map[string]string
 	// Driver is the driver pod the native launcher builds for the run: its
 	// labels and annotations are passed as conf, the rest as the driver pod

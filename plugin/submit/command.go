@@ -12,7 +12,7 @@ import (
 )
 
 // Input is the submission of a run whose objects the native launcher
-// built: its body s, its conf (build.Properties) and its driver pod, on
+// built: its body s, its conf (objects.Properties) and its driver pod, on
 // the API server and with the credentials of o's Client.
 func (o *Options) Input(s *spec.SparkApplicationSpec, conf map[string]string, driver *corev1.Pod) Input {
 	return Input{

@@ -11,7 +11,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"sigs.k8s.io/yaml"
 
-	"github.com/sparkplug-io/sparkplug/plugin/build"
+	"github.com/sparkplug-io/sparkplug/plugin/objects"
 	"github.com/sparkplug-io/sparkplug/plugin/spark"
 )
 
@@ -20,7 +20,7 @@ import (
 func TestOptionsInput(t *testing.T) {
 	want, objs := goldenInput(t, filepath.Join("testdata", "etl.input.yaml"))
 	o := Options{RequestTimeout: want.RequestTimeout, Client: Client{Master: want.Master, AuthConf: want.AuthConf}}
-	got := o.Input(want.Spec, build.Properties(want.Spec, goldenRun), objs.Driver)
+	got := o.Input(want.Spec, objects.Properties(want.Spec, goldenRun), objs.Driver)
 	got.DriverTemplateFile, got.ExecutorTemplateFile = want.DriverTemplateFile, want.ExecutorTemplateFile
 	if a, b := Args(&got), Args(want); !slices.Equal(a, b) {
 		t.Errorf("the argv of Input differs from the golden input's:\n%s", lineDiff(strings.Join(b, "\n"), strings.Join(a, "\n")))

@@ -5,7 +5,7 @@
 // The command line is what the Spark operator would run
 // (internal/controller/sparkapplication/submission.go), built by an ordered
 // list of small option functions (Args), from what the native launcher
-// built for the same run: every key of build.Properties as --conf, the
+// built for the same run: every key of objects.Properties as --conf, the
 // natively built driver pod's labels and annotations as
 // spark.kubernetes.driver.label.* and .annotation.*, and that pod, less
 // what Spark's own submission steps add, as the driver pod template

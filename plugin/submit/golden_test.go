@@ -9,15 +9,15 @@ import (
 
 	"sigs.k8s.io/yaml"
 
-	"github.com/sparkplug-io/sparkplug/plugin/build"
 	"github.com/sparkplug-io/sparkplug/plugin/golden"
+	"github.com/sparkplug-io/sparkplug/plugin/objects"
 	"github.com/sparkplug-io/sparkplug/plugin/spark"
 	"github.com/sparkplug-io/sparkplug/plugin/spec"
 	"github.com/sparkplug-io/sparkplug/templates"
 )
 
 // goldenRun is the run every golden input is built for.
-var goldenRun = build.Run{
+var goldenRun = objects.Run{
 	Workflow:    spark.WorkflowRef{Name: "nightly-etl-x7k2p", Namespace: "data", UID: "7c1e2f4a-2b8d-4e63-9a0f-1d2c3b4a5e6f"},
 	NodeID:      "nightly-etl-x7k2p-3141592653",
 	TemplateKey: "0a1b2c3d4e5f60718293",
@@ -26,7 +26,7 @@ var goldenRun = build.Run{
 
 // goldenInput is the submission of a golden input file, with the files
 // where Files would write them in dir /tmp/sparkplug-submit-1.
-func goldenInput(t *testing.T, file string) (*Input, *build.Objects) {
+func goldenInput(t *testing.T, file string) (*Input, *objects.Set) {
 	t.Helper()
 	raw, err := os.ReadFile(file)
 	if err != nil {
@@ -40,7 +40,7 @@ func goldenInput(t *testing.T, file string) (*Input, *build.Objects) {
 	if err != nil {
 		t.Fatalf("%s: %v", file, err)
 	}
-	b, err := build.New(templates.FS)
+	b, err := objects.New(templates.FS)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -51,7 +51,7 @@ func goldenInput(t *testing.T, file string) (*Input, *build.Objects) {
 	return &Input{
 		Master:               "https://10.96.0.1:443",
 		Spec:                 body,
-		Conf:                 build.Properties(body, goldenRun),
+		Conf:                 objects.Properties(body, goldenRun),
 		Driver:               objs.Driver,
 		DriverTemplateFile:   "/tmp/sparkplug-submit-1/" + DriverTemplateFileName,
 		ExecutorTemplateFile: "/tmp/sparkplug-submit-1/" + ExecutorTemplateFileName,

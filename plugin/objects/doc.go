@@ -1,4 +1,4 @@
-// Package build turns a spark body and a Run (workflow, node, attempt) into
+// Package objects turns a spark body and a Run (workflow, node, attempt) into
 // the objects spark-submit --deploy-mode cluster would create: the driver
 // pod running `driver --properties-file /opt/spark/conf/spark.properties`,
 // an immutable ConfigMap with spark.properties and the executor pod
@@ -32,14 +32,14 @@
 // (monitoring.go); sparkUIOptions adds a UI Service (ui.go), and with a
 // URL format for the UI an Ingress to it, whose path becomes
 // spark.ui.proxyBase; driverIngressOptions add a Service and an Ingress
-// per port (ingress.go): all returned in Objects.Extra. batchScheduler
+// per port (ingress.go): all returned in Set.Extra. batchScheduler
 // sets the scheduler's pod metadata (scheduler.go) and, for Volcano and
 // kube-scheduler, builds the PodGroup, an unstructured object in
-// Objects.PodGroup, which the caller creates before the driver
+// Set.PodGroup, which the caller creates before the driver
 // (podgroup.go).
 //
 // Names are a pure function of the Run (NamesFor), so a repeated create is
 // an AlreadyExists, never a second driver. The pod skeletons come from
 // package templates (or an operator's directory) and are decoded once by
 // New; user values are only ever set on typed objects.
-package build
+package objects

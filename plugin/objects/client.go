@@ -1,4 +1,4 @@
-package build
+package objects
 
 import (
 	"fmt"
@@ -42,7 +42,7 @@ import (
 // The driver is owned by the Workflow and the rest by the driver
 // (OwnedBy), the labels and annotations are cluster mode's, so sparkplug
 // follows, stops and cleans up a client-mode run as any other.
-func (b *Builder) Client(s *spec.SparkApplicationSpec, r Run) (*Objects, error) {
+func (b *Builder) Client(s *spec.SparkApplicationSpec, r Run) (*Set, error) {
 	if s.Mode != spec.ModeClient {
 		return nil, fmt.Errorf("mode %q: Client builds client mode only", s.Mode)
 	}

@@ -1,4 +1,4 @@
-package build
+package objects
 
 import (
 	"os"
@@ -77,7 +77,7 @@ func TestGolden(t *testing.T) {
 }
 
 // renderObjects writes the objects as one multi-document YAML file.
-func renderObjects(t *testing.T, objs *Objects) string {
+func renderObjects(t *testing.T, objs *Set) string {
 	t.Helper()
 	var docs []string
 	var all []any

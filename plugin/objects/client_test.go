@@ -1,4 +1,4 @@
-package build
+package objects
 
 import (
 	"encoding/json"
@@ -27,7 +27,7 @@ func clientBody(t *testing.T) *spec.SparkApplicationSpec {
 	return readBody(t, "testdata/client-mode.input.yaml")
 }
 
-func buildClient(t *testing.T, s *spec.SparkApplicationSpec) *Objects {
+func buildClient(t *testing.T, s *spec.SparkApplicationSpec) *Set {
 	t.Helper()
 	objs, err := newBuilder(t).Build(s, goldenRuns["default"])
 	if err != nil {

@@ -1,4 +1,4 @@
-package build
+package objects
 
 import (
 	"strings"
@@ -13,7 +13,7 @@ import (
 	"github.com/sparkplug-io/sparkplug/plugin/spec"
 )
 
-func ingressesOf(objs *Objects) []*networkingv1.Ingress {
+func ingressesOf(objs *Set) []*networkingv1.Ingress {
 	var out []*networkingv1.Ingress
 	for _, o := range objs.Extra {
 		if ing, ok := o.(*networkingv1.Ingress); ok {

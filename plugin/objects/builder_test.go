@@ -1,4 +1,4 @@
-package build
+package objects
 
 import (
 	"encoding/json"
@@ -25,7 +25,7 @@ func body(t *testing.T) *spec.SparkApplicationSpec {
 	return readBody(t, "testdata/spark-pi.input.yaml")
 }
 
-func kitchenSink(t *testing.T) (*spec.SparkApplicationSpec, *Objects) {
+func kitchenSink(t *testing.T) (*spec.SparkApplicationSpec, *Set) {
 	t.Helper()
 	s := readBody(t, "testdata/kitchen-sink.input.yaml")
 	objs, err := newBuilder(t).Cluster(s, goldenRuns["kitchen-sink"])

@@ -1,4 +1,4 @@
-package build
+package objects
 
 import (
 	"encoding/json"
@@ -29,10 +29,10 @@ const (
 	ExecutorPodTemplateFile = "executor-pod-template.yaml"
 )
 
-// Objects are what one run creates, in creation order: the PodGroup, if
+// Set is what one run creates, in creation order: the PodGroup, if
 // any, then the driver pod, then, owned by it (OwnedBy), its ConfigMap and
 // Service, then the Extra objects.
-type Objects struct {
+type Set struct {
 	// PodGroup is the batch scheduler's PodGroup (podgroup.go), nil for
 	// most bodies. The scheduler needs it before it sees the driver, so it
 	// is created first, owned by the Workflow, and handed to the driver
@@ -53,7 +53,7 @@ type Objects struct {
 
 // Companions are the objects created after the driver and owned by it:
 // the ConfigMap, the Service, then the Extra objects.
-func (o *Objects) Companions() []Object {
+func (o *Set) Companions() []Object {
 	out := make([]Object, 0, 2+len(o.Extra))
 	if o.ConfigMap != nil {
 		out = append(out, o.ConfigMap)
@@ -124,7 +124,7 @@ func readSkeleton(fsys fs.FS, name, container string) (*corev1.Pod, error) {
 }
 
 // Build builds the objects of a run in the body's deploy mode.
-func (b *Builder) Build(s *spec.SparkApplicationSpec, r Run) (*Objects, error) {
+func (b *Builder) Build(s *spec.SparkApplicationSpec, r Run) (*Set, error) {
 	switch s.Mode {
 	case spec.ModeCluster, "":
 		return b.build(s, r, clusterMode)
@@ -137,7 +137,7 @@ func (b *Builder) Build(s *spec.SparkApplicationSpec, r Run) (*Objects, error) {
 
 // Cluster builds the objects spark-submit --deploy-mode cluster would
 // create for the body (already defaulted and validated) and the run.
-func (b *Builder) Cluster(s *spec.SparkApplicationSpec, r Run) (*Objects, error) {
+func (b *Builder) Cluster(s *spec.SparkApplicationSpec, r Run) (*Set, error) {
 	if s.Mode != "" && s.Mode != spec.ModeCluster {
 		return nil, fmt.Errorf("mode %s: Cluster builds cluster mode only", s.Mode)
 	}
@@ -165,7 +165,7 @@ var clusterMode = deployMode{
 // build makes the objects of a run in a deploy mode: the driver pod, the
 // executor pod template in the ConfigMap, the headless driver Service,
 // the UI Service and Ingresses, the PodGroup; then checks their metadata.
-func (b *Builder) build(s *spec.SparkApplicationSpec, r Run, m deployMode) (*Objects, error) {
+func (b *Builder) build(s *spec.SparkApplicationSpec, r Run, m deployMode) (*Set, error) {
 	if err := checkRun(s, r); err != nil {
 		return nil, err
 	}
@@ -191,7 +191,7 @@ func (b *Builder) build(s *spec.SparkApplicationSpec, r Run, m deployMode) (*Obj
 	if err != nil {
 		return nil, fmt.Errorf("encode executor pod template: %w", err)
 	}
-	objs := &Objects{
+	objs := &Set{
 		Driver:    driver,
 		ConfigMap: m.configMap(r, n, c, tmplYAML, metricsFiles(s)),
 		Service:   service(r, n, c),
@@ -213,7 +213,7 @@ func (b *Builder) build(s *spec.SparkApplicationSpec, r Run, m deployMode) (*Obj
 // PodGroup, the Extra objects), so deleting the driver (or, through its
 // owner, the Workflow) deletes them. The driver must carry its UID, so
 // call it with the pod the API server returned.
-func OwnedBy(objs *Objects, driver *corev1.Pod) {
+func OwnedBy(objs *Set, driver *corev1.Pod) {
 	if objs == nil || driver == nil {
 		return
 	}
@@ -293,7 +293,7 @@ const argoPrefix = spark.ArgoDomain + "/"
 
 // checkMetadata rejects labels and annotations the API server would refuse
 // or that would make Argo mistake a Spark object for one of its own.
-func checkMetadata(objs *Objects) error {
+func checkMetadata(objs *Set) error {
 	var errs []error
 	check := func(kind string, m metav1.ObjectMeta) {
 		for _, k := range slices.Sorted(maps.Keys(m.Labels)) {
