@@ -1,6 +1,8 @@
 // Package spark holds the vocabulary of Spark on Kubernetes and of sparkplug's
 // own bookkeeping in one place: label keys, container names, conf keys, file
-// paths and the Spark application states.
+// paths and the Spark application states; the one table of reserved labels
+// and keys (reserved.go); WorkflowRef, the one reference to the Workflow a
+// run belongs to.
 //
 // Every other package names these words through the constants here, so a
 // reader can see at a glance which labels sparkplug writes and which ones it

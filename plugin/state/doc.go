@@ -3,7 +3,12 @@
 // application state of that attempt, the Argo node phase, and the one-line
 // message a person reads in the Argo UI.
 //
-// It is the "decide" step of gather -> decide -> act, and it is pure: no
+// What a node is told is a typed Outcome (state, phase, counts, detail,
+// note); Outcome.Message, in message.go, is the one place that renders it
+// as text, for every answer sparkplug gives, so nothing parses a message
+// back into a state.
+//
+// It is part of the "decide" step of gather -> decide -> act, and it is pure: no
 // clock (the caller passes Now), no Kubernetes client, no logging, no state
 // between calls. The same Observed always gives the same Assessment, so every
 // pod phase, container state, exit code and missing-pod case is table-tested.
