@@ -177,7 +177,7 @@ func TestKSOExamplesRenderedServerSideDryRun(t *testing.T) {
 	if err := testCluster.EnsureServiceAccount(ctx, testNamespace, "spark-operator-spark"); err != nil {
 		t.Fatal(err)
 	}
-	crds, err := filepath.Glob(filepath.Join("..", "build", "testdata", "crds", "*.yaml"))
+	crds, err := filepath.Glob(filepath.Join("..", "objects", "testdata", "crds", "*.yaml"))
 	if err != nil || len(crds) == 0 {
 		t.Fatalf("no PodGroup CRDs: %v", err)
 	}
