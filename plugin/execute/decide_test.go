@@ -3,6 +3,7 @@ package execute
 import (
 	"encoding/json"
 	"errors"
+	"strings"
 	"testing"
 	"time"
 
@@ -262,4 +263,13 @@ func newBuilder(t *testing.T) *objects.Builder {
 		t.Fatal(err)
 	}
 	return b
+}
+
+// Every answer's message is bounded, whatever grew it.
+func TestReplyBoundsTheMessage(t *testing.T) {
+	o := state.SubmissionFailed("spark-submit exited 1: " + strings.Repeat("java.lang.Exception at ...\n", 2000))
+	r := reply(o, nil, false, sparkBody(t, ""), DefaultOptions())
+	if len(r.Node.Message) > spec.MaxMessageBytes || !strings.HasPrefix(r.Node.Message, "SUBMISSION_FAILED: spark-submit exited 1: java.lang.Exception") {
+		t.Fatalf("message of %d bytes starting %q", len(r.Node.Message), r.Node.Message[:60])
+	}
 }

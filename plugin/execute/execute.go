@@ -126,7 +126,9 @@ type request struct {
 // (the result a JSON string when json is set, for a loop's child); while
 // the node runs, when to ask again.
 func reply(o state.Outcome, driver *corev1.Pod, json bool, body *spec.SparkApplicationSpec, opts Options) executor.ExecuteTemplateReply {
-	node := &wfv1.NodeResult{Phase: o.Phase, Message: o.Message()}
+	// Argo writes the message into the Workflow object: whatever grew it
+	// (an API server's or spark-submit's words), it stays bounded.
+	node := &wfv1.NodeResult{Phase: o.Phase, Message: spec.Truncate(o.Message(), spec.MaxMessageBytes)}
 	if driver != nil {
 		appID := driver.Labels[spark.LabelAppSelector]
 		result := appID

@@ -1,7 +1,9 @@
 package spec
 
 import (
+	"fmt"
 	"strings"
+	"unicode/utf8"
 
 	"k8s.io/apimachinery/pkg/util/validation/field"
 )
@@ -11,14 +13,65 @@ type InvalidError struct {
 	Errs field.ErrorList
 }
 
-// Error is one line a person can act on: every problem, with its path,
-// in a stable order.
+// Bounds of InvalidError's message: it becomes the node's message, which
+// Argo writes into the Workflow object, so what a body can make it grow is
+// capped whatever the body's size.
+const (
+	// MaxReportedErrors is how many problems the message lists before
+	// "and N more".
+	MaxReportedErrors = 20
+	// MaxMessageBytes caps the whole message.
+	MaxMessageBytes = 4 << 10
+	// maxShownBytes caps a value, a field path or a key echoed in it.
+	maxShownBytes = 64
+)
+
+// Error is one line a person can act on: the problems, with their paths,
+// in a stable order, the first MaxReportedErrors of them, each echoed
+// value, path and key cut to a few dozen bytes, at most MaxMessageBytes in
+// all.
 func (e *InvalidError) Error() string {
-	msgs := make([]string, len(e.Errs))
-	for i, err := range e.Errs {
-		msgs[i] = err.Error()
+	n := min(len(e.Errs), MaxReportedErrors)
+	msgs := make([]string, 0, n+1)
+	for _, err := range e.Errs[:n] {
+		msgs = append(msgs, bounded(err).Error())
 	}
-	return "invalid spark body: " + strings.Join(msgs, "; ")
+	if more := len(e.Errs) - n; more > 0 {
+		msgs = append(msgs, fmt.Sprintf("and %d more problems", more))
+	}
+	return Truncate("invalid spark body: "+strings.Join(msgs, "; "), MaxMessageBytes)
+}
+
+// bounded is err with what it echoes of the body cut short.
+func bounded(err *field.Error) *field.Error {
+	e := *err
+	e.Field = Truncate(e.Field, 4*maxShownBytes)
+	if s, ok := e.BadValue.(string); ok {
+		e.BadValue = Truncate(s, maxShownBytes)
+	}
+	e.Detail = Truncate(e.Detail, 8*maxShownBytes)
+	return &e
+}
+
+// Truncate cuts s to at most max bytes, on a rune boundary, saying how
+// much was cut.
+func Truncate(s string, limit int) string {
+	if len(s) <= limit {
+		return s
+	}
+	more := len(s) - limit
+	for {
+		tail := fmt.Sprintf("... (%d bytes more)", more)
+		cut := max(limit-len(tail), 0)
+		for cut > 0 && !utf8.RuneStart(s[cut]) {
+			cut--
+		}
+		// The count says what was cut; its own digits can move the cut.
+		if len(s)-cut == more || len(fmt.Sprint(len(s)-cut)) > len(fmt.Sprint(more)) {
+			return s[:cut] + tail
+		}
+		more = len(s) - cut
+	}
 }
 
 // Parse decodes, defaults and validates the JSON `spark` body of a plugin
@@ -42,8 +95,9 @@ func ParseWith(raw []byte, d PluginDefaults) (*SparkApplicationSpec, error) {
 		return nil, &InvalidError{Errs: errs}
 	}
 	SetDefaults(s)
+	decoded := pathSet(errs)
 	for _, err := range append(Validate(s), validateWithDefaults(s, d)...) {
-		if !under(err.Field, errs) {
+		if !decoded.covers(err.Field) {
 			errs = append(errs, err)
 		}
 	}
@@ -54,10 +108,26 @@ func ParseWith(raw []byte, d PluginDefaults) (*SparkApplicationSpec, error) {
 	return s, nil
 }
 
-// under says whether path is the path of one of errs, or inside it.
-func under(path string, errs field.ErrorList) bool {
+// paths are the field paths of some errors.
+type paths map[string]bool
+
+func pathSet(errs field.ErrorList) paths {
+	p := make(paths, len(errs))
 	for _, e := range errs {
-		if path == e.Field || strings.HasPrefix(path, e.Field+".") || strings.HasPrefix(path, e.Field+"[") {
+		p[e.Field] = true
+	}
+	return p
+}
+
+// covers says whether path is one of the paths, or inside one: it looks
+// up path and each of its parents, so checking every error of a body is
+// linear in the body, not quadratic.
+func (p paths) covers(path string) bool {
+	if p[path] {
+		return true
+	}
+	for i := 0; i < len(path); i++ {
+		if (path[i] == '.' || path[i] == '[') && p[path[:i]] {
 			return true
 		}
 	}

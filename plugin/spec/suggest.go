@@ -65,6 +65,9 @@ func misplaced(p *field.Path, key string, in reflect.Type) string {
 // suggest returns the known name nearest to name, if it is within edit
 // distance 2 (ignoring case) and nearer than the length of name.
 func suggest(name string, known []string) string {
+	if len(name) > maxShownBytes {
+		return "" // no field is that long: nothing to suggest, and no quadratic distance
+	}
 	best, bestDist := "", 3
 	lower := strings.ToLower(name)
 	for _, k := range known {

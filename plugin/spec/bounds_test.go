@@ -1,0 +1,101 @@
+package spec
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+)
+
+// junkBody is a body with n invalid arguments, n forbidden labels, a
+// value and an unknown key of size big: everything a body can make an
+// error message grow by.
+func junkBody(n, big int) []byte {
+	var b strings.Builder
+	b.WriteString(`{"type":"Scala","image":"spark:3.5.3","mainClass":"Pi","mainApplicationFile":"local:///pi.jar","arguments":[`)
+	for i := range n {
+		if i > 0 {
+			b.WriteString(",")
+		}
+		b.WriteString("{}")
+	}
+	b.WriteString(`],"driver":{"memory":"` + strings.Repeat("9", big) + `x","labels":{`)
+	for i := range n {
+		if i > 0 {
+			b.WriteString(",")
+		}
+		fmt.Fprintf(&b, `"workflows.argoproj.io/k%d":"v"`, i)
+	}
+	b.WriteString(`}},"` + strings.Repeat("k", big) + `":1}`)
+	return []byte(b.String())
+}
+
+// However large and wrong a body, its message stays within the bounds
+// Argo can write into the Workflow: the first MaxReportedErrors problems,
+// "and N more", no echoed value longer than a few dozen bytes.
+func TestAJunkBodyGivesABoundedMessage(t *testing.T) {
+	raw := junkBody(20000, 100000)
+	_, err := Parse(raw)
+	var invalid *InvalidError
+	if !errors.As(err, &invalid) {
+		t.Fatalf("Parse: %v, want an *InvalidError", err)
+	}
+	msg := err.Error()
+	if len(msg) > MaxMessageBytes {
+		t.Fatalf("a %d-byte body gave a %d-byte message, over %d", len(raw), len(msg), MaxMessageBytes)
+	}
+	if len(invalid.Errs) < 40000 {
+		t.Fatalf("%d problems found, want every argument and label reported in Errs", len(invalid.Errs))
+	}
+	want := fmt.Sprintf("and %d more problems", len(invalid.Errs)-MaxReportedErrors)
+	if !strings.Contains(msg, "spark.arguments[0]") || !strings.Contains(msg, want) {
+		t.Fatalf("message %q does not name the first problem and %q", Truncate(msg, 300), want)
+	}
+	if strings.Contains(msg, strings.Repeat("k", maxShownBytes+1)) || strings.Contains(msg, strings.Repeat("9", maxShownBytes+1)) {
+		t.Fatal("the message echoes a key or value longer than the cap")
+	}
+}
+
+func TestTruncate(t *testing.T) {
+	for _, tc := range []struct {
+		in    string
+		limit int
+		want  string
+	}{
+		{"short", 10, "short"},
+		{strings.Repeat("a", 100), 40, strings.Repeat("a", 21) + "... (79 bytes more)"},
+		{"ééééééééééééééééééééééééééééé", 30, "ééééé... (48 bytes more)"},
+	} {
+		got := Truncate(tc.in, tc.limit)
+		if got != tc.want || len(got) > tc.limit {
+			t.Errorf("Truncate(%q, %d) = %q (%d bytes), want %q", tc.in, tc.limit, got, len(got), tc.want)
+		}
+	}
+}
+
+// Checking which validation problems fall under a decoding problem is
+// linear: every path is looked up with its parents, not compared with
+// every other.
+func TestPathsCover(t *testing.T) {
+	p := paths{"spark.driver": true, "spark.arguments[3]": true}
+	for path, want := range map[string]bool{
+		"spark.driver": true, "spark.driver.memory": true, "spark.driver.labels[x]": true,
+		"spark.driverX": false, "spark.arguments[3]": true, "spark.arguments[3].x": true,
+		"spark.arguments[30]": false, "spark.executor": false,
+	} {
+		if got := p.covers(path); got != want {
+			t.Errorf("covers(%q) = %v, want %v", path, got, want)
+		}
+	}
+}
+
+// What a 4 MiB body of junk costs to answer: make bench prints it.
+func BenchmarkParseJunk4MiB(b *testing.B) {
+	raw := junkBody(100000, 1<<20)
+	b.SetBytes(int64(len(raw)))
+	for b.Loop() {
+		if _, err := Parse(raw); err == nil {
+			b.Fatal("junk parsed")
+		}
+	}
+}
