@@ -192,6 +192,25 @@ var ownedSparkConf = map[string]string{
 	"spark.kubernetes.authenticate.executor.oauthTokenFile": "the Spark pods authenticate with their service account's token; grant that service account the permissions instead",
 }
 
+// reservedMetadataConf says why a spark.kubernetes.{driver,executor}.
+// {label,annotation}.<key> entry may not be set: <key> is a label Spark or
+// sparkplug sets, or under sparkplug's or Argo's domain. Through these
+// keys a body could otherwise write sparkplug's bookkeeping on its pods
+// and pass for another run.
+func reservedMetadataConf(k string) string {
+	for _, prefix := range []string{spark.ConfDriverLabelPrefix, spark.ConfExecutorLabelPrefix, spark.ConfDriverAnnotationPrefix, spark.ConfExecutorAnnotationPrefix} {
+		key, ok := strings.CutPrefix(k, prefix)
+		if !ok {
+			continue
+		}
+		if r, reserved := spark.ReservedLabels[key]; reserved && strings.HasSuffix(prefix, ".label.") {
+			return r.Why + "; remove it"
+		}
+		return spark.ReservedKey(key)
+	}
+	return ""
+}
+
 func validateConf(s *SparkApplicationSpec) field.ErrorList {
 	var errs field.ErrorList
 	p := rootPath.Child("sparkConf")
@@ -201,6 +220,8 @@ func validateConf(s *SparkApplicationSpec) field.ErrorList {
 			continue
 		}
 		if why, owned := ownedSparkConf[k]; owned {
+			errs = append(errs, field.Forbidden(p.Key(k), why))
+		} else if why := reservedMetadataConf(k); why != "" {
 			errs = append(errs, field.Forbidden(p.Key(k), why))
 		}
 	}

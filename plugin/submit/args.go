@@ -150,25 +150,36 @@ var notPassed = map[string]string{
 // built driver (sparkplug's, the body's, the pod template's, a batch
 // scheduler's) that the conf does not carry already. A key the conf has
 // keeps the conf's value, which Spark reads as the native launcher does
-// ({{APP_ID}} becomes spark-submit's application id).
+// ({{APP_ID}} becomes spark-submit's application id). sparkplug's own keys
+// are always passed, and last: spark-submit takes the last --conf of a key,
+// so nothing before them can make the driver pass for another run.
 func driverMetadataOption(in *Input) []string {
 	if in.Driver == nil {
 		return nil
 	}
-	var args []string
-	for _, k := range slices.Sorted(maps.Keys(in.Driver.Labels)) {
-		if _, ok := in.Conf[spark.ConfDriverLabelPrefix+k]; ok || spark.SparkOwnLabel(k) {
-			continue
+	var args, own []string
+	pass := func(prefix string, m map[string]string, skip func(string) bool) {
+		for _, k := range slices.Sorted(maps.Keys(m)) {
+			switch {
+			case sparkplugKey(k):
+				own = append(own, conf(prefix+k, m[k])...)
+			case skip(k):
+			default:
+				if _, ok := in.Conf[prefix+k]; !ok {
+					args = append(args, conf(prefix+k, m[k])...)
+				}
+			}
 		}
-		args = append(args, conf(spark.ConfDriverLabelPrefix+k, in.Driver.Labels[k])...)
 	}
-	for _, k := range slices.Sorted(maps.Keys(in.Driver.Annotations)) {
-		if _, ok := in.Conf[spark.ConfDriverAnnotationPrefix+k]; ok {
-			continue
-		}
-		args = append(args, conf(spark.ConfDriverAnnotationPrefix+k, in.Driver.Annotations[k])...)
-	}
-	return args
+	pass(spark.ConfDriverLabelPrefix, in.Driver.Labels, spark.SparkOwnLabel)
+	pass(spark.ConfDriverAnnotationPrefix, in.Driver.Annotations, func(string) bool { return false })
+	return append(args, own...)
+}
+
+// sparkplugKey: a label or annotation key sparkplug sets for its
+// bookkeeping (its domain, and the managed-by label).
+func sparkplugKey(k string) bool {
+	return k == spark.LabelManagedBy || strings.HasPrefix(k, spark.Domain+"/")
 }
 
 // podTemplateOption names the pod template files and their Spark

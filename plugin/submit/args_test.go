@@ -126,11 +126,21 @@ func TestDriverMetadataOption(t *testing.T) {
 		},
 	}}
 	runOption(t, driverMetadataOption, []optionCase{
-		{"the built driver's labels and annotations but Spark's own", Input{Driver: driver}, []string{
+		{"the built driver's labels and annotations but Spark's own, sparkplug's last", Input{Driver: driver}, []string{
 			"--conf", "spark.kubernetes.driver.label.queue=root.etl",
-			"--conf", "spark.kubernetes.driver.label.sparkplug.io/workflow-uid=uid-1",
 			"--conf", "spark.kubernetes.driver.label.team=data",
 			"--conf", "spark.kubernetes.driver.annotation.example.com/run=etl spark-0123",
+			"--conf", "spark.kubernetes.driver.label.sparkplug.io/workflow-uid=uid-1",
+			"--conf", "spark.kubernetes.driver.annotation.sparkplug.io/node-id=wf-1",
+		}},
+		{"sparkplug's keys are passed even where the conf has them: the last --conf wins", Input{Driver: driver, Conf: map[string]string{
+			"spark.kubernetes.driver.label.sparkplug.io/workflow-uid": "victim-uid",
+			"spark.kubernetes.driver.annotation.sparkplug.io/node-id": "victim-node",
+		}}, []string{
+			"--conf", "spark.kubernetes.driver.label.queue=root.etl",
+			"--conf", "spark.kubernetes.driver.label.team=data",
+			"--conf", "spark.kubernetes.driver.annotation.example.com/run=etl spark-0123",
+			"--conf", "spark.kubernetes.driver.label.sparkplug.io/workflow-uid=uid-1",
 			"--conf", "spark.kubernetes.driver.annotation.sparkplug.io/node-id=wf-1",
 		}},
 		{"a key the conf has keeps the conf's value ({{APP_ID}} for Spark to fill)", Input{Driver: driver, Conf: map[string]string{

@@ -99,3 +99,36 @@ func BenchmarkParseJunk4MiB(b *testing.B) {
 		}
 	}
 }
+
+// Through sparkConf a body must not write sparkplug's bookkeeping, Spark's
+// own labels or Argo's keys on its pods, natively or with spark-submit:
+// each such key is refused with its path.
+func TestSparkConfCannotForgeSparkplugsMetadata(t *testing.T) {
+	raw := `{"type":"Scala","image":"spark:3.5.3","mainClass":"Pi","mainApplicationFile":"local:///pi.jar","sparkConf":{
+		"spark.kubernetes.driver.annotation.sparkplug.io/reported-mode":"own",
+		"spark.kubernetes.driver.label.sparkplug.io/ttl-seconds":"1",
+		"spark.kubernetes.driver.label.x.sparkplug.io/node":"n",
+		"spark.kubernetes.executor.label.spark-role":"driver",
+		"spark.kubernetes.executor.annotation.workflows.argoproj.io/node-name":"x",
+		"spark.kubernetes.driver.label.team":"data",
+		"spark.kubernetes.driver.annotation.example.com/owner":"me"}}`
+	_, err := Parse([]byte(raw))
+	var invalid *InvalidError
+	if !errors.As(err, &invalid) {
+		t.Fatalf("Parse: %v, want the forged keys refused", err)
+	}
+	var got []string
+	for _, e := range invalid.Errs {
+		got = append(got, e.Field)
+	}
+	want := []string{
+		"spark.sparkConf[spark.kubernetes.driver.annotation.sparkplug.io/reported-mode]",
+		"spark.sparkConf[spark.kubernetes.driver.label.sparkplug.io/ttl-seconds]",
+		"spark.sparkConf[spark.kubernetes.driver.label.x.sparkplug.io/node]",
+		"spark.sparkConf[spark.kubernetes.executor.annotation.workflows.argoproj.io/node-name]",
+		"spark.sparkConf[spark.kubernetes.executor.label.spark-role]",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Fatalf("refused\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
