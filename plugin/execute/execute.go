@@ -63,7 +63,7 @@ type Core struct {
 func New(opts Options, clients scope.Clients, scopes *scope.Registry, builder *objects.Builder, recorder Recorder, m *metrics.Metrics, log *slog.Logger) *Core {
 	c := &Core{opts: opts, clients: clients, scopes: scopes, builder: builder, recorder: recorder, metrics: m, log: log,
 		failures: submissionFailures{m: map[string]submissionFailure{}}, missing: missingSince{m: map[string]time.Time{}},
-		submits: submitRuns{now: opts.Now}}
+		submits: submitRuns{now: opts.Now, max: opts.MaxSubmits}}
 	scopes.OnEnding(c.OnWorkflowEnding)
 	return c
 }

@@ -37,6 +37,9 @@ type Options struct {
 	// format and the class of every Ingress, for bodies whose
 	// sparkplug.uiIngress does not say (spec.PluginDefaults).
 	IngressURLFormat, IngressClassName string
+	// MaxSubmits is how many spark-submit runs (each a JVM) may run at
+	// once; a step beyond it waits, Pending, for a slot.
+	MaxSubmits int
 	// SubmitWait is how long a request waits for a spark-submit run before
 	// replying Pending; the run goes on and a later request takes its
 	// result. It stays well under the agent's 30 s request timeout.
@@ -61,6 +64,7 @@ func DefaultOptions() Options {
 		CacheWait:        10 * time.Second,
 		LeftoverInterval: time.Minute,
 		SubmitWait:       10 * time.Second,
+		MaxSubmits:       4,
 		Launcher:         spec.LauncherNative,
 		Submit:           submit.Options{Timeout: submit.DefaultTimeout, RequestTimeout: submit.DefaultRequestTimeout},
 	}
@@ -84,6 +88,12 @@ func (o *Options) Validate() error {
 	def(&o.SubmitWait, d.SubmitWait)
 	if o.Now == nil {
 		o.Now = time.Now
+	}
+	if o.MaxSubmits == 0 {
+		o.MaxSubmits = d.MaxSubmits
+	}
+	if o.MaxSubmits < 0 {
+		return setting.Errorf("max-spark-submits", "must be at least 1, got %d", o.MaxSubmits)
 	}
 	for _, s := range []struct {
 		name string

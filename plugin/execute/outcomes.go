@@ -37,6 +37,12 @@ func submitRunning() state.Outcome {
 	return state.Outcome{State: spark.StateSubmitted, Phase: wfv1.NodePending, Detail: "spark-submit running"}
 }
 
+// submitQueued: as many spark-submits run as the plugin allows.
+func submitQueued(running int) state.Outcome {
+	return state.Outcome{State: spark.StateSubmitted, Phase: wfv1.NodePending,
+		Detail: fmt.Sprintf("waiting for a spark-submit slot: %d run, as many as the plugin allows (max-spark-submits)", running)}
+}
+
 // invalid: the step cannot run at all (its body or timeout is invalid);
 // the message is the reason alone.
 func invalid(err error) state.Outcome {

@@ -462,3 +462,29 @@ func TestSparkSubmitExecsWhatRenderShows(t *testing.T) {
 		t.Errorf("render shows program %s, the launcher runs %s", shown.Program, e.core.opts.Submit.Program())
 	}
 }
+
+// spark-submit runs are capped (MaxSubmits): a step beyond the cap waits,
+// Pending, without running spark-submit, and runs once a slot frees.
+func TestSparkSubmitRunsAreCapped(t *testing.T) {
+	e := newSubmitEnv(t, submittest.Config{}, "", func(o *Options) { o.MaxSubmits = 1; o.SubmitWait = time.Second })
+	release := make(chan struct{})
+	if run, _ := e.core.submits.start("other", time.Now(), func() submitOutcome { <-release; return submitOutcome{} }); run == nil {
+		t.Fatal("the first run got no slot")
+	}
+	r := e.execute(t)
+	if r.Node.Phase != wfv1.NodePending || r.Node.Message != submitQueued(1).Message() || r.Requeue == nil {
+		t.Fatalf("reply %+v; want Pending %q", r.Node, submitQueued(1).Message())
+	}
+	if n := len(submittest.Calls(t, e.record)); n != 0 {
+		t.Fatalf("%d spark-submit runs beyond the cap", n)
+	}
+	close(release)
+	deadline := time.Now().Add(10 * time.Second)
+	for r.Node.Message == submitQueued(1).Message() && time.Now().Before(deadline) {
+		time.Sleep(50 * time.Millisecond)
+		r = e.execute(t)
+	}
+	if n := len(submittest.Calls(t, e.record)); n != 1 {
+		t.Fatalf("%d spark-submit runs once the slot freed, want 1 (reply %+v)", n, r.Node)
+	}
+}

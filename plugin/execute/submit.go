@@ -62,9 +62,15 @@ func (r *request) sparkSubmit(objs *objects.Set, br objects.Run, o launchOrder) 
 	owner := objects.WorkflowOwner(br.Workflow)
 	log := r.log.With("node", o.node, "driver", name)
 	key := r.wf.UID + "/" + failKey(o.node, o.attempt)
-	run := r.core.submits.start(key, r.now, func() submitOutcome {
+	run, running := r.core.submits.start(key, r.now, func() submitOutcome {
 		return r.core.runSubmit(context.WithoutCancel(r.ctx), log, in, executorTemplate, owner)
 	})
+	if run == nil {
+		// As many spark-submits run as the plugin allows: wait for a slot.
+		// Nothing was created; the PodGroup, if any, waits with the node.
+		out := submitQueued(running)
+		return nil, &out
+	}
 
 	wait := time.NewTimer(r.core.opts.SubmitWait)
 	defer wait.Stop()
@@ -238,11 +244,13 @@ func retarget(objs *objects.Set, driver *corev1.Pod) {
 // and attempt: a request starts one, or finds the one a request before it
 // started. A finished run no request took (its driver showed in the cache
 // first, or its workflow ended) is dropped submitRunKeep after it ended.
+// At most max run at once (0: no limit).
 type submitRuns struct {
 	mu sync.Mutex
 	m  map[string]*submitRun
 	// now is the clock of the runs' end times.
 	now func() time.Time
+	max int
 }
 
 type submitRun struct {
@@ -263,10 +271,11 @@ type submitOutcome struct {
 }
 
 // start returns the run for key, starting f in the background if there is
-// none.
-func (s *submitRuns) start(key string, now time.Time, f func() submitOutcome) *submitRun {
+// none; nil when max runs are running already, and how many run.
+func (s *submitRuns) start(key string, now time.Time, f func() submitOutcome) (*submitRun, int) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	running := 0
 	for k, run := range s.m {
 		select {
 		case <-run.done:
@@ -274,10 +283,14 @@ func (s *submitRuns) start(key string, now time.Time, f func() submitOutcome) *s
 				delete(s.m, k)
 			}
 		default:
+			running++
 		}
 	}
 	if run, ok := s.m[key]; ok {
-		return run
+		return run, running
+	}
+	if s.max > 0 && running >= s.max {
+		return nil, running
 	}
 	if s.m == nil {
 		s.m = map[string]*submitRun{}
@@ -293,7 +306,7 @@ func (s *submitRuns) start(key string, now time.Time, f func() submitOutcome) *s
 		run.out = f()
 		run.ended = clock()
 	}()
-	return run
+	return run, running + 1
 }
 
 // len is how many runs are kept.
