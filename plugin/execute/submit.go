@@ -16,6 +16,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/sparkplug-io/sparkplug/plugin/objects"
+	"github.com/sparkplug-io/sparkplug/plugin/redact"
 	"github.com/sparkplug-io/sparkplug/plugin/spark"
 	"github.com/sparkplug-io/sparkplug/plugin/state"
 	"github.com/sparkplug-io/sparkplug/plugin/submit"
@@ -135,7 +136,7 @@ func (c *Core) runSubmit(ctx context.Context, log *slog.Logger, in submit.Input,
 	if err := cmd.WriteFiles(); err != nil {
 		return fail(err)
 	}
-	log.Info("running spark-submit", "program", cmd.Program, "argv", submit.Redact(cmd.Args))
+	log.Info("running spark-submit", "program", cmd.Program, "argv", redact.Args(cmd.Args))
 	res := submit.Run(ctx, cmd.Program, cmd.Args, cmd.Env, o.Timeout)
 	log.Info("spark-submit ended", "exit_code", res.ExitCode, "timed_out", res.TimedOut,
 		"took", res.Took.Round(time.Millisecond), "message", submit.Message(res, o.Timeout))

@@ -15,6 +15,7 @@ import (
 
 	"github.com/sparkplug-io/sparkplug/plugin/identity"
 	"github.com/sparkplug-io/sparkplug/plugin/objects"
+	"github.com/sparkplug-io/sparkplug/plugin/redact"
 	"github.com/sparkplug-io/sparkplug/plugin/spark"
 	"github.com/sparkplug-io/sparkplug/plugin/spec"
 	"github.com/sparkplug-io/sparkplug/plugin/submit"
@@ -352,12 +353,12 @@ func TestRenderSparkSubmitStep(t *testing.T) {
 	if err := yaml.UnmarshalStrict([]byte(docs[0]), &shown); err != nil {
 		t.Fatal(err)
 	}
-	if want := append([]string{st.Submit.Program}, submit.Redact(st.Submit.Args)...); !slices.Equal(shown.SparkSubmit.Argv, want) {
+	if want := append([]string{st.Submit.Program}, redact.Args(st.Submit.Args)...); !slices.Equal(shown.SparkSubmit.Argv, want) {
 		t.Errorf("shown argv %q, want the program and the redacted args %q", shown.SparkSubmit.Argv, want)
 	}
 	// (The ConfigMap holds it, as it does for a native driver: it is
 	// created so.)
-	if strings.Contains(docs[0], "hunter2") || !slices.Contains(shown.SparkSubmit.Argv, "spark.hadoop.fs.s3a.secret.key="+submit.Redacted) {
+	if strings.Contains(docs[0], "hunter2") || !slices.Contains(shown.SparkSubmit.Argv, "spark.hadoop.fs.s3a.secret.key="+redact.Redacted) {
 		t.Error("the run shows the secret conf value")
 	}
 	if shown.SparkSubmit.Files[in.DriverTemplateFile] != string(st.Submit.Files[0].Data) || shown.SparkSubmit.Env["SPARK_HOME"] != "/opt/spark-3.5.3" {
@@ -390,5 +391,42 @@ func TestRenderLauncherDefault(t *testing.T) {
 				t.Errorf("spark-submit run %v, want %v", got, tt.submit)
 			}
 		})
+	}
+}
+
+// What render prints hides secret values, as the plugin's logs do: the
+// sensitive keys of spark.properties, the environment of the driver pod
+// and of the executor pod template, a DSN's password. The objects the
+// plugin creates keep them.
+func TestWriteRedactsSecrets(t *testing.T) {
+	input := body + `sparkConf:
+  spark.hadoop.fs.s3a.secret.key: hunter2
+  spark.executorEnv.DB_URL: "app:s3cr3t@tcp(db:3306)/sales"
+driver:
+  env: [{name: DB_PASSWORD, value: hunter3}, {name: REGION, value: eu-west-1}]
+executor:
+  env: [{name: API_TOKEN, value: hunter4}]
+`
+	steps, err := Render([]byte(input), newBuilder(t), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := Errors(steps); err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	if err := Write(&out, steps); err != nil {
+		t.Fatal(err)
+	}
+	for _, secret := range []string{"hunter2", "s3cr3t", "hunter3", "hunter4"} {
+		if strings.Contains(out.String(), secret) {
+			t.Errorf("render shows %q:\n%s", secret, out.String())
+		}
+	}
+	if !strings.Contains(out.String(), "eu-west-1") || !strings.Contains(out.String(), "spark.hadoop.fs.s3a.secret.key="+redact.Redacted) {
+		t.Errorf("render hides too much, or not where it should:\n%s", out.String())
+	}
+	if !strings.Contains(steps[0].Objects.ConfigMap.Data[spark.PropertiesFile], "hunter2") {
+		t.Error("the objects themselves lost the value: only what is printed is redacted")
 	}
 }

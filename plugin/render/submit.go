@@ -7,6 +7,7 @@ import (
 	"k8s.io/client-go/rest"
 
 	"github.com/sparkplug-io/sparkplug/plugin/objects"
+	"github.com/sparkplug-io/sparkplug/plugin/redact"
 	"github.com/sparkplug-io/sparkplug/plugin/spark"
 	"github.com/sparkplug-io/sparkplug/plugin/spec"
 	"github.com/sparkplug-io/sparkplug/plugin/submit"
@@ -89,14 +90,14 @@ type submissionSpec struct {
 }
 
 // shown is c as Write prints it: secret values redacted as the launcher
-// logs them (submit.Redact, submit.RedactEnv).
+// logs them (redact.Args, redact.Env).
 func shown(c *submit.Command) submission {
 	s := submissionSpec{
-		Argv:  append([]string{c.Program}, submit.Redact(c.Args)...),
+		Argv:  append([]string{c.Program}, redact.Args(c.Args)...),
 		Env:   map[string]string{},
 		Files: map[string]string{},
 	}
-	for _, e := range submit.RedactEnv(c.Env) {
+	for _, e := range redact.Env(c.Env) {
 		name, value, _ := strings.Cut(e, "=")
 		s.Env[name] = value
 	}

@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	"sigs.k8s.io/yaml"
+
+	"github.com/sparkplug-io/sparkplug/plugin/redact"
 )
 
 // Write prints the objects of the steps that built as one YAML stream, in
@@ -15,7 +17,7 @@ import (
 // then the extras). Each
 // step's first document opens with comments naming its template and run.
 // Status and creationTimestamp, which only the API server fills, are left
-// out. A step of the spark-submit launcher opens with its run instead of
+// out, and secret values are redacted (redactObject). A step of the spark-submit launcher opens with its run instead of
 // the driver pod, which spark-submit creates: a document sparkSubmit with
 // the argv (the program first) and the environment the plugin execs,
 // secret values redacted as the plugin logs them, and the files it writes
@@ -82,7 +84,85 @@ func clean(o any) ([]byte, error) {
 	if meta, ok := m["metadata"].(map[string]any); ok {
 		delete(meta, "creationTimestamp")
 	}
+	redactObject(m)
 	return yaml.Marshal(m)
+}
+
+// redactObject hides the secret values an object shows (package redact):
+// the values of sensitive environment variables of its containers, and in
+// a ConfigMap the sensitive keys of its properties files and the
+// environment of its pod templates. The plugin creates the objects as
+// they are; only what render prints is redacted.
+func redactObject(m map[string]any) {
+	redactEnv(m)
+	if m["kind"] != "ConfigMap" {
+		return
+	}
+	data, _ := m["data"].(map[string]any)
+	for k, v := range data {
+		s, ok := v.(string)
+		if !ok {
+			continue
+		}
+		if strings.HasSuffix(k, ".yaml") {
+			data[k] = redactYAML(s)
+		} else {
+			data[k] = redact.Properties(s)
+		}
+	}
+}
+
+// redactEnv redacts every env list under v: a variable whose name is
+// sensitive loses its value, others go through redact.Value.
+func redactEnv(v any) {
+	switch v := v.(type) {
+	case map[string]any:
+		for k, child := range v {
+			if list, ok := child.([]any); ok && k == "env" {
+				for _, e := range list {
+					if e, ok := e.(map[string]any); ok {
+						name, _ := e["name"].(string)
+						if value, ok := e["value"].(string); ok {
+							if redact.Sensitive(name) {
+								e["value"] = redact.Redacted
+							} else {
+								e["value"] = redact.Value(value)
+							}
+						}
+					}
+				}
+				continue
+			}
+			redactEnv(child)
+		}
+	case []any:
+		for _, child := range v {
+			redactEnv(child)
+		}
+	}
+}
+
+// redactYAML redacts the environment in a YAML document (a pod template);
+// a document with nothing to hide is returned as it is.
+func redactYAML(s string) string {
+	var doc any
+	if err := yaml.Unmarshal([]byte(s), &doc); err != nil {
+		return s
+	}
+	before, err := json.Marshal(doc)
+	if err != nil {
+		return s
+	}
+	redactEnv(doc)
+	after, err := json.Marshal(doc)
+	if err != nil || string(after) == string(before) {
+		return s
+	}
+	out, err := yaml.JSONToYAML(after)
+	if err != nil {
+		return s
+	}
+	return string(out)
 }
 
 // Errors is every failed step's message, one per line: the plugin's

@@ -132,3 +132,24 @@ func TestSparkConfCannotForgeSparkplugsMetadata(t *testing.T) {
 		t.Fatalf("refused\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }
+
+// A message never echoes a secret value: a sensitive key's value, or a
+// password in a URL.
+func TestMessagesHideSecretValues(t *testing.T) {
+	raw := `{"type":"Scala","image":"spark:3.5.3","mainClass":"Pi","mainApplicationFile":"https://user:hunter2@repo.example.com/pi.jar",
+		"sparkConf":{"spark.hadoop.fs.s3a.secret.key":98765},
+		"hadoopConf":{"spark.hadoop.fs.s3a.access.key":"AKIAHUNTER3"},
+		"driver":{"memory":"app:hunter4@tcp(db)"}}`
+	_, err := Parse([]byte(raw))
+	if err == nil {
+		t.Fatal("want an invalid body")
+	}
+	for _, secret := range []string{"hunter2", "AKIAHUNTER3", "hunter4", "98765"} {
+		if strings.Contains(err.Error(), secret) {
+			t.Errorf("message shows %q: %s", secret, err)
+		}
+	}
+	if !strings.Contains(err.Error(), "spark.driver.memory") {
+		t.Errorf("message %q does not name the field", err)
+	}
+}

@@ -6,6 +6,8 @@ import (
 	"unicode/utf8"
 
 	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/sparkplug-io/sparkplug/plugin/redact"
 )
 
 // InvalidError is a spark body that cannot run, with every problem found.
@@ -42,15 +44,31 @@ func (e *InvalidError) Error() string {
 	return Truncate("invalid spark body: "+strings.Join(msgs, "; "), MaxMessageBytes)
 }
 
-// bounded is err with what it echoes of the body cut short.
+// bounded is err with what it echoes of the body cut short, and its value
+// hidden where package redact says it is secret: the value of a sensitive
+// key (sparkConf[...secret.key]), a password in a URL or DSN.
 func bounded(err *field.Error) *field.Error {
 	e := *err
-	e.Field = Truncate(e.Field, 4*maxShownBytes)
-	if s, ok := e.BadValue.(string); ok {
-		e.BadValue = Truncate(s, maxShownBytes)
+	switch s, isString := e.BadValue.(string); {
+	case e.BadValue != nil && redact.Sensitive(lastKey(e.Field)):
+		e.BadValue = redact.Redacted
+	case isString:
+		e.BadValue = Truncate(redact.Value(s), maxShownBytes)
 	}
+	e.Field = Truncate(e.Field, 4*maxShownBytes)
 	e.Detail = Truncate(e.Detail, 8*maxShownBytes)
 	return &e
+}
+
+// lastKey is the last element of a field path: a map key in brackets, else
+// the last name (spark.sparkConf[a.b] is a.b, spark.driver.env is env).
+func lastKey(path string) string {
+	if strings.HasSuffix(path, "]") {
+		if i := strings.LastIndex(path, "["); i >= 0 {
+			return path[i+1 : len(path)-1]
+		}
+	}
+	return path[strings.LastIndex(path, ".")+1:]
 }
 
 // Truncate cuts s to at most max bytes, on a rune boundary, saying how

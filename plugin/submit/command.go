@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 
@@ -73,25 +72,4 @@ func (c Command) WriteFiles() error {
 		}
 	}
 	return nil
-}
-
-// RedactEnv returns a copy of env (NAME=value entries) to show: the value
-// of every variable whose name is Sensitive is Redacted, and the password
-// of any URL in a value (as Redact does for the arguments).
-func RedactEnv(env []string) []string {
-	out := make([]string, len(env))
-	for i, e := range env {
-		name, value, ok := strings.Cut(e, "=")
-		switch {
-		case !ok:
-			out[i] = e
-			continue
-		case Sensitive(name):
-			value = Redacted
-		default:
-			value = redactURLs(value)
-		}
-		out[i] = name + "=" + value
-	}
-	return out
 }

@@ -5,6 +5,8 @@ import (
 	"regexp"
 	"strings"
 	"time"
+
+	"github.com/sparkplug-io/sparkplug/plugin/redact"
 )
 
 // Limits of what Message keeps of stderr.
@@ -41,7 +43,8 @@ func Message(r Result, timeout time.Duration) string {
 		head = fmt.Sprintf("spark-submit exited %d", r.ExitCode)
 	}
 	if lines := Lines(r.Stderr); len(lines) > 0 {
-		return head + ": " + strings.Join(lines, " | ")
+		// An exception may quote a URL or a token: the message is shown.
+		return head + ": " + redact.Value(strings.Join(lines, " | "))
 	}
 	return head
 }

@@ -72,3 +72,11 @@ func TestMessage(t *testing.T) {
 		})
 	}
 }
+
+// spark-submit's words reach the node's message with their secrets hidden.
+func TestMessageHidesSecrets(t *testing.T) {
+	r := Result{Started: true, ExitCode: 1, Stderr: "Exception in thread \"main\" java.io.IOException: cannot fetch https://build:s3cr3t@repo.example.com/udfs.jar\n"}
+	if got := Message(r, time.Minute); strings.Contains(got, "s3cr3t") || !strings.Contains(got, "https://build:") {
+		t.Fatalf("Message = %q", got)
+	}
+}

@@ -1,7 +1,8 @@
-package submit
+package redact
 
 import (
 	"reflect"
+	"slices"
 	"testing"
 )
 
@@ -70,7 +71,7 @@ func TestRedact(t *testing.T) {
 		"--password", "plain",
 	}
 	orig := append([]string(nil), args...)
-	got := Redact(args)
+	got := Args(args)
 	want := []string{
 		"--master", "k8s://https://10.0.0.1:443",
 		"--conf", "spark.hadoop.fs.s3a.secret.key=<redacted>",
@@ -89,5 +90,44 @@ func TestRedact(t *testing.T) {
 	}
 	if !reflect.DeepEqual(args, orig) {
 		t.Errorf("Redact changed its input: %q", args)
+	}
+}
+
+func TestEnv(t *testing.T) {
+	env := []string{"AWS_SECRET_ACCESS_KEY=abc", "KUBECONFIG=/tmp/k", "HTTPS_PROXY=http://u:pw@proxy:3128", "PATH=/bin", "EMPTY"}
+	got := Env(env)
+	want := []string{"AWS_SECRET_ACCESS_KEY=" + Redacted, "KUBECONFIG=/tmp/k", "HTTPS_PROXY=http://u:" + Redacted + "@proxy:3128", "PATH=/bin", "EMPTY"}
+	if !slices.Equal(got, want) {
+		t.Errorf("Env = %q, want %q", got, want)
+	}
+	if env[0] != "AWS_SECRET_ACCESS_KEY=abc" {
+		t.Error("Env changed its input")
+	}
+}
+
+// The cases the field found: each was shown in the clear before.
+func TestRedactCatchesWhatTheFieldFound(t *testing.T) {
+	for _, tc := range []struct{ key, value, want string }{
+		{"spark.kubernetes.driverEnv.DB_PASS", "hunter2", "spark.kubernetes.driverEnv.DB_PASS=" + Redacted},
+		{"spark.hadoop.fs.azure.sas.data.acct.blob.core.windows.net", "sv=2020&sig=abc", "spark.hadoop.fs.azure.sas.data.acct.blob.core.windows.net=" + Redacted},
+		{"spark.executorEnv.DB_URL", "app:s3cr3t@tcp(db:3306)/sales", "spark.executorEnv.DB_URL=app:" + Redacted + "@tcp(db:3306)/sales"},
+		{"spark.executorEnv.AUTH", "Bearer eyJhbGciOi.x.y", "spark.executorEnv.AUTH=Bearer " + Redacted},
+		{"spark.driver.extraJavaOptions", "-Xss4m -Djavax.net.ssl.trustStorePassword=changeit -Dlog4j.level=INFO",
+			"spark.driver.extraJavaOptions=-Xss4m -Djavax.net.ssl.trustStorePassword=" + Redacted + " -Dlog4j.level=INFO"},
+		{"spark.kubernetes.container.image", "apache/spark:3.5.3@sha256:0123abcd", "spark.kubernetes.container.image=apache/spark:3.5.3@sha256:0123abcd"},
+		{"spark.jars.packages", "org.apache.hadoop:hadoop-aws:3.3.4", "spark.jars.packages=org.apache.hadoop:hadoop-aws:3.3.4"},
+	} {
+		got := Args([]string{"--conf", tc.key + "=" + tc.value})[1]
+		if got != tc.want {
+			t.Errorf("Args(--conf %s=%s) = %q, want %q", tc.key, tc.value, got, tc.want)
+		}
+	}
+}
+
+func TestProperties(t *testing.T) {
+	in := "#Spark properties\nspark.hadoop.fs.s3a.secret.key=abc\nspark.executor.memory=4g\nspark.executorEnv.DSN=u:pw@tcp(db)/x\n"
+	want := "#Spark properties\nspark.hadoop.fs.s3a.secret.key=" + Redacted + "\nspark.executor.memory=4g\nspark.executorEnv.DSN=u:" + Redacted + "@tcp(db)/x\n"
+	if got := Properties(in); got != want {
+		t.Errorf("Properties =\n%s\nwant\n%s", got, want)
 	}
 }
