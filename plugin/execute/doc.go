@@ -15,7 +15,7 @@
 //     typed state.Outcome values; state.Outcome.Message renders the text.
 //     decide_test.go holds the table: one named row per scenario.
 //   - act (act.go, launch.go, submit.go) carries the plan out: creates the
-//     objects package objects makes (a batch scheduler's PodGroup first, then
+//     objects that package objects builds (a batch scheduler's PodGroup first, then
 //     the driver, natively or by spark-submit, then what the driver owns),
 //     annotates hand-outs and adoptions on the driver pods, turns a stopped
 //     driver's ConfigMap into a tombstone, records Events (events.go) and
