@@ -54,6 +54,19 @@ func TestDecideIdentity(t *testing.T) {
 				return planned(s, never(t))
 			},
 			want: got{answer: "n2", outcome: ph(runningPh, spark.StateRunning)}},
+		{name: "lost hand-out: a node answers from an adopted run whose hand-out was lost, though a newer one it holds landed",
+			decide: func(t *testing.T) got {
+				s := snap(now, []identity.Task{done("n0", wfv1.NodeSucceeded, "n3-a1-driver", 1), open("n1"), done("n3", wfv1.NodeSucceeded, "n1-a1-driver", 1)},
+					runOf(driver("n0", 1, exited(0, "Completed"), handedOut(identity.ModeShared, now.Add(-5*time.Minute)), adoptedBy("n1"))),
+					runOf(driver("n1", 1, exited(0, "Completed"), handedOut(identity.ModeShared, now.Add(-10*time.Second)))),
+					runOf(driver("n3", 1, exited(0, "Completed"), handedOut(identity.ModeShared, now.Add(-20*time.Second)), adoptedBy("n1"))))
+				landed := func(driver string) wfv1.NodeStatus {
+					return wfv1.NodeStatus{Phase: wfv1.NodeSucceeded, Outputs: &wfv1.Outputs{Parameters: []wfv1.Parameter{{Name: OutputDriverPod, Value: wfv1.AnyStringPtr(driver)}}}}
+				}
+				s.nodes = wfv1.Nodes{"n0": landed("n3-a1-driver"), "n3": landed("n1-a1-driver")}
+				return planned(s, never(t))
+			},
+			want: got{answer: "n0", final: true, record: identity.ModeOwn, outcome: ph(succeeded, spark.StateCompleted)}},
 		{name: "loops: one loop child among identical listed nodes makes every result JSON",
 			decide: func(t *testing.T) got {
 				s := snap(now, []identity.Task{open("n1"), open("plain")}, runOf(driver("plain", 1, running())), runOf(driver("n1", 1, running())))

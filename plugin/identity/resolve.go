@@ -161,8 +161,11 @@ func Resolve(tasks []Task, runs []Run, now time.Time, grace time.Duration) Decis
 			orphans = orphans[1:]
 			continue
 		}
-		if last := newest(mine); lostShared(last, now, grace) {
-			effective[n] = last.NodeID
+		// A held run whose shared hand-out was lost may be handed out
+		// again: any of them, not only the newest (a node can hold an
+		// adopted lost run and a newer one that landed elsewhere).
+		if lost, ok := lostOne(mine, now, grace); ok {
+			effective[n] = lost.NodeID
 		}
 		// Otherwise wait: the receiver's result is not recorded yet.
 	}
@@ -254,12 +257,14 @@ func lostShared(r Run, now time.Time, grace time.Duration) bool {
 	return r.Reported == ModeShared && !r.Landed && now.Sub(r.ReportedAt) > grace
 }
 
-func newest(mine []Run) Run {
-	last := mine[0]
-	for _, r := range mine[1:] {
-		if r.ReportedAt.After(last.ReportedAt) {
-			last = r
+// lostOne returns the newest held run whose shared hand-out was lost.
+func lostOne(mine []Run, now time.Time, grace time.Duration) (Run, bool) {
+	var last Run
+	found := false
+	for _, r := range mine {
+		if lostShared(r, now, grace) && (!found || r.ReportedAt.After(last.ReportedAt)) {
+			last, found = r, true
 		}
 	}
-	return last
+	return last, found
 }

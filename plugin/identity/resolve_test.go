@@ -371,3 +371,25 @@ func TestResolveRecoversLostHandOuts(t *testing.T) {
 		}
 	}
 }
+
+// A node that adopted a run whose shared hand-out was lost, and holds a
+// newer run that landed on another node, answers from the lost one: only
+// looking at its newest run, it would wait forever. Seen once in the chaos
+// e2e test: three identical loop children, one left "waiting for an
+// identical step's driver" with every driver done.
+func TestResolveUsesAnyLostRunItHolds(t *testing.T) {
+	now := t0.Add(10 * time.Minute)
+	tasks := []Task{done("n0", wfv1.NodeSucceeded), open("n1"), done("n3", wfv1.NodeSucceeded)}
+	runs := []Run{
+		// n0's run, handed out shared and lost, then adopted by n1.
+		{NodeID: "n0", Final: true, Reported: ModeShared, ReportedAt: now.Add(-5 * time.Minute), AdoptedBy: "n1"},
+		// n1's own run, handed out shared to n3 later: it landed.
+		{NodeID: "n1", Final: true, Reported: ModeShared, ReportedAt: now.Add(-10 * time.Second), Landed: true},
+		// n3's run, adopted by n1, handed out shared to n0: it landed.
+		{NodeID: "n3", Final: true, Reported: ModeShared, ReportedAt: now.Add(-20 * time.Second), AdoptedBy: "n1", Landed: true},
+	}
+	d := Resolve(tasks, runs, now, grace)
+	if d.Answer != "n0" || d.Record != ModeOwn {
+		t.Fatalf("decision %+v; want the lost run n0 to answer n1, recorded own", d)
+	}
+}
