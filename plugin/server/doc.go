@@ -1,13 +1,22 @@
 // Package server is sparkplug's HTTP edge: the gin engine the Argo agent
-// calls at POST /api/v1/template.execute, plus /healthz and /readyz.
+// calls at POST /api/v1/template.execute, plus /healthz and /readyz, and
+// HTTPServer, which makes every http.Server sparkplug runs (this engine's
+// and the metrics server's) under one set of Limits.
 //
 // It is thin on purpose: authenticate the bearer token (constant-time, 403
 // on mismatch; there is no way to turn the check off), decode the request,
 // call the request core, encode the reply. Status codes follow what the
 // agent does with them (see argo-plugin-contract in the design notes):
 // 200 {} for templates that are not ours, 400 for a body that is not a
-// template.execute request, 503 while the workflow's cache is not ready or
-// on a transient failure (the agent retries within the call), and never
-// 404 on template.execute, which would disable the plugin for the whole
-// workflow. Kubernetes calls use the request's context, never gin's.
+// template.execute request, 413 for one over MaxBodyBytes, 503 while the
+// workflow's cache is not ready or on a transient failure (the agent
+// retries within the call), and never 404 on template.execute, which
+// would disable the plugin for the whole workflow. Kubernetes calls use
+// the request's context, never gin's.
+//
+// DefaultLimits (limits.go) are the servers' timeouts and header size,
+// defined once and derived from the agent's behaviour (AgentTimeout): a
+// client that stalls while sending is cut off at the read timeout, an
+// oversize header block is answered 431, an idle kept-alive connection is
+// closed.
 package server

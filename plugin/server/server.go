@@ -26,9 +26,6 @@ import (
 // ExecutePath is where the Argo agent posts template.execute.
 const ExecutePath = "/api/v1/template.execute"
 
-// maxBody bounds a request body; a template is a few KiB.
-const maxBody = 4 << 20
-
 // Executor is the request core.
 type Executor interface {
 	Execute(ctx context.Context, args executor.ExecuteTemplateArgs) (executor.ExecuteTemplateReply, error)
@@ -87,8 +84,13 @@ func (h *handler) execute(c *gin.Context) {
 		return
 	}
 	var args executor.ExecuteTemplateArgs
-	dec := json.NewDecoder(http.MaxBytesReader(c.Writer, c.Request.Body, maxBody))
+	dec := json.NewDecoder(http.MaxBytesReader(c.Writer, c.Request.Body, MaxBodyBytes))
 	if err := dec.Decode(&args); err != nil {
+		var tooLarge *http.MaxBytesError
+		if errors.As(err, &tooLarge) {
+			c.JSON(http.StatusRequestEntityTooLarge, gin.H{"error": fmt.Sprintf("request body over %d bytes", tooLarge.Limit)})
+			return
+		}
 		c.JSON(http.StatusBadRequest, gin.H{"error": fmt.Sprintf("request body is not a template.execute request: %s", err)})
 		return
 	}

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/sparkplug-io/sparkplug/plugin/execute"
+	"github.com/sparkplug-io/sparkplug/plugin/server"
 	"github.com/sparkplug-io/sparkplug/plugin/setting"
 	"github.com/sparkplug-io/sparkplug/plugin/submit"
 )
@@ -37,6 +38,11 @@ type Config struct {
 	// QPS and Burst are the Kubernetes client's rate limits.
 	QPS   float32
 	Burst int
+	// ServerLimits bound the clients of both HTTP servers (Addr's and
+	// MetricsAddr's): read, write and idle timeouts, header size. They
+	// follow from what Argo's agent does, so serve has no flags for them;
+	// a zero field takes server.DefaultLimits' value.
+	ServerLimits server.Limits
 	// Core are the request core's settings.
 	Core execute.Options
 	// Version is the version the sidecar reports (user agent, logs).
@@ -59,6 +65,7 @@ func DefaultConfig() Config {
 		ShutdownGrace: 20 * time.Second,
 		QPS:           20,
 		Burst:         40,
+		ServerLimits:  server.DefaultLimits(),
 		Core:          execute.DefaultOptions(),
 		Version:       "dev",
 	}

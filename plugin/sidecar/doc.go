@@ -2,7 +2,8 @@
 // Config, what one agent pod's sparkplug runs — the Kubernetes, Argo and
 // dynamic clients, the object templates and builder, the per-workflow
 // caches (package scope), the request core (package execute), the HTTP
-// server (package server), Events and metrics, the background sweeps —
+// servers (package server; the plugin's and the metrics server, both
+// under Config.ServerLimits), Events and metrics, the background sweeps —
 // and shuts it down gracefully, deleting the running drivers of an ending
 // workflow on the way out. DefaultConfig is the one place its defaults
 // are defined; `sparkplug serve` only turns flags into a Config.

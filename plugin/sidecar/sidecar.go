@@ -6,7 +6,6 @@ import (
 	"io/fs"
 	"log/slog"
 	"net"
-	"net/http"
 	"os"
 	"time"
 
@@ -81,12 +80,9 @@ func Run(ctx context.Context, c Config, log *slog.Logger) error {
 	m := metrics.New()
 	core := execute.New(c.Core, clients, registry, builder, recorder, m, log)
 	ready := &server.Ready{}
-	srv := &http.Server{
-		Handler:           server.New(core, &server.TokenFile{Path: c.TokenFile}, ready, m, log),
-		ReadHeaderTimeout: 10 * time.Second,
-	}
+	srv := server.HTTPServer(server.New(core, &server.TokenFile{Path: c.TokenFile}, ready, m, log), c.ServerLimits)
 	if c.MetricsAddr != "" {
-		stop, err := serveMetrics(c.MetricsAddr, m, log)
+		stop, err := serveMetrics(c.MetricsAddr, m, c.ServerLimits, log)
 		if err != nil {
 			return err
 		}
@@ -138,13 +134,14 @@ func newClients(cfg *rest.Config) (scope.Clients, error) {
 	return scope.Clients{Kube: kube, Workflows: wf, Dynamic: dyn}, nil
 }
 
-// serveMetrics serves the metrics at addr too, until stop is called.
-func serveMetrics(addr string, m *metrics.Metrics, log *slog.Logger) (stop func(), err error) {
+// serveMetrics serves the metrics at addr too, under the same limits,
+// until stop is called.
+func serveMetrics(addr string, m *metrics.Metrics, limits server.Limits, log *slog.Logger) (stop func(), err error) {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return nil, fmt.Errorf("listen for metrics on %s: %w", addr, err)
 	}
-	srv := &http.Server{Handler: m.Handler(), ReadHeaderTimeout: 10 * time.Second}
+	srv := server.HTTPServer(m.Handler(), limits)
 	go func() { _ = srv.Serve(ln) }()
 	log.Info("serving metrics", "addr", ln.Addr().String())
 	return func() { srv.Close() }, nil
