@@ -42,6 +42,19 @@ bench: tools ## benchmarks, printed: launches/min and API requests per launch an
 	$(GO) test -run '^$$' -bench . -benchmem ./plugin/...
 	$(GO) test -tags integration -run '^$$' -bench . -benchmem ./cmd/sparkplug/
 
+# Fuzz targets, package:function. go test -fuzz takes one target a run, so
+# make fuzz runs them one after another; a failing input is written to the
+# package's testdata/fuzz/ (commit it only as a regression seed).
+FUZZ_TARGETS := ./plugin/spec:FuzzParse ./plugin/step:FuzzRequest ./plugin/objects:FuzzBuild ./plugin/state:FuzzAssess
+FUZZTIME     ?= 3m
+
+.PHONY: fuzz
+fuzz: ## fuzz each target for FUZZTIME (3m): spark body, whole request, builder, state from pods
+	@set -e; for t in $(FUZZ_TARGETS); do \
+		echo "== $${t#*:} in $${t%%:*} for $(FUZZTIME)"; \
+		$(GO) test -run '^$$' -fuzz "^$${t#*:}\$$" -fuzztime $(FUZZTIME) $${t%%:*}; \
+	done
+
 .PHONY: verify
 verify: ## gofmt, go vet, go mod tidy, golden files and the plugin ConfigMap are clean
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
