@@ -42,6 +42,9 @@ func FuzzRequest(f *testing.F) {
 		wf + `"template":{"name":"pi","plugin":` + sparkPi + `}}`,
 		wf + `"template":{"name":"pi","timeout":"1h","plugin":` + sparkPi + `}}trailing`,
 		wf + `"template":{"name":"pi","timeout":"soon","plugin":` + sparkPi + `}}`,
+		// A timeout that cannot be read was echoed whole: a node message
+		// and a log line as long as the request let it be.
+		wf + `"template":{"name":"pi","timeout":"` + strings.Repeat("9", 5000) + `","plugin":` + sparkPi + `}}`,
 		wf + `"template":{"name":"pi","plugin":["spark"]}}`,
 		wf + `"template":{"name":"pi","plugin":{"slack":{"text":"hi"}}}}`,
 		wf + `"template":{"name":"pi","plugin":{"spark":null}}}`,

@@ -70,6 +70,10 @@ func (s *Step) Build(b *objects.Builder, wf spark.WorkflowRef, node string, atte
 	return b.Build(s.Body, s.Run(wf, node, attempt))
 }
 
+// maxShownTimeout is how much of a timeout that cannot be read its error
+// shows.
+const maxShownTimeout = 64
+
 // ParseTimeout reads an Argo template timeout: a Go duration ("1h30m") or
 // a number of seconds ("300"). Empty is no timeout.
 func ParseTimeout(s string) (time.Duration, error) {
@@ -83,5 +87,7 @@ func ParseTimeout(s string) (time.Duration, error) {
 	if n, err := strconv.Atoi(s); err == nil {
 		return time.Duration(n) * time.Second, nil
 	}
-	return 0, fmt.Errorf("template timeout %q is neither a duration such as 1h nor a number of seconds", s)
+	// The timeout is echoed cut short, as an invalid body's values are:
+	// the error is the node's message and a log line.
+	return 0, fmt.Errorf("template timeout %q is neither a duration such as 1h nor a number of seconds", spec.Truncate(s, maxShownTimeout))
 }
