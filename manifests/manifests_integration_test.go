@@ -132,9 +132,10 @@ func TestInstallGrantsLeastPrivilege(t *testing.T) {
 	allowed := []access{
 		core("create", "pods", nsA), core("get", "pods", nsA), core("list", "pods", nsA),
 		core("watch", "pods", nsA), core("patch", "pods", nsA), core("delete", "pods", nsA),
-		core("create", "configmaps", nsA), core("watch", "configmaps", nsA), core("delete", "configmaps", nsA),
+		core("create", "configmaps", nsA), core("list", "configmaps", nsA), core("watch", "configmaps", nsA),
 		core("patch", "configmaps", nsA),
-		core("create", "services", nsA), core("watch", "services", nsA), core("delete", "services", nsA),
+		core("create", "services", nsA), core("list", "services", nsA), core("watch", "services", nsA),
+		core("patch", "services", nsA), // spark-submit's server-side apply
 		ingresses("create", nsA), ingresses("list", nsA), ingresses("watch", nsA),
 		argo("get", "workflowtasksets", nsA), argo("list", "workflowtasksets", nsA), argo("watch", "workflowtasksets", nsA),
 		argo("get", "workflows", nsA), argo("list", "workflows", nsA), argo("watch", "workflows", nsA),
@@ -152,7 +153,11 @@ func TestInstallGrantsLeastPrivilege(t *testing.T) {
 		// Only the verbs it needs, and no subresources.
 		core("update", "pods", nsA), {verb: "create", resource: "pods", subresource: "exec", namespace: nsA},
 		{verb: "patch", resource: "pods", subresource: "status", namespace: nsA},
-		core("update", "configmaps", nsA), core("patch", "services", nsA),
+		core("update", "configmaps", nsA), core("update", "services", nsA),
+		// ConfigMaps and Services go with their owner (garbage
+		// collection), and are never read but through the watch.
+		core("get", "configmaps", nsA), core("delete", "configmaps", nsA),
+		core("get", "services", nsA), core("delete", "services", nsA),
 		// Ingresses go with their driver (garbage collection), and are
 		// never read but through the watch.
 		ingresses("get", nsA), ingresses("delete", nsA), ingresses("update", nsA), ingresses("patch", nsA),
