@@ -14,8 +14,11 @@
 // spec of spark.kubernetes.driver.podTemplateFile, labels and annotations
 // from spark.kubernetes.driver.label.* and .annotation.*, Spark's own
 // labels with an application id of its own, the image, the driver's
-// arguments), then its ConfigMap owned by it. Like spark-submit, it sets
-// no owner on the pod, whatever the template says, and fails with a
+// arguments), then its ConfigMap and headless driver Service owned by it,
+// applied server-side as Spark 4's spark-submit applies them (a PATCH
+// that creates, so the plugin's Role must allow patch and create on
+// both), deleting the pod when they fail. Like spark-submit, it sets no
+// owner on the pod, whatever the template says, and fails with a
 // fabric8-like exception when the pod exists.
 package main
 
@@ -33,9 +36,11 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
+	corev1ac "k8s.io/client-go/applyconfigurations/core/v1"
+	metav1ac "k8s.io/client-go/applyconfigurations/meta/v1"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/clientcmd"
-	"k8s.io/utils/ptr"
 	"sigs.k8s.io/yaml"
 )
 
@@ -117,6 +122,12 @@ func parse(argv []string) submission {
 	return s
 }
 
+// servicePort is a TCP port of the driver Service (the protocol named: it
+// is a key of the ports list under server-side apply).
+func servicePort(name string, port int32) *corev1ac.ServicePortApplyConfiguration {
+	return corev1ac.ServicePort().WithName(name).WithProtocol(corev1.ProtocolTCP).WithPort(port).WithTargetPort(intstr.FromInt32(port))
+}
+
 func prefixed(c map[string]string, prefix string) map[string]string {
 	out := map[string]string{}
 	for k, v := range c {
@@ -190,14 +201,30 @@ func create(s submission) error {
 	if err != nil {
 		return fmt.Errorf("io.fabric8.kubernetes.client.KubernetesClientException: %w", err)
 	}
-	cm := &corev1.ConfigMap{
-		ObjectMeta: metav1.ObjectMeta{
-			Name: "spark-drv-" + hex.EncodeToString(id[:8]) + "-conf-map", Namespace: ns,
-			OwnerReferences: []metav1.OwnerReference{{APIVersion: "v1", Kind: "Pod", Name: created.Name, UID: created.UID, Controller: ptr.To(true)}},
-		},
-		Data: map[string]string{"spark.properties": "spark.app.id=" + appID + "\n"},
+	// The ConfigMap and the driver Service, owned by the pod, applied
+	// server-side as Spark 4 does (fabric8's forceConflicts().
+	// serverSideApply(): a PATCH that creates); the pod is deleted when
+	// they fail.
+	owner := metav1ac.OwnerReference().WithAPIVersion("v1").WithKind("Pod").WithName(created.Name).WithUID(created.UID).WithController(true)
+	apply := metav1.ApplyOptions{FieldManager: "fabric8", Force: true}
+	cm := corev1ac.ConfigMap("spark-drv-"+hex.EncodeToString(id[:8])+"-conf-map", ns).
+		WithOwnerReferences(owner).
+		WithData(map[string]string{"spark.properties": "spark.app.id=" + appID + "\n"})
+	svc := corev1ac.Service("spark-"+hex.EncodeToString(id[8:])+"-driver-svc", ns).
+		WithOwnerReferences(owner).
+		WithSpec(corev1ac.ServiceSpec().
+			WithClusterIP(corev1.ClusterIPNone).
+			WithSelector(map[string]string{"spark-app-selector": appID, "spark-role": "driver"}).
+			WithPorts(
+				servicePort("driver-rpc-port", 7078),
+				servicePort("blockmanager", 7079),
+				servicePort("spark-ui", 4040),
+			))
+	if _, err := kube.CoreV1().ConfigMaps(ns).Apply(ctx, cm, apply); err != nil {
+		_ = kube.CoreV1().Pods(ns).Delete(ctx, created.Name, metav1.DeleteOptions{})
+		return fmt.Errorf("io.fabric8.kubernetes.client.KubernetesClientException: %w", err)
 	}
-	if _, err := kube.CoreV1().ConfigMaps(ns).Create(ctx, cm, metav1.CreateOptions{}); err != nil {
+	if _, err := kube.CoreV1().Services(ns).Apply(ctx, svc, apply); err != nil {
 		_ = kube.CoreV1().Pods(ns).Delete(ctx, created.Name, metav1.DeleteOptions{})
 		return fmt.Errorf("io.fabric8.kubernetes.client.KubernetesClientException: %w", err)
 	}
