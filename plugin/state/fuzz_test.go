@@ -72,6 +72,22 @@ func FuzzAssess(f *testing.F) {
 	} {
 		f.Add([]byte(p), []byte(`[{"status":{"phase":"Run\tning"}}]`), int32(2), false, int64(0))
 	}
+	// Reasons went into the message as they were, line breaks and all,
+	// and so did the \r of Spark's console progress bar in a termination
+	// message, and a phase of any length.
+	for _, p := range []string{
+		`{"status":{"phase":"Failed","containerStatuses":[{"name":"spark-kubernetes-driver","state":{"terminated":{"exitCode":1,"reason":"Err\nor"}}}]}}`,
+		`{"status":{"phase":"Pending","containerStatuses":[{"name":"spark-kubernetes-driver","state":{"waiting":{"reason":"Image\nPullBackOff"}}}]}}`,
+		`{"status":{"phase":"Pending","initContainerStatuses":[{"name":"init","state":{"waiting":{"reason":"Err\rImagePull"}}}]}}`,
+		`{"status":{"phase":"Pending","conditions":[{"type":"PodScheduled","status":"False","reason":"Un\nschedulable"}]}}`,
+		`{"status":{"phase":"Failed","reason":"Evic\r\nted"}}`,
+		`{"status":{"phase":"Failed","initContainerStatuses":[{"name":"init","state":{"terminated":{"exitCode":2,"reason":"Err\nor"}}}]}}`,
+		`{"metadata":{"deletionTimestamp":"2025-03-01T12:00:00Z"},"status":{"phase":"Failed","containerStatuses":[{"name":"spark-kubernetes-driver","state":{"terminated":{"exitCode":143}}}],"conditions":[{"type":"DisruptionTarget","status":"True","reason":"Pre\nemption"}]}}`,
+		`{"status":{"phase":"Failed","containerStatuses":[{"name":"spark-kubernetes-driver","state":{"terminated":{"exitCode":1,"reason":"Error","message":"[Stage 0:>   (0 + 1) / 1]\rjava.lang.IllegalStateException: bad"}}}]}}`,
+		`{"status":{"phase":"` + strings.Repeat("P", 5000) + `"}}`,
+	} {
+		f.Add([]byte(p), []byte(`[]`), int32(1), false, int64(0))
+	}
 	f.Add([]byte(`{"status":{"phase":"Failed","containerStatuses":[{"name":"x","state":{"terminated":{"exitCode":1,"reason":"Error"}}}]}}`), []byte(`[null,{}]`), int32(-1), false, int64(-1))
 	f.Fuzz(func(t *testing.T, driver, executors []byte, expected int32, dynamic bool, ago int64) {
 		var d *corev1.Pod

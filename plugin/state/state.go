@@ -164,7 +164,7 @@ func assessDriver(o Observed) Assessment {
 	case corev1.PodSucceeded:
 		a := Assessment{State: spark.StateSucceeding}
 		if t := terminated(driver); t != nil {
-			a.ExitCode, a.Reason = exitCode(t), t.Reason
+			a.ExitCode, a.Reason = exitCode(t), oneLine(t.Reason)
 		}
 		return a
 	case corev1.PodFailed:
@@ -172,7 +172,7 @@ func assessDriver(o Observed) Assessment {
 	case corev1.PodUnknown:
 		return Assessment{State: spark.StateUnknown, Detail: detailNodeUnknown}
 	default:
-		return Assessment{State: spark.StateUnknown, Detail: fmt.Sprintf("driver pod phase %q is not one sparkplug knows", phase)}
+		return Assessment{State: spark.StateUnknown, Detail: oneLine(fmt.Sprintf("driver pod phase %q is not one sparkplug knows", phase))}
 	}
 }
 
@@ -198,25 +198,25 @@ func pending(pod *corev1.Pod, driver *corev1.ContainerStatus) Assessment {
 		w = driver.State.Waiting
 	}
 	if w != nil && w.Reason != "" && w.Reason != reasonPodInitializing {
-		a.Waiting, a.Detail = w.Reason, oneLine(w.Message)
+		a.Waiting, a.Detail = oneLine(w.Reason), oneLine(w.Message)
 		return a
 	}
 	// The driver waits for its init containers: say which one blocks it.
 	for _, s := range pod.Status.InitContainerStatuses {
 		if iw := s.State.Waiting; iw != nil && iw.Reason != "" && iw.Reason != reasonPodInitializing {
-			a.Waiting = iw.Reason
+			a.Waiting = oneLine(iw.Reason)
 			a.Detail = oneLine(colon(fmt.Sprintf("init container %q", s.Name), iw.Message))
 			return a
 		}
 	}
 	if w != nil && w.Reason != "" {
-		a.Waiting, a.Detail = w.Reason, oneLine(w.Message)
+		a.Waiting, a.Detail = oneLine(w.Reason), oneLine(w.Message)
 		return a
 	}
 	scheduled := podCondition(pod, corev1.PodScheduled)
 	switch {
 	case scheduled != nil && scheduled.Status == corev1.ConditionFalse && scheduled.Reason != "":
-		a.Waiting, a.Detail = scheduled.Reason, oneLine(scheduled.Message)
+		a.Waiting, a.Detail = oneLine(scheduled.Reason), oneLine(scheduled.Message)
 	case scheduled != nil && scheduled.Status == corev1.ConditionTrue:
 		a.Detail = detailStarting
 	default:
@@ -230,7 +230,7 @@ func pending(pod *corev1.Pod, driver *corev1.ContainerStatus) Assessment {
 func ended(pod *corev1.Pod, t *corev1.ContainerStateTerminated) Assessment {
 	a := Assessment{State: spark.StateFailing}
 	if t != nil {
-		a.ExitCode, a.Reason = exitCode(t), t.Reason
+		a.ExitCode, a.Reason = exitCode(t), oneLine(t.Reason)
 		if t.ExitCode == 0 {
 			// The driver's exit code is the application's result, whatever
 			// else happened to the pod afterwards.
@@ -240,7 +240,7 @@ func ended(pod *corev1.Pod, t *corev1.ContainerStateTerminated) Assessment {
 	}
 	if r := pod.Status.Reason; r != "" {
 		if f, known := podFailures[r]; known || t == nil {
-			a.Reason, a.Detail = r, oneLine(pod.Status.Message)
+			a.Reason, a.Detail = oneLine(r), oneLine(pod.Status.Message)
 			a.Infrastructure = !known || f.infrastructure
 			return a
 		}
@@ -248,7 +248,7 @@ func ended(pod *corev1.Pod, t *corev1.ContainerStateTerminated) Assessment {
 	if t == nil {
 		// Failed with neither a driver exit code nor a pod reason.
 		if s, it := failedInit(pod); it != nil {
-			a.Reason = it.Reason
+			a.Reason = oneLine(it.Reason)
 			a.Detail = oneLine(colon(fmt.Sprintf("init container %q exited %d", s.Name, it.ExitCode), LastMeaningfulLine(it.Message)))
 			return a
 		}
@@ -269,7 +269,7 @@ func ended(pod *corev1.Pod, t *corev1.ContainerStateTerminated) Assessment {
 		a.Infrastructure = true
 		a.Detail = fmt.Sprintf("exit %d = %s: %s", t.ExitCode, sig.name, detailStoppedOutside)
 		if disruption != nil && disruption.Reason != "" {
-			a.Reason = disruption.Reason // PreemptionByScheduler, EvictionByEvictionAPI, ...
+			a.Reason = oneLine(disruption.Reason) // PreemptionByScheduler, EvictionByEvictionAPI, ...
 		}
 	case signalled:
 		a.Detail = fmt.Sprintf("exit %d = %s: %s", t.ExitCode, sig.name, sig.detail)
@@ -383,7 +383,10 @@ func exitCode(t *corev1.ContainerStateTerminated) *int32 {
 	return &c
 }
 
-// oneLine joins s onto one line and bounds it to maxDetail runes.
+// oneLine joins s onto one line and bounds it to maxDetail runes. Every
+// word read from a pod goes through it (or LastMeaningfulLine) before it
+// is a Reason, Waiting or Detail: kubelet's reasons are one CamelCase
+// word, but nothing in the API holds them to it.
 func oneLine(s string) string {
 	return truncate(strings.Join(strings.Fields(s), " "))
 }

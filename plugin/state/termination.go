@@ -21,7 +21,10 @@ import (
 //     by the kubelet's 2048-byte limit on FallbackToLogsOnError).
 func LastMeaningfulLine(termMsg string) string {
 	var uncaught, top, cause, lastTop, last string
-	for _, line := range strings.Split(termMsg, "\n") {
+	// A carriage return ends a line too: Spark's console progress bar
+	// redraws itself with one, leaving "[Stage 0:>  (0 + 1) / 1]\r" in
+	// front of the next line of the log.
+	for _, line := range strings.FieldsFunc(termMsg, func(r rune) bool { return r == '\n' || r == '\r' }) {
 		line = strings.TrimRightFunc(line, unicode.IsSpace)
 		if strings.TrimSpace(line) == "" {
 			continue
