@@ -63,6 +63,11 @@ func FuzzBuild(f *testing.F) {
 		{11, "spark.driver.port", "7100", 11, "fs.defaultFS", "hdfs://nn", "", "", "", ""},
 		{5, "spark.kubernetes.driver.label.sparkplug.io/node", "x", 0, "sparkplug.io/node", "x", "", "", "", ""},
 		{0, "spark.kubernetes.executor.label.app", "x", 1, "sparkplug.io/reported", "x", "", "", "", ""},
+		// sparkConf's Service labels and annotations were not checked for
+		// reserved keys: the driver Service carried these.
+		{8, "spark.kubernetes.driver.service.annotation.sparkplug.io/reported", "x", 0, "", "", "", "", "", ""},
+		{8, "spark.kubernetes.driver.service.label.sparkplug.io/stopped", "x", 0, "", "", "", "", "", ""},
+		{8, "spark.kubernetes.driver.service.label.spark-exec-id", "1", 0, "", "", "", "", "", ""},
 	}
 	for i, s := range seeds {
 		f.Add(s.base, s.confKey, s.confValue, s.where, s.key, s.value, s.memory, s.cores, s.image, s.arg, uint8(i))

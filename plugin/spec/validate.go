@@ -193,12 +193,17 @@ var ownedSparkConf = map[string]string{
 }
 
 // reservedMetadataConf says why a spark.kubernetes.{driver,executor}.
+// {label,annotation}.<key> or spark.kubernetes.driver.service.
 // {label,annotation}.<key> entry may not be set: <key> is a label Spark or
 // sparkplug sets, or under sparkplug's or Argo's domain. Through these
 // keys a body could otherwise write sparkplug's bookkeeping on its pods
-// and pass for another run.
+// and Services and pass for another run; driver.serviceLabels and
+// driver.serviceAnnotations are refused the same keys.
 func reservedMetadataConf(k string) string {
-	for _, prefix := range []string{spark.ConfDriverLabelPrefix, spark.ConfExecutorLabelPrefix, spark.ConfDriverAnnotationPrefix, spark.ConfExecutorAnnotationPrefix} {
+	for _, prefix := range []string{
+		spark.ConfDriverLabelPrefix, spark.ConfExecutorLabelPrefix, spark.ConfDriverAnnotationPrefix, spark.ConfExecutorAnnotationPrefix,
+		spark.ConfDriverServiceLabelPrefix, spark.ConfDriverServiceAnnotationPrefix,
+	} {
 		key, ok := strings.CutPrefix(k, prefix)
 		if !ok {
 			continue
