@@ -6,8 +6,9 @@
 //
 // The unit tests decode ../plugin.yaml with Argo's own types and run its
 // Validate, tie the sidecar's port, user and image to what `sparkplug serve`
-// and the image expect, and pin the Role to the least privilege the plugin
-// needs. The integration tests (build tag integration) build the
-// kustomization with the pinned kubectl, apply it to a real API server with
-// server-side apply, and ask the API server what the ServiceAccount may do.
+// and the image expect, and pin the Role, verb for verb, to what the
+// plugin and the spark-submit it runs call. The integration tests (build
+// tag integration) build the kustomization with the pinned kubectl, apply
+// it to a real API server with server-side apply, and ask the API server
+// what the ServiceAccount may do.
 package manifests
