@@ -57,12 +57,20 @@ func (r *request) act(snap *snapshot, pl plan) (executor.ExecuteTemplateReply, e
 	case pl.repeat != nil:
 		return executor.ExecuteTemplateReply{Node: pl.repeat}, nil
 	}
+	// While the asking node is unknown (pl.unanswered), what befalls
+	// another node's launch is not this request's answer.
 	for _, o := range pl.launch {
 		if o.blocked != nil {
+			if pl.unanswered {
+				continue
+			}
 			return r.reply(*o.blocked), nil
 		}
 		rn, failure := r.launch(o, nil)
 		if failure != nil {
+			if pl.unanswered {
+				continue
+			}
 			return r.reply(*failure), nil
 		}
 		snap.runs[o.node] = rn
@@ -78,9 +86,13 @@ func (r *request) act(snap *snapshot, pl plan) (executor.ExecuteTemplateReply, e
 		if err != nil {
 			return executor.ExecuteTemplateReply{}, err
 		}
-		if failure != nil {
+		if failure != nil && !pl.unanswered {
 			return r.reply(*failure), nil
 		}
+	}
+	if pl.unanswered {
+		r.log.Debug("which identical node asks is unknown while one's result is recorded and listed: answering nothing")
+		return unanswered(r.core.opts), nil
 	}
 	if pl.answer == "" {
 		return r.reply(waitingForIdentical()), nil

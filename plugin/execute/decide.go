@@ -41,6 +41,11 @@ type plan struct {
 	// repeat, when set, is a result already recorded for a node with this
 	// template, answered again as it is.
 	repeat *wfv1.NodeResult
+	// unanswered: the asking node cannot be told from an identical node
+	// whose result is recorded (identity.Decision.Ambiguous): launch,
+	// adopt and ensure as planned, but answer nothing the agent would
+	// record, and let it ask again.
+	unanswered bool
 	// launch are the first attempts to launch, in order.
 	launch []launchOrder
 	// adopt maps a run (by the node it was launched for) to the open node
@@ -69,7 +74,7 @@ type launchOrder struct {
 // request.
 func decide(s *snapshot, p policy) plan {
 	d := identity.Resolve(s.tasks, views(s, p), s.now, p.handoutGrace)
-	pl := plan{closed: d.Closed, adopt: d.Adopt, answer: d.Answer, record: d.Record}
+	pl := plan{closed: d.Closed, adopt: d.Adopt, answer: d.Answer, record: d.Record, unanswered: d.Ambiguous}
 	switch {
 	case d.Unlisted:
 		o := unlisted()
@@ -81,7 +86,7 @@ func decide(s *snapshot, p policy) plan {
 	}
 	for _, n := range d.Launch {
 		pl.launch = append(pl.launch, launchOrder{node: n, attempt: 1, blocked: backoff(s, p, n, 1)})
-		if pl.answer == "" {
+		if pl.answer == "" && !pl.unanswered {
 			pl.answer = n
 		}
 	}

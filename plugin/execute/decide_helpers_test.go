@@ -178,7 +178,9 @@ type got struct {
 	json     bool
 	closed   bool
 	repeat   bool
-	outcome  state.Outcome
+	// unanswered: nothing the agent records is answered.
+	unanswered bool
+	outcome    state.Outcome
 	// runsOn: a driver whose companion was refused runs on
 	// (keepsRunning); required: a refused companion ends the attempt
 	// (companionRequired); sweep: the drivers are deleted as the workflow
@@ -192,7 +194,7 @@ type got struct {
 // would call them.
 func planned(s *snapshot, p policy) got {
 	pl := decide(s, p)
-	g := got{adopt: pl.adopt, answer: pl.answer, closed: pl.closed, repeat: pl.repeat != nil}
+	g := got{adopt: pl.adopt, answer: pl.answer, closed: pl.closed, repeat: pl.repeat != nil, unanswered: pl.unanswered}
 	for _, o := range pl.launch {
 		g.launch = append(g.launch, o.node)
 		if o.blocked != nil {
@@ -202,7 +204,7 @@ func planned(s *snapshot, p policy) got {
 	switch {
 	case pl.unlisted != nil:
 		g.outcome = *pl.unlisted
-	case g.blocked || pl.repeat != nil:
+	case g.blocked || pl.repeat != nil || pl.unanswered:
 	case pl.answer == "":
 		g.outcome = waitingForIdentical()
 	case s.runs[pl.answer] == nil:
@@ -233,9 +235,9 @@ func check(t *testing.T, g, w got, wantMsg string) {
 	if g.stop != w.stop {
 		t.Errorf("stop %q, want %q", g.stop, w.stop)
 	}
-	if g.relaunch != w.relaunch || g.blocked != w.blocked || g.final != w.final || g.json != w.json || g.closed != w.closed || g.repeat != w.repeat {
-		t.Errorf("relaunch=%v blocked=%v final=%v json=%v closed=%v repeat=%v, want %v %v %v %v %v %v",
-			g.relaunch, g.blocked, g.final, g.json, g.closed, g.repeat, w.relaunch, w.blocked, w.final, w.json, w.closed, w.repeat)
+	if g.relaunch != w.relaunch || g.blocked != w.blocked || g.final != w.final || g.json != w.json || g.closed != w.closed || g.repeat != w.repeat || g.unanswered != w.unanswered {
+		t.Errorf("relaunch=%v blocked=%v final=%v json=%v closed=%v repeat=%v unanswered=%v, want %v %v %v %v %v %v %v",
+			g.relaunch, g.blocked, g.final, g.json, g.closed, g.repeat, g.unanswered, w.relaunch, w.blocked, w.final, w.json, w.closed, w.repeat, w.unanswered)
 	}
 	if g.runsOn != w.runsOn || g.required != w.required || g.sweep != w.sweep {
 		t.Errorf("runsOn=%v required=%v sweep=%v, want %v %v %v", g.runsOn, g.required, g.sweep, w.runsOn, w.required, w.sweep)

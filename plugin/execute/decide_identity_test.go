@@ -19,18 +19,32 @@ func TestDecideIdentity(t *testing.T) {
 	runDecideTable(t, []decideRow{
 		{name: "identical nodes: the node whose run went to its twin adopts the twin's orphan run",
 			decide: func(t *testing.T) got {
-				return planned(snap(now, []identity.Task{done("n1", wfv1.NodeSucceeded, "n2-a1-driver", 1), open("n2")},
+				return planned(snap(now, []identity.Task{open("n2")},
 					runOf(driver("n1", 1, running())),
 					runOf(driver("n2", 1, exited(0, "Completed"), handedOut(identity.ModeShared, now.Add(-10*time.Second))))), never(t))
 			},
 			want: got{adopt: map[string]string{"n1": "n2"}, answer: "n1", outcome: ph(runningPh, spark.StateRunning)}},
 		{name: "identical nodes: an adopted run answers its adopter",
 			decide: func(t *testing.T) got {
-				return planned(snap(now, []identity.Task{done("n1", wfv1.NodeSucceeded, "n2-a1-driver", 1), open("n2")},
+				return planned(snap(now, []identity.Task{open("n2")},
 					runOf(driver("n1", 1, exited(0, "Completed"), adoptedBy("n2"))),
 					runOf(driver("n2", 1, exited(0, "Completed"), handedOut(identity.ModeShared, now.Add(-10*time.Second))))), never(t))
 			},
 			want: got{answer: "n1", final: true, record: identity.ModeOwn, outcome: ph(succeeded, spark.StateCompleted)}},
+		{name: "identical nodes: while the twin that received a result is still listed, nothing is answered (it may be the one asking again)",
+			decide: func(t *testing.T) got {
+				return planned(snap(now, []identity.Task{done("n1", wfv1.NodeSucceeded, "n2-a1-driver", 1), open("n2")},
+					runOf(driver("n1", 1, running())),
+					runOf(driver("n2", 1, exited(0, "Completed"), handedOut(identity.ModeShared, now.Add(-10*time.Second))))), never(t))
+			},
+			want: got{adopt: map[string]string{"n1": "n2"}, unanswered: true}},
+		{name: "identical nodes: both recorded with different results and still listed, nothing is answered",
+			decide: func(t *testing.T) got {
+				return planned(snap(now, []identity.Task{done("n1", wfv1.NodeSucceeded, "n2-a1-driver", 1), done("n2", wfv1.NodeSucceeded, "n1-a1-driver", 1)},
+					runOf(driver("n1", 1, exited(0, "Completed"), handedOut(identity.ModeShared, now.Add(-20*time.Second)))),
+					runOf(driver("n2", 1, exited(0, "Completed"), handedOut(identity.ModeShared, now.Add(-10*time.Second))))), never(t))
+			},
+			want: got{closed: true, unanswered: true}},
 		{name: "identical nodes: a run whose result went to its twin waits for the twin's result to be recorded",
 			decide: func(t *testing.T) got {
 				return planned(snap(now, []identity.Task{open("n1")},
@@ -56,7 +70,7 @@ func TestDecideIdentity(t *testing.T) {
 			want: got{answer: "n2", outcome: ph(runningPh, spark.StateRunning)}},
 		{name: "lost hand-out: a node answers from an adopted run whose hand-out was lost, though a newer one it holds landed",
 			decide: func(t *testing.T) got {
-				s := snap(now, []identity.Task{done("n0", wfv1.NodeSucceeded, "n3-a1-driver", 1), open("n1"), done("n3", wfv1.NodeSucceeded, "n1-a1-driver", 1)},
+				s := snap(now, []identity.Task{open("n1")},
 					runOf(driver("n0", 1, exited(0, "Completed"), handedOut(identity.ModeShared, now.Add(-5*time.Minute)), adoptedBy("n1"))),
 					runOf(driver("n1", 1, exited(0, "Completed"), handedOut(identity.ModeShared, now.Add(-10*time.Second)))),
 					runOf(driver("n3", 1, exited(0, "Completed"), handedOut(identity.ModeShared, now.Add(-20*time.Second)), adoptedBy("n1"))))

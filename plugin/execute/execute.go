@@ -122,6 +122,14 @@ type request struct {
 	now    time.Time
 }
 
+// unanswered is a reply the agent does not record (its node has no phase)
+// and asks again after: sparkplug cannot tell which of several identical
+// nodes asks (identity.Decision.Ambiguous), and Argo would write any
+// answer over a result it already recorded.
+func unanswered(opts Options) executor.ExecuteTemplateReply {
+	return executor.ExecuteTemplateReply{Node: &wfv1.NodeResult{}, Requeue: &metav1.Duration{Duration: opts.RequeuePending}}
+}
+
 // reply is the agent's answer for an outcome: with a driver, its outputs
 // (the result a JSON string when json is set, for a loop's child); while
 // the node runs, when to ask again.

@@ -1,6 +1,7 @@
 package identity
 
 import (
+	"reflect"
 	"sort"
 	"time"
 
@@ -72,6 +73,15 @@ type Decision struct {
 	// Unlisted: no node with this template is listed in the TaskSet. The
 	// caller's view may lag; it should read the TaskSet afresh once.
 	Unlisted bool
+	// Ambiguous: the asking node cannot be told apart from an identical
+	// node whose final result is already recorded (a restarted agent asks
+	// again about every listed node, and Argo applies whatever it is
+	// told, even to a node it completed), and the answers for them would
+	// differ. The caller must answer nothing (a reply whose node has no
+	// phase, which the agent does not record) and let the agent ask
+	// again: once Argo has removed the recorded nodes, the request is
+	// plain. Launch and Adopt still hold.
+	Ambiguous bool
 	// Closed: no node with this template is open in the caller's view, so
 	// the decision (Repeat, an Answer repeating a hand-out, or Unlisted)
 	// rests on nodes that are already done. A view that lags behind a node
@@ -99,17 +109,25 @@ type Decision struct {
 //     (the agent restarted before patching it): the run may be handed out
 //     again, by the node that held it or, once that node is closed with
 //     another run's result, as an orphan.
-//   - With no open node, a result already recorded in the TaskSet is
-//     repeated; with no node listed at all, the newest run handed out is
-//     repeated, or the caller is told the template is unlisted.
+//   - A request is ambiguous while an identical node whose final result is
+//     recorded is still listed next to another with a different answer:
+//     it may be the recorded node asking again, and any final or running
+//     answer would overwrite its result. Nothing is answered then.
+//   - With no open node, a result recorded in the TaskSet is repeated when
+//     every listed node recorded the same; with no node listed at all, the
+//     one run handed out is repeated, or the caller is told the template
+//     is unlisted.
 func Resolve(tasks []Task, runs []Run, now time.Time, grace time.Duration) Decision {
 	var d Decision
 	open := map[string]bool{}
 	var openIDs []string
+	recordedListed := false
 	for _, t := range tasks {
 		if t.Open() {
 			open[t.NodeID] = true
 			openIDs = append(openIDs, t.NodeID)
+		} else {
+			recordedListed = true
 		}
 	}
 	sort.Strings(openIDs)
@@ -170,6 +188,12 @@ func Resolve(tasks []Task, runs []Run, now time.Time, grace time.Duration) Decis
 		// Otherwise wait: the receiver's result is not recorded yet.
 	}
 
+	if recordedListed {
+		// An open node and a recorded one are listed side by side: the
+		// request may be the recorded node's.
+		d.Ambiguous = true
+		return d
+	}
 	if len(openIDs) == 1 {
 		e, ok := effective[openIDs[0]]
 		if !ok {
@@ -204,28 +228,38 @@ func Resolve(tasks []Task, runs []Run, now time.Time, grace time.Duration) Decis
 	return d
 }
 
+// resolveClosed decides a request when no listed node is open: the agent
+// asks again about a node whose result it recorded (after its own
+// restart), or about one Argo has removed already.
 func resolveClosed(tasks []Task, runs []Run) Decision {
-	sorted := append([]Task(nil), tasks...)
-	sort.Slice(sorted, func(i, j int) bool { return sorted[i].NodeID < sorted[j].NodeID })
-	for _, t := range sorted {
-		if t.Recorded != nil {
-			return Decision{Repeat: t.Recorded}
-		}
-	}
-	var last *Run
-	for i := range runs {
-		r := runs[i]
-		if r.Reported == ModeNone {
+	var recorded *wfv1.NodeResult
+	for _, t := range tasks {
+		if t.Recorded == nil {
 			continue
 		}
-		if last == nil || r.ReportedAt.After(last.ReportedAt) {
-			last = &r
+		if recorded != nil && !reflect.DeepEqual(recorded, t.Recorded) {
+			return Decision{Ambiguous: true}
+		}
+		recorded = t.Recorded
+	}
+	if recorded != nil {
+		return Decision{Repeat: recorded}
+	}
+	var reported []string
+	for _, r := range runs {
+		if r.Reported != ModeNone {
+			reported = append(reported, r.NodeID)
 		}
 	}
-	if last != nil {
-		return Decision{Answer: last.NodeID}
+	switch len(reported) {
+	case 0:
+		return Decision{Unlisted: true}
+	case 1:
+		return Decision{Answer: reported[0]}
 	}
-	return Decision{Unlisted: true}
+	// Several identical runs were handed out, and the asking node is gone
+	// from the TaskSet: repeating any of them might give it another's.
+	return Decision{Ambiguous: true}
 }
 
 // held returns the runs node n holds: its own run and those it adopted.

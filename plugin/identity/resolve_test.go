@@ -56,7 +56,14 @@ func TestResolve(t *testing.T) {
 		name:  "argo retry: previous attempt fulfilled, new attempt gets a fresh run",
 		tasks: []Task{done("a0", wfv1.NodeFailed), open("a1")},
 		runs:  []Run{{NodeID: "a0", Final: true, Reported: ModeOwn, ReportedAt: t0}},
-		want:  Decision{Launch: []string{"a1"}},
+		// a0 may be asking again (a restarted agent): its run is
+		// launched, nothing is answered until Argo removes a0.
+		want: Decision{Launch: []string{"a1"}, Ambiguous: true},
+	}, {
+		name:  "argo retry once the previous attempt left the TaskSet: the new attempt's run answers",
+		tasks: []Task{open("a1")},
+		runs:  []Run{{NodeID: "a0", Final: true, Reported: ModeOwn, ReportedAt: t0}, {NodeID: "a1"}},
+		want:  Decision{Answer: "a1"},
 	}, {
 		name:  "argo retry after argo itself failed the previous attempt: no re-attach to its run",
 		tasks: []Task{open("a1")},
@@ -88,11 +95,25 @@ func TestResolve(t *testing.T) {
 		now:   t0.Add(5 * time.Second),
 		want:  Decision{Answer: "b"},
 	}, {
-		name:  "the receiver (b) is recorded: the giver (a) adopts b's orphaned run",
+		name:  "the receiver (b) is recorded: the giver (a) adopts b's orphaned run, and waits while b is listed",
 		tasks: []Task{open("a"), done("b", wfv1.NodeSucceeded)},
 		runs:  []Run{{NodeID: "a", Final: true, Reported: ModeShared, ReportedAt: t0}, {NodeID: "b"}},
 		now:   t0.Add(5 * time.Second),
-		want:  Decision{Adopt: map[string]string{"b": "a"}, Answer: "b"},
+		want:  Decision{Adopt: map[string]string{"b": "a"}, Ambiguous: true},
+	}, {
+		// The chaos e2e test saw this: twin-a and twin-b recorded, a
+		// restarted agent asked again about twin-a, and was told twin-b's
+		// result, which Argo wrote over twin-a's.
+		name:  "a restarted agent asks again about a recorded node next to an identical open one: nothing is answered",
+		tasks: []Task{done("a", wfv1.NodeSucceeded), open("b")},
+		runs:  []Run{{NodeID: "a", Final: true, Reported: ModeShared, ReportedAt: t0, Landed: true}, {NodeID: "b", Final: true}},
+		now:   t0.Add(time.Second),
+		want:  Decision{Ambiguous: true},
+	}, {
+		name:  "every listed identical node recorded, with different results: nothing is answered",
+		tasks: []Task{done("a", wfv1.NodeSucceeded), done("b", wfv1.NodeSucceeded)},
+		runs:  []Run{{NodeID: "a", Final: true, Reported: ModeShared, ReportedAt: t0}, {NodeID: "b", Final: true, Reported: ModeShared, ReportedAt: t0}},
+		want:  Decision{Ambiguous: true, Closed: true},
 	}, {
 		name:  "adopted run keeps answering for its adopter and is recorded own when final",
 		tasks: []Task{open("a")},
@@ -138,6 +159,16 @@ func TestResolve(t *testing.T) {
 			{NodeID: "c"}, {NodeID: "d"},
 		},
 		now:  t0.Add(time.Second),
+		want: Decision{Adopt: map[string]string{"c": "a", "d": "b"}, Ambiguous: true},
+	}, {
+		name:  "three identical nodes, two swaps, the receivers gone from the TaskSet: the first orphan answers",
+		tasks: []Task{open("a"), open("b")},
+		runs: []Run{
+			{NodeID: "a", Final: true, Reported: ModeShared, ReportedAt: t0},
+			{NodeID: "b", Final: true, Reported: ModeShared, ReportedAt: t0},
+			{NodeID: "c"}, {NodeID: "d"},
+		},
+		now:  t0.Add(time.Second),
 		want: Decision{Adopt: map[string]string{"c": "a", "d": "b"}, Answer: "c"},
 	}, {
 		name:  "agent re-asks after its restart about a node already recorded: repeat the record",
@@ -145,9 +176,13 @@ func TestResolve(t *testing.T) {
 		runs:  []Run{{NodeID: "a", Final: true, Reported: ModeOwn, ReportedAt: t0}},
 		want:  Decision{Repeat: &wfv1.NodeResult{Phase: wfv1.NodeSucceeded, Message: "recorded a"}, Closed: true},
 	}, {
-		name: "node already removed from the TaskSet: repeat the newest hand-out",
+		name: "node already removed from the TaskSet: repeat the one hand-out",
+		runs: []Run{{NodeID: "a", Final: true, Reported: ModeOwn, ReportedAt: t0}, {NodeID: "b"}},
+		want: Decision{Answer: "a", Closed: true},
+	}, {
+		name: "identical nodes already removed from the TaskSet: which one asks is unknown, nothing is answered",
 		runs: []Run{{NodeID: "a", Final: true, Reported: ModeOwn, ReportedAt: t0}, {NodeID: "b", Final: true, Reported: ModeOwn, ReportedAt: t0.Add(time.Second)}},
-		want: Decision{Answer: "b", Closed: true},
+		want: Decision{Ambiguous: true, Closed: true},
 	}, {
 		name: "nothing listed and nothing launched: unlisted, never launch without a node id",
 		want: Decision{Unlisted: true, Closed: true},
@@ -159,7 +194,7 @@ func TestResolve(t *testing.T) {
 		// a's run landed on b, b's on c; c's own run was handed out and
 		// lost. c is closed, so only a can take it: an orphan again.
 		name:  "a lost shared hand-out of a closed node's run is adopted by the node left without one",
-		tasks: []Task{open("a"), done("b", wfv1.NodeSucceeded), done("c", wfv1.NodeSucceeded)},
+		tasks: []Task{open("a")},
 		runs: []Run{
 			{NodeID: "a", Final: true, Reported: ModeShared, ReportedAt: t0, Landed: true},
 			{NodeID: "b", Final: true, Reported: ModeShared, ReportedAt: t0, Landed: true},
@@ -169,7 +204,7 @@ func TestResolve(t *testing.T) {
 		want: Decision{Adopt: map[string]string{"c": "a"}, Answer: "c", Record: ModeOwn},
 	}, {
 		name:  "the same within the grace period: wait, the hand-out may still land",
-		tasks: []Task{open("a"), done("b", wfv1.NodeSucceeded), done("c", wfv1.NodeSucceeded)},
+		tasks: []Task{open("a")},
 		runs: []Run{
 			{NodeID: "a", Final: true, Reported: ModeShared, ReportedAt: t0, Landed: true},
 			{NodeID: "b", Final: true, Reported: ModeShared, ReportedAt: t0, Landed: true},
@@ -287,8 +322,11 @@ func permutations(n int) [][]int {
 // TestResolveRecoversLostHandOuts plays the agent against Resolve as above,
 // but one final hand-out (each in turn) never reaches its node: the agent
 // died before recording it. A result that reaches a node lands (Argo
-// shows it on the completed node). Every node must still receive exactly
-// one run's result, and no run's result two nodes.
+// shows it on the completed node), and its node stays listed until the
+// next step of the play (Argo removes it a moment later); meanwhile the
+// restarted agent asks again about it, and Argo would write whatever it is
+// told over its result. Every node must still receive exactly one run's
+// result, and no run's result two nodes.
 func TestResolveRecoversLostHandOuts(t *testing.T) {
 	for _, n := range []int{2, 3, 4} {
 		for _, order := range permutations(n) {
@@ -299,14 +337,15 @@ func TestResolveRecoversLostHandOuts(t *testing.T) {
 				}
 				runs := map[string]*Run{}
 				received := map[string]string{}
+				removed := map[string]bool{} // recorded, and gone from the TaskSet
 				handouts := 0
 				now := t0
-				ask := func(asker string) {
+				resolve := func() Decision {
 					var tasks []Task
 					for _, id := range nodes {
 						if _, ok := received[id]; !ok {
 							tasks = append(tasks, open(id))
-						} else {
+						} else if !removed[id] {
 							tasks = append(tasks, done(id, wfv1.NodeSucceeded))
 						}
 					}
@@ -314,7 +353,29 @@ func TestResolveRecoversLostHandOuts(t *testing.T) {
 					for _, r := range runs {
 						rs = append(rs, *r)
 					}
-					d := Resolve(tasks, rs, now, grace)
+					return Resolve(tasks, rs, now, grace)
+				}
+				// reask is a restarted agent asking about a node it
+				// already recorded: only its own record may come back.
+				reask := func(asker string) {
+					d := resolve()
+					switch {
+					case d.Ambiguous:
+					case d.Repeat != nil && d.Repeat.Message == "recorded "+asker:
+					default:
+						t.Fatalf("n=%d order=%v lose=%d: recorded node %s, asked again, was answered %+v", n, order, lose, asker, d)
+					}
+				}
+				settle := func() {
+					for _, id := range nodes {
+						if _, ok := received[id]; ok && !removed[id] {
+							reask(id)
+							removed[id] = true
+						}
+					}
+				}
+				ask := func(asker string) {
+					d := resolve()
 					for _, id := range d.Launch {
 						if _, dup := runs[id]; dup {
 							t.Fatalf("n=%d order=%v lose=%d: second run launched for %s", n, order, lose, id)
@@ -340,6 +401,7 @@ func TestResolveRecoversLostHandOuts(t *testing.T) {
 				}
 				for _, i := range order {
 					now = now.Add(time.Second)
+					settle()
 					runs[nodes[i]].Final = true
 					for range n {
 						for _, id := range nodes {
@@ -351,6 +413,7 @@ func TestResolveRecoversLostHandOuts(t *testing.T) {
 				}
 				for range 2 * n {
 					now = now.Add(grace)
+					settle()
 					for _, id := range nodes {
 						if _, ok := received[id]; !ok {
 							ask(id)
@@ -379,7 +442,7 @@ func TestResolveRecoversLostHandOuts(t *testing.T) {
 // identical step's driver" with every driver done.
 func TestResolveUsesAnyLostRunItHolds(t *testing.T) {
 	now := t0.Add(10 * time.Minute)
-	tasks := []Task{done("n0", wfv1.NodeSucceeded), open("n1"), done("n3", wfv1.NodeSucceeded)}
+	tasks := []Task{open("n1")} // n0 and n3 recorded and gone from the TaskSet
 	runs := []Run{
 		// n0's run, handed out shared and lost, then adopted by n1.
 		{NodeID: "n0", Final: true, Reported: ModeShared, ReportedAt: now.Add(-5 * time.Minute), AdoptedBy: "n1"},
