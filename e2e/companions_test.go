@@ -17,7 +17,7 @@ import (
 // creating the pod and its Service) gets it back once the plugin runs
 // again, also when it is the run of one of several identical nodes.
 func TestEveryIdenticalRunGetsItsCompanionsBack(t *testing.T) {
-	// Not parallel: restarts the plugin.
+	t.Parallel() // the restart is of this workflow's own sidecar
 	w := Given(t).
 		Workflow(identicalTasks).
 		Simulate(sim.Driver{Forever: true}).

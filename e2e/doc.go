@@ -12,13 +12,15 @@
 //	SPARKPLUG_E2E_KEEP=1                 keep the state dirs (logs, kubeconfigs) after the run
 //	SPARKPLUG_E2E_TOKEN_MODE=host-file   agents read the plugin token from /var/run/argo (root)
 //	                                     instead of a private mount namespace
-//	SPARKPLUG_E2E_SEED=N                 TestPluginKilledAgainAndAgain replays the restart gaps of
-//	                                     seed N (it logs the seed it used; read by that test)
+//	SPARKPLUG_E2E_SEED=N                 the chaos tests (TestPluginKilledAgainAndAgain,
+//	                                     TestAPIFaultsNeverLoseOrDuplicateAJob) replay the run of
+//	                                     seed N (each logs the seed it used)
 //
 // One environment serves every test of the binary (TestMain); tests share
 // its namespace and run in parallel where they do not restart shared
 // processes. The subpackages are the harness: cluster (the control plane),
-// argo (Argo's controller and a kubelet for agent pods), stages and sim
-// (the Spark simulation), framework (the composition and the
-// Given/When/Then fixture), cmd/demo (make demo).
+// argo (Argo's controller and a kubelet for agent pods and their sparkplug
+// sidecars), stages and sim (the Spark simulation), faults (a
+// fault-injecting proxy in front of the API server), framework (the
+// composition and the Given/When/Then fixture), cmd/demo (make demo).
 package e2e

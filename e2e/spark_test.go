@@ -269,7 +269,7 @@ spec:
 // A plugin restarted with kill -9 in the middle of a run picks up where it
 // was: every node keeps exactly one driver and completes.
 func TestPluginRestartMidRun(t *testing.T) {
-	// Not parallel: a restart interrupts every workflow's calls.
+	t.Parallel() // the restart is of this workflow's own sidecar
 	Given(t).
 		Workflow("@examples/spark-dag.yaml").
 		Simulate(sim.Succeed(6*time.Second)).

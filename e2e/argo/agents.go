@@ -9,6 +9,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"sort"
+	"strings"
 	"sync"
 	"time"
 
@@ -27,6 +29,7 @@ import (
 // is not imported to keep its dependencies out of go.mod).
 const (
 	labelComponent        = "workflows.argoproj.io/component"
+	labelWorkflow         = "workflows.argoproj.io/workflow"
 	componentAgent        = "agent"
 	agentMainContainer    = "main"
 	envPluginNames        = "ARGO_PLUGIN_NAMES"
@@ -62,12 +65,18 @@ type AgentOptions struct {
 	// Mode forces how agents get the token; empty chooses: a mount
 	// namespace if one can be made, else (root only) host files.
 	Mode TokenMode
+	// Sidecar, when set, plays each agent pod's plugin sidecars too: one
+	// process per pod and plugin, started with the pod and stopped with
+	// SIGTERM when the pod goes, as kubelet would. Nil: the pods'
+	// sidecars are not played, and agents call the addresses Argo wrote.
+	Sidecar SidecarFunc
 }
 
 // Agents plays kubelet for Argo agent pods: it runs `argoexec agent main`
 // for each agent pod that KWOK marked Running, with the environment of the
-// pod's main container and the token of the pod's ServiceAccount, and stops
-// it when the pod goes away.
+// pod's main container and the token of the pod's ServiceAccount, and the
+// pod's plugin sidecars (AgentOptions.Sidecar), and stops them when the pod
+// goes away.
 type Agents struct {
 	c     *cluster.Cluster
 	opts  AgentOptions
@@ -78,23 +87,38 @@ type Agents struct {
 	pods  cache.Indexer
 
 	mu      sync.Mutex
-	agents  map[types.UID]*agent
+	agents  map[types.UID]*podRun
 	stopped bool
 	wg      sync.WaitGroup
 	// hostTokens are the token files written to the host (TokenHostFile),
 	// removed by Stop, and with them /var/run/argo if it was made here.
 	hostTokens  []string
 	madeRunArgo bool
+	// crashes are the sidecar crashes of pods that are gone.
+	crashes []string
 }
 
-type agent struct {
+// podRun is one played agent pod: its main container and its sidecars.
+type podRun struct {
 	pod      string // namespace/name
+	workflow string
 	cancel   context.CancelFunc
-	done     chan struct{}
-	mu       sync.Mutex
-	proc     *cluster.Process
-	restarts int
+	done     chan struct{} // closed once every container stopped
+	main     *container
+	sidecars []*container
 }
+
+// Restart policies of the played containers. The agent's main is given
+// up on after a few crashes; a sidecar too. Kubelet waits longer between
+// restarts (10 s, doubling); here a crash waits a second.
+var (
+	mainPolicy    = restartPolicy{crashesAtMost: agentRestartsAtMost, backoff: agentRestartBackoff, grace: 3 * time.Second}
+	sidecarPolicy = restartPolicy{crashesAtMost: agentRestartsAtMost, backoff: agentRestartBackoff, grace: sidecarGrace}
+)
+
+// sidecarGrace is an agent pod's terminationGracePeriodSeconds (Argo sets
+// none: Kubernetes' default).
+const sidecarGrace = 30 * time.Second
 
 // RunAgents starts playing kubelet for agent pods in every namespace until
 // ctx is done or Stop is called.
@@ -103,7 +127,7 @@ func RunAgents(ctx context.Context, c *cluster.Cluster, opts AgentOptions) (*Age
 		c:      c,
 		opts:   opts,
 		run:    filepath.Join(opts.Dir, "run"),
-		agents: map[types.UID]*agent{},
+		agents: map[types.UID]*podRun{},
 		queue:  workqueue.NewTypedRateLimitingQueue(workqueue.DefaultTypedControllerRateLimiter[string]()),
 	}
 	if err := os.MkdirAll(filepath.Join(a.run, "argo"), 0o755); err != nil {
@@ -257,7 +281,7 @@ func (a *Agents) sync(ctx context.Context, key string) error {
 	}
 	// Stop agents of this pod name whose pod is gone, deleting or replaced.
 	a.mu.Lock()
-	var stop []*agent
+	var stop []*podRun
 	for uid, ag := range a.agents {
 		if ag.pod == key && !live[uid] {
 			stop = append(stop, ag)
@@ -266,13 +290,16 @@ func (a *Agents) sync(ctx context.Context, key string) error {
 	}
 	a.mu.Unlock()
 	for _, ag := range stop {
-		a.opts.Log.Info("agent pod gone: stopping its agent", "pod", ag.pod)
+		a.opts.Log.Info("agent pod gone: stopping its containers", "pod", ag.pod)
 		ag.stop()
+		a.mu.Lock()
+		a.crashes = append(a.crashes, ag.sidecarCrashes()...)
+		a.mu.Unlock()
 	}
 	return nil
 }
 
-// ensure starts the agent of pod unless it runs.
+// ensure starts the containers of pod unless they run.
 func (a *Agents) ensure(ctx context.Context, pod *corev1.Pod) error {
 	a.mu.Lock()
 	_, running := a.agents[pod.UID]
@@ -281,30 +308,71 @@ func (a *Agents) ensure(ctx context.Context, pod *corev1.Pod) error {
 	if running || stopped {
 		return nil
 	}
-	bin, args, env, err := a.command(ctx, pod)
+	key := pod.Namespace + "/" + pod.Name
+	run := &podRun{pod: key, workflow: pod.Labels[labelWorkflow], done: make(chan struct{})}
+	var addrs []string
+	if a.opts.Sidecar != nil {
+		for _, sc := range sidecarContainers(pod) {
+			addr, err := freeLoopbackAddr()
+			if err != nil {
+				return err
+			}
+			cmd, err := a.opts.Sidecar(ctx, pod, sc, addr)
+			if err != nil {
+				return fmt.Errorf("sidecar %s of agent pod %s: %w", sc.Name, key, err)
+			}
+			log := filepath.Join(a.c.LogDir(), fmt.Sprintf("sidecar-%s-%s.log", pod.Name, sc.Name))
+			run.sidecars = append(run.sidecars, newContainer(sc.Name, log, addr, cmd))
+			addrs = append(addrs, addr)
+		}
+	}
+	cmd, err := a.command(ctx, pod, addrs)
 	if err != nil {
 		return err
 	}
-	agentCtx, cancel := context.WithCancel(ctx)
-	ag := &agent{pod: pod.Namespace + "/" + pod.Name, cancel: cancel, done: make(chan struct{})}
+	run.main = newContainer(agentMainContainer, filepath.Join(a.c.LogDir(), "agent-"+pod.Name+".log"), "", cmd)
+	runCtx, cancel := context.WithCancel(ctx)
+	run.cancel = cancel
 	a.mu.Lock()
 	if a.stopped {
 		a.mu.Unlock()
 		cancel()
 		return nil
 	}
-	a.agents[pod.UID] = ag
+	a.agents[pod.UID] = run
 	a.wg.Add(1)
 	a.mu.Unlock()
+	logf := func(msg string, kv ...any) { a.opts.Log.Info(msg, kv...) }
 	go func() {
 		defer a.wg.Done()
-		a.supervise(agentCtx, ag, bin, args, env)
+		defer close(run.done)
+		var wg sync.WaitGroup
+		// Sidecars first: the agent's first calls should find them
+		// listening (it retries refusals for about 15 s anyway).
+		for _, sc := range run.sidecars {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				sc.supervise(runCtx, pod.Name, sidecarPolicy, a.c.StartProcess, logf)
+			}()
+			select {
+			case <-sc.ready:
+			case <-runCtx.Done():
+			}
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			run.main.supervise(runCtx, pod.Name, mainPolicy, a.c.StartProcess, logf)
+		}()
+		wg.Wait()
 	}()
 	return nil
 }
 
-// command is the process that plays the pod's main container.
-func (a *Agents) command(ctx context.Context, pod *corev1.Pod) (string, []string, []string, error) {
+// command is the process that plays the pod's main container, calling
+// the plugins at addrs when the sidecars are played here.
+func (a *Agents) command(ctx context.Context, pod *corev1.Pod, addrs []string) (Command, error) {
 	var main *corev1.Container
 	for i := range pod.Spec.Containers {
 		if pod.Spec.Containers[i].Name == agentMainContainer {
@@ -312,23 +380,29 @@ func (a *Agents) command(ctx context.Context, pod *corev1.Pod) (string, []string
 		}
 	}
 	if main == nil {
-		return "", nil, nil, fmt.Errorf("agent pod %s/%s has no %s container", pod.Namespace, pod.Name, agentMainContainer)
+		return Command{}, fmt.Errorf("agent pod %s/%s has no %s container", pod.Namespace, pod.Name, agentMainContainer)
 	}
 	var env []string
 	var plugins []string
 	for _, e := range main.Env {
 		if e.ValueFrom != nil {
-			return "", nil, nil, fmt.Errorf("agent pod %s: env %s uses valueFrom, which this kubelet does not play", pod.Name, e.Name)
+			return Command{}, fmt.Errorf("agent pod %s: env %s uses valueFrom, which this kubelet does not play", pod.Name, e.Name)
 		}
 		env = append(env, e.Name+"="+e.Value)
 		if e.Name == envPluginNames {
 			if err := json.Unmarshal([]byte(e.Value), &plugins); err != nil {
-				return "", nil, nil, fmt.Errorf("agent pod %s: %s=%q: %w", pod.Name, envPluginNames, e.Value, err)
+				return Command{}, fmt.Errorf("agent pod %s: %s=%q: %w", pod.Name, envPluginNames, e.Value, err)
 			}
 		}
 	}
+	if a.opts.Sidecar != nil {
+		var err error
+		if env, err = pluginAddresses(env, addrs); err != nil {
+			return Command{}, fmt.Errorf("agent pod %s: %w", pod.Name, err)
+		}
+	}
 	if err := a.writeTokens(plugins); err != nil {
-		return "", nil, nil, err
+		return Command{}, err
 	}
 	sa := pod.Spec.ServiceAccountName
 	if sa == "" {
@@ -336,91 +410,110 @@ func (a *Agents) command(ctx context.Context, pod *corev1.Pod) (string, []string
 	}
 	kubeconfig := filepath.Join(a.opts.Dir, fmt.Sprintf("agent-%s-%s.kubeconfig", pod.Namespace, pod.Name))
 	if err := a.c.WriteServiceAccountKubeconfig(ctx, pod.Namespace, sa, kubeconfig); err != nil {
-		return "", nil, nil, err
+		return Command{}, err
 	}
-	argoexec := filepath.Join(a.opts.BinDir, binArgoexec)
+	argoexec, err := exec.LookPath(filepath.Join(a.opts.BinDir, binArgoexec))
+	if err != nil {
+		return Command{}, err
+	}
 	args := append(append([]string{}, main.Args...), "--kubeconfig="+kubeconfig, "--namespace="+pod.Namespace)
 	if a.mode == TokenHostFile {
-		return argoexec, args, env, nil
+		return Command{Bin: argoexec, Args: args, Env: env}, nil
 	}
 	// unshare <flags> -- /bin/sh -c 'mount --bind "$0" /run && exec "$@"' <run dir> argoexec <args>
 	wrapped := append(append([]string{}, a.unsh[1:]...), "--", "/bin/sh", "-c", `mount --bind "$0" /run && exec "$@"`, a.run, argoexec)
-	return a.unsh[0], append(wrapped, args...), env, nil
+	return Command{Bin: a.unsh[0], Args: append(wrapped, args...), Env: env}, nil
 }
 
-// supervise runs an agent and restarts it when it fails, as kubelet does
-// for a pod with restartPolicy OnFailure, until ctx is done.
-func (a *Agents) supervise(ctx context.Context, ag *agent, bin string, args, env []string) {
-	defer close(ag.done)
-	name := "agent-" + filepath.Base(ag.pod)
-	logPath := filepath.Join(a.c.LogDir(), name+".log")
-	for {
-		path, err := exec.LookPath(bin)
-		if err != nil {
-			a.opts.Log.Error("cannot run agent", "pod", ag.pod, "error", err.Error())
-			return
-		}
-		p, err := a.c.StartProcess(name, path, args, env, logPath)
-		if err != nil {
-			a.opts.Log.Error("cannot run agent", "pod", ag.pod, "error", err.Error())
-			return
-		}
-		ag.mu.Lock()
-		ag.proc = p
-		ag.mu.Unlock()
-		a.opts.Log.Info("agent started", "pod", ag.pod, "pid", p.Pid(), "log", logPath)
-		select {
-		case <-ctx.Done():
-			_ = p.Stop()
-			return
-		case <-p.Done():
-		}
-		_, exitErr := p.Exited()
-		var ee *exec.ExitError
-		if !errors.As(exitErr, &ee) || ee.Success() {
-			a.opts.Log.Info("agent finished", "pod", ag.pod)
-			return
-		}
-		ag.restarts++
-		if ag.restarts > agentRestartsAtMost {
-			a.opts.Log.Error("agent keeps failing; not restarting", "pod", ag.pod, "error", exitErr.Error())
-			return
-		}
-		a.opts.Log.Warn("agent failed; restarting", "pod", ag.pod, "error", exitErr.Error(), "restart", ag.restarts)
-		select {
-		case <-ctx.Done():
-			return
-		case <-time.After(agentRestartBackoff):
+func (r *podRun) stop() {
+	r.cancel()
+	<-r.done
+}
+
+func (r *podRun) sidecarCrashes() []string {
+	var out []string
+	for _, sc := range r.sidecars {
+		for _, err := range sc.crashed() {
+			out = append(out, fmt.Sprintf("sidecar %s of %s: %v (log %s)", sc.name, r.pod, err, sc.log))
 		}
 	}
-}
-
-func (ag *agent) stop() {
-	ag.cancel()
-	<-ag.done
+	return out
 }
 
 // KillAgent kills the running agent of the workflow's agent pod with
 // SIGKILL, as if its container crashed; kubelet's part restarts it.
 func (a *Agents) KillAgent(namespace, pod string) error {
+	run := a.podRun(namespace + "/" + pod)
+	if run == nil {
+		return fmt.Errorf("no agent runs for pod %s/%s", namespace, pod)
+	}
+	return run.main.kill()
+}
+
+// KillSidecar kills a running sidecar of an agent pod with SIGKILL, as if
+// it crashed or was OOM-killed; kubelet's part starts it again at once.
+func (a *Agents) KillSidecar(namespace, pod, name string) error {
+	run := a.podRun(namespace + "/" + pod)
+	if run == nil {
+		return fmt.Errorf("no agent runs for pod %s/%s", namespace, pod)
+	}
+	for _, sc := range run.sidecars {
+		if sc.name == name {
+			return sc.kill()
+		}
+	}
+	return fmt.Errorf("agent pod %s/%s has no sidecar %s", namespace, pod, name)
+}
+
+// Sidecars lists the played sidecars of the live agent pods of a
+// workflow ("" for every workflow's).
+func (a *Agents) Sidecars(namespace, workflow string) []Sidecar {
 	a.mu.Lock()
-	var target *agent
-	for _, ag := range a.agents {
-		if ag.pod == namespace+"/"+pod {
-			target = ag
+	var runs []*podRun
+	for _, r := range a.agents {
+		if strings.HasPrefix(r.pod, namespace+"/") && (workflow == "" || r.workflow == workflow) {
+			runs = append(runs, r)
 		}
 	}
 	a.mu.Unlock()
-	if target == nil {
-		return fmt.Errorf("no agent runs for pod %s/%s", namespace, pod)
+	var out []Sidecar
+	for _, r := range runs {
+		for _, sc := range r.sidecars {
+			s := Sidecar{Pod: r.pod, Workflow: r.workflow, Container: sc.name, Addr: sc.addr, LogPath: sc.log, Crashes: sc.crashed()}
+			sc.mu.Lock()
+			s.Starts = sc.starts
+			if sc.proc != nil {
+				s.Pid = sc.proc.Pid()
+			}
+			sc.mu.Unlock()
+			out = append(out, s)
+		}
 	}
-	target.mu.Lock()
-	p := target.proc
-	target.mu.Unlock()
-	if p == nil {
-		return fmt.Errorf("agent of %s/%s has not started", namespace, pod)
+	sort.Slice(out, func(i, j int) bool { return out[i].Pod+out[i].Container < out[j].Pod+out[j].Container })
+	return out
+}
+
+// Crashes lists every exit of a played sidecar that nobody asked for (a
+// panic, a fatal error), of pods live or gone.
+func (a *Agents) Crashes() []string {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	out := append([]string(nil), a.crashes...)
+	for _, r := range a.agents {
+		out = append(out, r.sidecarCrashes()...)
 	}
-	return p.Kill()
+	return out
+}
+
+func (a *Agents) podRun(key string) *podRun {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	for _, r := range a.agents {
+		if r.pod == key {
+			return r
+		}
+	}
+	return nil
 }
 
 // Logs returns the log files of every agent started so far.
@@ -429,12 +522,23 @@ func (a *Agents) Logs() []string {
 	return paths
 }
 
+// SidecarLogs returns the log files of every sidecar of a workflow's
+// agent pods started so far, live or gone.
+func (a *Agents) SidecarLogs(workflow string) []string {
+	pattern := "sidecar-*.log"
+	if workflow != "" {
+		pattern = "sidecar-" + workflow + "-*.log"
+	}
+	paths, _ := filepath.Glob(filepath.Join(a.c.LogDir(), pattern))
+	return paths
+}
+
 // Stop stops every agent and waits for them.
 func (a *Agents) Stop() {
 	a.mu.Lock()
 	a.stopped = true
 	all := a.agents
-	a.agents = map[types.UID]*agent{}
+	a.agents = map[types.UID]*podRun{}
 	a.mu.Unlock()
 	for _, ag := range all {
 		ag.cancel()

@@ -90,7 +90,10 @@ type Cluster struct {
 
 	opts   Options
 	layout layout
-	procs  []*process
+	// procsMu guards procs once Start returned: RestartAPIServer replaces
+	// one while tests check that every component is alive.
+	procsMu sync.Mutex
+	procs   []*process
 
 	mapperOnce sync.Once
 	mapper     *restmapper.DeferredDiscoveryRESTMapper
@@ -495,7 +498,7 @@ func (c *Cluster) Stop() error {
 	c.stopOnce.Do(func() {
 		var errs []error
 		for i := len(c.procs) - 1; i >= 0; i-- {
-			errs = append(errs, c.procs[i].stop())
+			errs = append(errs, c.procs[i].stop(stopGrace))
 		}
 		if c.opts.KeepDir {
 			_ = os.WriteFile(c.layout.path(fileKept), nil, 0o644)
@@ -563,6 +566,8 @@ func (c *Cluster) DumpLogs(w io.Writer, lines int) {
 
 // CheckAlive returns an error naming any component that has exited.
 func (c *Cluster) CheckAlive() error {
+	c.procsMu.Lock()
+	defer c.procsMu.Unlock()
 	var errs []error
 	for _, p := range c.procs {
 		if exited, err := p.exited(); exited {

@@ -1,10 +1,12 @@
 package cluster
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"syscall"
 	"time"
 )
@@ -31,7 +33,7 @@ func (c *Cluster) StartProcess(name, bin string, args, env []string, logPath str
 		return nil, err
 	}
 	if err := c.recordPID(p); err != nil {
-		_ = p.stop()
+		_ = p.stop(stopGrace)
 		return nil, err
 	}
 	return &Process{p: p}, nil
@@ -63,7 +65,11 @@ func (p *Process) Exited() (bool, error) { return p.p.exited() }
 
 // Stop sends SIGTERM to the process group, then SIGKILL after a few
 // seconds. Stopping a process that has exited is not an error.
-func (p *Process) Stop() error { return p.p.stop() }
+func (p *Process) Stop() error { return p.p.stop(stopGrace) }
+
+// StopWithin sends SIGTERM to the process group, then SIGKILL once grace
+// has passed, as kubelet does with a pod's terminationGracePeriodSeconds.
+func (p *Process) StopWithin(grace time.Duration) error { return p.p.stop(grace) }
 
 // Kill sends SIGKILL to the process group at once, as a crash or an OOM
 // kill would, and waits for the process to exit.
@@ -87,7 +93,13 @@ func (p *Process) Kill() error {
 // server with a bearer token, e.g. a ServiceAccount's long-lived token
 // read from its Secret, as a pod that mounts it would use it.
 func (c *Cluster) WriteTokenKubeconfig(path, user, token string) error {
-	b, err := renderKubeconfig(c.Config.Host, user, token)
+	return c.WriteTokenKubeconfigFor(c.Config.Host, path, user, token)
+}
+
+// WriteTokenKubeconfigFor is WriteTokenKubeconfig for another address of
+// the API server (a proxy in front of it).
+func (c *Cluster) WriteTokenKubeconfigFor(server, path, user, token string) error {
+	b, err := renderKubeconfig(server, user, token)
 	if err != nil {
 		return err
 	}
@@ -95,4 +107,32 @@ func (c *Cluster) WriteTokenKubeconfig(path, user, token string) error {
 		return fmt.Errorf("write kubeconfig of %s: %w", user, err)
 	}
 	return nil
+}
+
+// RestartAPIServer stops the kube-apiserver (SIGTERM, then SIGKILL) and
+// starts it again on the same port, as a control-plane upgrade or crash
+// would: meanwhile clients see refused connections and their watches end.
+// CheckAlive waits for it.
+func (c *Cluster) RestartAPIServer(ctx context.Context) error {
+	c.procsMu.Lock()
+	defer c.procsMu.Unlock()
+	i := slices.IndexFunc(c.procs, func(p *process) bool { return p.name == binAPIServer })
+	if i < 0 {
+		return errors.New("no kube-apiserver runs")
+	}
+	old := c.procs[i]
+	if err := old.stop(stopGrace); err != nil {
+		return err
+	}
+	p, err := startProcess(binAPIServer, filepath.Join(c.opts.BinDir, binAPIServer), apiServerArgs(c.layout), nil, old.logPath)
+	if err != nil {
+		return err
+	}
+	c.procs[i] = p
+	if err := c.recordPID(p); err != nil {
+		return err
+	}
+	return c.waitFor(ctx, p, "kube-apiserver to be healthy again", func(ctx context.Context) error {
+		return httpHealthy(ctx, c.layout.apiServerURL()+"/readyz", c.Config.BearerToken, "")
+	})
 }

@@ -66,9 +66,9 @@ func (p *process) exited() (bool, error) {
 	}
 }
 
-// stop sends SIGTERM to the process group, then SIGKILL after stopGrace.
+// stop sends SIGTERM to the process group, then SIGKILL after grace.
 // Stopping a process that already exited is not an error.
-func (p *process) stop() error {
+func (p *process) stop(grace time.Duration) error {
 	if done, _ := p.exited(); done {
 		return nil
 	}
@@ -79,7 +79,7 @@ func (p *process) stop() error {
 	select {
 	case <-p.done:
 		return nil
-	case <-time.After(stopGrace):
+	case <-time.After(grace):
 	}
 	if err := syscall.Kill(-pgid, syscall.SIGKILL); err != nil && !errors.Is(err, syscall.ESRCH) {
 		return fmt.Errorf("kill %s (pid %d): %w", p.name, pgid, err)

@@ -8,8 +8,12 @@
 // and a kubelet for agent pods that runs the real argoexec), the install
 // users apply (`kubectl kustomize manifests/`, into one workflow namespace),
 // the executor simulator of package sim, and the sparkplug binary built from
-// this repository, run with the flags of the plugin ConfigMap and the token
-// of the spark-executor-plugin ServiceAccount. Only the inside of Spark's
+// this repository, run as Argo deploys it (Sidecars): the sidecar of each
+// agent pod, with the args and env of the pod's container (the plugin
+// ConfigMap's) and the token of the spark-executor-plugin ServiceAccount,
+// stopped with SIGTERM when Argo deletes the pod. A workflow labelled
+// FaultsLabel in spec.podMetadata has its sidecar reach the API server
+// through the fault proxy of package faults. Only the inside of Spark's
 // containers is simulated.
 //
 // One Env serves a whole test binary (TestMain) or one demo run. Tests

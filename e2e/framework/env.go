@@ -12,12 +12,10 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	wfclient "github.com/argoproj/argo-workflows/v3/pkg/client/clientset/versioned"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/sparkplug-io/sparkplug/e2e/argo"
@@ -76,20 +74,22 @@ type Env struct {
 	Versions  Versions
 	// Install is what was installed from manifests/.
 	Install *Install
-	// Plugin is the sparkplug process.
-	Plugin *Plugin
+	// Sidecars plays sparkplug as the plugin sidecar of every agent pod.
+	Sidecars *Sidecars
 	// Agents plays kubelet for agent pods.
 	Agents *argo.Agents
 	// RepoRoot is the repository the plugin was built from.
 	RepoRoot string
 
-	opts       Options
-	dir        string
-	binDir     string
-	moduleDir  string
-	controller *cluster.Process
-	cancel     context.CancelFunc
-	log        *slog.Logger
+	opts      Options
+	dir       string
+	binDir    string
+	moduleDir string
+	// controllerMu guards controller, which RestartController replaces.
+	controllerMu sync.Mutex
+	controller   *cluster.Process
+	cancel       context.CancelFunc
+	log          *slog.Logger
 }
 
 // Start brings up the whole environment. On error, everything started is
@@ -205,32 +205,27 @@ func Start(ctx context.Context, opts Options) (_ *Env, err error) {
 	if err := os.WriteFile(tokenFile, []byte(token), 0o440); err != nil {
 		return nil, fmt.Errorf("write plugin token: %w", err)
 	}
-	if e.Agents, err = argo.RunAgents(bgCtx, e.Cluster, argo.AgentOptions{
-		BinDir: e.binDir, Dir: e.dir, Token: token, Log: e.log.With("component", "agents"),
-		Mode: opts.AgentTokenMode,
-	}); err != nil {
-		return nil, err
-	}
-	if _, err := sim.RunExecutors(bgCtx, e.Kube, e.log.With("component", "executors")); err != nil {
-		return nil, err
-	}
-
 	b := <-pluginBuild
 	if b.err != nil {
 		return nil, b.err
 	}
-	kubeconfig := filepath.Join(e.dir, "plugin.kubeconfig")
-	if err := e.writePluginKubeconfig(ctx, kubeconfig); err != nil {
+	e.Sidecars = &Sidecars{c: e.Cluster, kube: e.Kube, bin: b.bin, plugin: e.Install.Plugin, tokenFile: tokenFile,
+		dir: e.dir, kubeconfigs: map[string]string{}}
+	if _, err := e.Sidecars.kubeconfig(ctx, e.Namespace, e.Cluster.Config.Host); err != nil {
 		return nil, err
 	}
-	if e.Plugin, err = newPlugin(e.Cluster, b.bin, e.Install.Plugin, tokenFile, kubeconfig); err != nil {
+	if e.Agents, err = argo.RunAgents(bgCtx, e.Cluster, argo.AgentOptions{
+		BinDir: e.binDir, Dir: e.dir, Token: token, Log: e.log.With("component", "agents"),
+		Mode: opts.AgentTokenMode, Sidecar: e.Sidecars.command,
+	}); err != nil {
 		return nil, err
 	}
-	step("starting sparkplug on %s as ServiceAccount %s/%s", e.Plugin.addr, e.Namespace, e.Install.Plugin.ServiceAccount())
-	if err := e.Plugin.Start(ctx); err != nil {
+	e.Sidecars.agents = e.Agents
+	if _, err := sim.RunExecutors(bgCtx, e.Kube, e.log.With("component", "executors")); err != nil {
 		return nil, err
 	}
-	step("ready: %s; agents get the plugin token via %s", e.Versions, e.Agents.Mode())
+	step("ready: %s; sparkplug runs as each agent pod's sidecar, as ServiceAccount %s; agents get the plugin token via %s",
+		e.Versions, e.Install.Plugin.ServiceAccount(), e.Agents.Mode())
 	return e, nil
 }
 
@@ -255,44 +250,11 @@ func (e *Env) installSparkplug(ctx context.Context) error {
 	return argo.InstallAgentRBAC(ctx, e.Cluster, e.moduleDir, e.Namespace, "default")
 }
 
-// writePluginKubeconfig writes a kubeconfig with the token Argo would
-// mount into the sidecar: the long-lived token Secret of the plugin's
-// ServiceAccount, found as the controller finds it.
-func (e *Env) writePluginKubeconfig(ctx context.Context, path string) error {
-	saName := e.Install.Plugin.ServiceAccount()
-	var token string
-	err := wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, 30*time.Second, true, func(ctx context.Context) (bool, error) {
-		sa, err := e.Kube.CoreV1().ServiceAccounts(e.Namespace).Get(ctx, saName, metav1.GetOptions{})
-		if apierrors.IsNotFound(err) {
-			return false, nil
-		}
-		if err != nil {
-			return false, err
-		}
-		secretName := saName + ".service-account-token" // Argo's secrets.TokenNameForServiceAccount
-		if len(sa.Secrets) > 0 {
-			secretName = sa.Secrets[0].Name
-		} else if v, ok := sa.Annotations[serviceAccountTokenAnno]; ok {
-			secretName = v
-		}
-		secret, err := e.Kube.CoreV1().Secrets(e.Namespace).Get(ctx, secretName, metav1.GetOptions{})
-		if apierrors.IsNotFound(err) {
-			return false, nil
-		}
-		if err != nil {
-			return false, err
-		}
-		token = string(secret.Data["token"])
-		return token != "", nil
-	})
-	if err != nil {
-		return fmt.Errorf("wait for the token Secret of ServiceAccount %s/%s (manifests/): %w", e.Namespace, saName, err)
-	}
-	return e.Cluster.WriteTokenKubeconfig(path, "system:serviceaccount:"+e.Namespace+":"+saName, token)
+// RestartPlugin kills the plugin sidecar of a workflow's agent pod with
+// SIGKILL; it starts again as kubelet restarts a failed container.
+func (e *Env) RestartPlugin(ctx context.Context, namespace, workflow string) error {
+	return e.Sidecars.Restart(ctx, namespace, workflow)
 }
-
-// RestartPlugin kills the plugin with SIGKILL and starts it again.
-func (e *Env) RestartPlugin(ctx context.Context) error { return e.Plugin.Restart(ctx) }
 
 // LogDir is where every process logs.
 func (e *Env) LogDir() string { return e.opts.LogDir }
@@ -303,8 +265,26 @@ func (e *Env) Kubeconfig() string { return e.Cluster.Kubeconfig }
 // BinDir holds the tools (kubectl among them).
 func (e *Env) BinDir() string { return e.binDir }
 
+// RestartController stops the workflow-controller (SIGTERM) and starts it
+// again, as an upgrade or a rescheduled controller pod would.
+func (e *Env) RestartController(ctx context.Context) error {
+	e.controllerMu.Lock()
+	defer e.controllerMu.Unlock()
+	if err := e.controller.Stop(); err != nil {
+		return err
+	}
+	p, err := argo.StartController(ctx, e.Cluster, e.binDir)
+	if err != nil {
+		return err
+	}
+	e.controller = p
+	return nil
+}
+
 // ControllerLogTail returns the end of the workflow-controller's log.
 func (e *Env) ControllerLogTail(n int) string {
+	e.controllerMu.Lock()
+	defer e.controllerMu.Unlock()
 	if e.controller == nil {
 		return ""
 	}
@@ -315,13 +295,15 @@ func (e *Env) ControllerLogTail(n int) string {
 // has exited: a component, the controller, the plugin.
 func (e *Env) CheckAlive() error {
 	errs := []error{e.Cluster.CheckAlive()}
+	e.controllerMu.Lock()
+	defer e.controllerMu.Unlock()
 	if e.controller != nil {
 		if exited, err := e.controller.Exited(); exited {
 			errs = append(errs, fmt.Errorf("workflow-controller exited (%v); end of its log:\n%s", err, e.controller.LogTail(30)))
 		}
 	}
-	if e.Plugin != nil {
-		errs = append(errs, e.Plugin.checkAlive())
+	if e.Sidecars != nil && e.Sidecars.agents != nil {
+		errs = append(errs, e.Sidecars.checkAlive())
 	}
 	return errors.Join(errs...)
 }
@@ -334,8 +316,8 @@ func (e *Env) DumpLogs(w io.Writer, lines int) {
 	if e.controller != nil {
 		fmt.Fprintf(w, "===== workflow-controller: last %d lines of %s\n%s\n", lines, e.controller.LogPath(), e.controller.LogTail(lines))
 	}
-	if e.Plugin != nil {
-		fmt.Fprintf(w, "===== sparkplug: last %d lines of %s\n%s\n", lines, e.Plugin.LogPath(), e.Plugin.LogTail(lines))
+	if e.Sidecars != nil && e.Sidecars.agents != nil {
+		fmt.Fprintf(w, "===== sparkplug sidecars: last %d lines of each\n%s\n", lines, e.Sidecars.LogTail("", lines))
 	}
 }
 
@@ -343,9 +325,6 @@ func (e *Env) DumpLogs(w io.Writer, lines int) {
 // Options.KeepDir.
 func (e *Env) Stop() error {
 	var errs []error
-	if e.Plugin != nil {
-		errs = append(errs, e.Plugin.Stop())
-	}
 	if e.Agents != nil {
 		e.Agents.Stop()
 	}

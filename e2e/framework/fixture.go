@@ -3,6 +3,7 @@ package framework
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -377,14 +378,30 @@ func (w *When) record(wf *wfv1.Workflow) {
 	}
 }
 
-// RestartPlugin kills the plugin process with SIGKILL and starts it again.
+// RestartPlugin kills the plugin sidecar of the workflow's agent pod with
+// SIGKILL and waits until it answers again.
 func (w *When) RestartPlugin() *When {
 	w.t.Helper()
-	if err := w.env.RestartPlugin(w.ctx()); err != nil {
+	if err := w.env.RestartPlugin(w.ctx(), w.wf.Namespace, w.wf.Name); err != nil {
 		w.t.Fatalf("restart plugin: %v", err)
 	}
 	w.t.Log("restarted the plugin (kill -9)")
 	return w
+}
+
+// KillPlugin kills the plugin sidecar of the workflow's agent pod with
+// SIGKILL, if the workflow has one now, and waits until it answers again.
+// It reports whether there was one to kill.
+func (w *When) KillPlugin() bool {
+	w.t.Helper()
+	err := w.env.RestartPlugin(w.ctx(), w.wf.Namespace, w.wf.Name)
+	if errors.Is(err, ErrNoSidecar) {
+		return false
+	}
+	if err != nil {
+		w.t.Fatalf("kill the plugin sidecar: %v", err)
+	}
+	return true
 }
 
 // KillAgent kills the workflow's agent with SIGKILL; it is restarted as
@@ -555,7 +572,7 @@ func (w *When) dump() {
 		}
 	}
 	t.Log(b.String())
-	t.Logf("sparkplug log (%s), last %d lines:\n%s", w.env.Plugin.LogPath(), dumpLines, w.env.Plugin.LogTail(dumpLines))
+	t.Logf("sparkplug sidecar logs, last %d lines of each:\n%s", dumpLines, w.env.Sidecars.LogTail(w.wf.Name, dumpLines))
 	t.Logf("workflow-controller log, lines about %s:\n%s", w.wf.Name, grepTail(w.env.ControllerLogTail(2000), w.wf.Name, dumpLines))
 	for _, p := range w.env.Agents.Logs() {
 		if strings.Contains(filepath.Base(p), w.wf.Name) {

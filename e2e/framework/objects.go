@@ -154,6 +154,28 @@ func (w *When) WaitForSparkObjects(what string, cond func(SparkObjects) bool, ti
 	}
 }
 
+// WaitFor polls cond until it holds, failing the test after the timeout
+// or when a process of the environment died.
+func (w *When) WaitFor(what string, cond func() bool, timeout ...time.Duration) *When {
+	w.t.Helper()
+	limit := DefaultTimeout
+	if len(timeout) > 0 {
+		limit = timeout[0]
+	}
+	start := time.Now()
+	for !cond() {
+		if time.Since(start) > limit {
+			w.t.Fatalf("timed out after %v waiting for %s", limit, what)
+		}
+		if err := w.env.CheckAlive(); err != nil {
+			w.t.Fatalf("waiting for %s: %v", what, err)
+		}
+		time.Sleep(pollInterval)
+	}
+	w.t.Logf("%s after %v", what, time.Since(start).Round(100*time.Millisecond))
+	return w
+}
+
 // Sleep waits for d (to show that something does not happen meanwhile).
 func (w *When) Sleep(d time.Duration) *When {
 	w.t.Helper()

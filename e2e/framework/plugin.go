@@ -2,32 +2,46 @@ package framework
 
 import (
 	"context"
+	"errors"
 	"fmt"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/kubernetes"
 
+	"github.com/sparkplug-io/sparkplug/e2e/argo"
 	"github.com/sparkplug-io/sparkplug/e2e/cluster"
 )
 
 // Requeue intervals the e2e plugin runs with (the defaults, 5 s and 15 s,
 // would only make the tests slower), how often it looks for drivers past
-// their timeToLiveSeconds (15 s by default), and how long a result handed
-// to one of several identical nodes may take to show in the TaskSet before
-// it counts as lost (1 m by default; the agents here patch every second,
+// their timeToLiveSeconds (15 s by default) and for leftovers of ended
+// workflows (1 m by default), and how long a result handed to one of
+// several identical nodes may take to show in the TaskSet before it counts
+// as lost (1 m by default; the agents here patch every second,
 // argo.RequeueTime).
 const (
-	pluginRequeuePending = time.Second
-	pluginRequeueRunning = 2 * time.Second
-	PluginTTLInterval    = time.Second
-	PluginHandoutGrace   = 15 * time.Second
+	pluginRequeuePending       = time.Second
+	pluginRequeueRunning       = 2 * time.Second
+	PluginTTLInterval          = time.Second
+	PluginTTLLeftoverInterval  = 2 * time.Second
+	PluginHandoutGrace         = 15 * time.Second
+	sidecarReadyTimeout        = 30 * time.Second
+	sidecarHealthPollInterval  = 50 * time.Millisecond
+	serviceAccountTokenTimeout = 30 * time.Second
 )
+
+// ErrNoSidecar: the workflow has no live agent pod, so no plugin sidecar.
+var ErrNoSidecar = errors.New("no plugin sidecar runs for the workflow")
 
 // BuildPlugin builds ./cmd/sparkplug of repoRoot into dir.
 func BuildPlugin(ctx context.Context, repoRoot, dir string) (string, error) {
@@ -41,72 +55,204 @@ func BuildPlugin(ctx context.Context, repoRoot, dir string) (string, error) {
 	return bin, nil
 }
 
-// Plugin is the sparkplug process that plays the plugin sidecar of every
-// agent pod.
-type Plugin struct {
-	c       *cluster.Cluster
-	bin     string
-	args    []string
-	env     []string
-	addr    string
-	logPath string
+// Sidecars plays sparkplug as Argo deploys it: the plugin sidecar of each
+// agent pod, one process per pod, started with the pod's container args
+// and env (those of the generated plugin ConfigMap), the token of the
+// plugin's ServiceAccount in the pod's namespace, and stopped with SIGTERM
+// when Argo deletes the pod. argo.Agents starts and stops them; this says
+// what to run.
+type Sidecars struct {
+	c         *cluster.Cluster
+	kube      kubernetes.Interface
+	agents    *argo.Agents
+	bin       string
+	plugin    PluginSidecar
+	tokenFile string
+	dir       string
 
-	mu         sync.Mutex
-	proc       *cluster.Process
-	restarting bool
+	mu          sync.Mutex
+	kubeconfigs map[string]string // by namespace and API server
+	// faults is the API server address of the pods labelled FaultsLabel
+	// (a fault-injecting proxy); empty: none.
+	faults string
 }
 
-// newPlugin prepares the plugin process: the sidecar's own args and env
-// from the plugin ConfigMap, then the harness's token file, kubeconfig,
-// requeue intervals and log settings.
-func newPlugin(c *cluster.Cluster, bin string, sidecar PluginSidecar, tokenFile, kubeconfig string) (*Plugin, error) {
-	addr, err := sidecar.listenAddr()
-	if err != nil {
-		return nil, err
+// FaultsLabel on a workflow's spec.podMetadata (Argo copies it onto the
+// agent pod) sends that workflow's sidecar to the API server through the
+// fault-injecting proxy (Env.Faults).
+const FaultsLabel = "e2e.sparkplug.io/faults"
+
+// SetFaultProxy sends the sidecars of agent pods labelled FaultsLabel,
+// started from now on, to the API server through url; "" stops that.
+func (s *Sidecars) SetFaultProxy(url string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.faults = url
+}
+
+// command is the process that plays container c of an agent pod, at addr.
+func (s *Sidecars) command(ctx context.Context, pod *corev1.Pod, c corev1.Container, addr string) (argo.Command, error) {
+	if c.Name != s.plugin.Container.Name {
+		return argo.Command{}, fmt.Errorf("the install has no plugin %s", c.Name)
 	}
-	args := append([]string{}, sidecar.Container.Command...)
+	server := s.c.Config.Host
+	s.mu.Lock()
+	if pod.Labels[FaultsLabel] == "true" && s.faults != "" {
+		server = s.faults
+	}
+	s.mu.Unlock()
+	kubeconfig, err := s.kubeconfig(ctx, pod.Namespace, server)
+	if err != nil {
+		return argo.Command{}, err
+	}
+	args := append([]string{}, c.Command...)
 	if len(args) > 0 {
 		args = args[1:] // the image's binary is bin
 	}
-	args = append(args, sidecar.Container.Args...)
+	args = append(args, c.Args...)
 	args = append(args,
-		"--token-file="+tokenFile,
+		"--addr="+addr, // the pod's port, moved: every pod here shares one loopback
+		"--token-file="+s.tokenFile,
 		"--kubeconfig="+kubeconfig,
 		"--requeue-pending="+pluginRequeuePending.String(),
 		"--requeue-running="+pluginRequeueRunning.String(),
 		"--ttl-interval="+PluginTTLInterval.String(),
+		"--ttl-leftover-interval="+PluginTTLLeftoverInterval.String(),
 		"--handout-grace="+PluginHandoutGrace.String(),
 		"--log-format=text",
 		"--log-level=debug",
 	)
-	var env []string
-	for _, e := range sidecar.Container.Env {
-		if e.ValueFrom == nil {
-			env = append(env, e.Name+"="+e.Value)
-		}
+	env, err := containerEnv(pod, c)
+	if err != nil {
+		return argo.Command{}, err
 	}
-	return &Plugin{c: c, bin: bin, args: args, env: env, addr: addr,
-		logPath: filepath.Join(c.LogDir(), "sparkplug.log")}, nil
+	return argo.Command{Bin: s.bin, Args: args, Env: env}, nil
 }
 
-// Start runs the plugin and waits until it answers /healthz.
-func (p *Plugin) Start(ctx context.Context) error {
-	if conn, err := net.DialTimeout("tcp", p.addr, time.Second); err == nil {
-		conn.Close()
-		return fmt.Errorf("%s is in use: another sparkplug runs on this machine (a kept demo? make demo-down)", p.addr)
-	}
-	proc, err := p.c.StartProcess("sparkplug", p.bin, p.args, p.env, p.logPath)
-	if err != nil {
-		return err
-	}
-	p.mu.Lock()
-	p.proc = proc
-	p.mu.Unlock()
-	err = wait.PollUntilContextTimeout(ctx, 50*time.Millisecond, 30*time.Second, true, func(ctx context.Context) (bool, error) {
-		if exited, err := proc.Exited(); exited {
-			return false, fmt.Errorf("sparkplug exited (%v); end of %s:\n%s", err, p.logPath, proc.LogTail(30))
+// containerEnv is a container's environment as kubelet would set it, for
+// the sources a plugin sidecar may use: values and the pod's own fields.
+func containerEnv(pod *corev1.Pod, c corev1.Container) ([]string, error) {
+	var env []string
+	for _, e := range c.Env {
+		v := e.Value
+		if e.ValueFrom != nil {
+			f := e.ValueFrom.FieldRef
+			if f == nil {
+				return nil, fmt.Errorf("env %s: only values and fieldRef are played here", e.Name)
+			}
+			switch f.FieldPath {
+			case "metadata.name":
+				v = pod.Name
+			case "metadata.namespace":
+				v = pod.Namespace
+			case "metadata.uid":
+				v = string(pod.UID)
+			case "spec.serviceAccountName":
+				v = pod.Spec.ServiceAccountName
+			default:
+				return nil, fmt.Errorf("env %s: fieldRef %s is not played here", e.Name, f.FieldPath)
+			}
 		}
-		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+p.addr+"/healthz", nil)
+		env = append(env, e.Name+"="+v)
+	}
+	return env, nil
+}
+
+// kubeconfig is a kubeconfig for server with the token Argo mounts into
+// the sidecar: the long-lived token Secret of the plugin's ServiceAccount
+// in namespace, found as the controller finds it.
+func (s *Sidecars) kubeconfig(ctx context.Context, namespace, server string) (string, error) {
+	key := namespace + " " + server
+	s.mu.Lock()
+	path, ok := s.kubeconfigs[key]
+	s.mu.Unlock()
+	if ok {
+		return path, nil
+	}
+	saName := s.plugin.ServiceAccount()
+	var token string
+	err := wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, serviceAccountTokenTimeout, true, func(ctx context.Context) (bool, error) {
+		sa, err := s.kube.CoreV1().ServiceAccounts(namespace).Get(ctx, saName, metav1.GetOptions{})
+		if apierrors.IsNotFound(err) {
+			return false, nil
+		}
+		if err != nil {
+			return false, err
+		}
+		secretName := saName + ".service-account-token" // Argo's secrets.TokenNameForServiceAccount
+		if len(sa.Secrets) > 0 {
+			secretName = sa.Secrets[0].Name
+		} else if v, ok := sa.Annotations[serviceAccountTokenAnno]; ok {
+			secretName = v
+		}
+		secret, err := s.kube.CoreV1().Secrets(namespace).Get(ctx, secretName, metav1.GetOptions{})
+		if apierrors.IsNotFound(err) {
+			return false, nil
+		}
+		if err != nil {
+			return false, err
+		}
+		token = string(secret.Data["token"])
+		return token != "", nil
+	})
+	if err != nil {
+		return "", fmt.Errorf("wait for the token Secret of ServiceAccount %s/%s (manifests/): %w", namespace, saName, err)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	path = filepath.Join(s.dir, fmt.Sprintf("plugin-%s-%d.kubeconfig", namespace, len(s.kubeconfigs)))
+	if err := s.c.WriteTokenKubeconfigFor(server, path, "system:serviceaccount:"+namespace+":"+saName, token); err != nil {
+		return "", err
+	}
+	s.kubeconfigs[key] = path
+	return path, nil
+}
+
+// Of lists the live sidecars of a workflow's agent pods.
+func (s *Sidecars) Of(namespace, workflow string) []argo.Sidecar {
+	return s.agents.Sidecars(namespace, workflow)
+}
+
+// Restart kills the sidecars of a workflow's agent pod with SIGKILL (a
+// crash, an OOM kill: nothing is flushed or cleaned up), as kubelet sees
+// it, and waits until they answer again. ErrNoSidecar: the workflow has
+// no agent pod now.
+func (s *Sidecars) Restart(ctx context.Context, namespace, workflow string) error {
+	running := s.Of(namespace, workflow)
+	if len(running) == 0 {
+		return fmt.Errorf("%w %s/%s", ErrNoSidecar, namespace, workflow)
+	}
+	for _, sc := range running {
+		podNS, podName, _ := cutPodKey(sc.Pod)
+		if err := s.agents.KillSidecar(podNS, podName, sc.Container); err != nil {
+			return err
+		}
+	}
+	for _, sc := range running {
+		if err := s.waitHealthy(ctx, sc); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// waitHealthy waits until a killed sidecar has started again and answers
+// /healthz.
+func (s *Sidecars) waitHealthy(ctx context.Context, was argo.Sidecar) error {
+	err := wait.PollUntilContextTimeout(ctx, sidecarHealthPollInterval, sidecarReadyTimeout, true, func(ctx context.Context) (bool, error) {
+		var now *argo.Sidecar
+		for _, sc := range s.agents.Sidecars(namespaceOf(was.Pod), was.Workflow) {
+			if sc.Pod == was.Pod && sc.Container == was.Container {
+				now = &sc
+			}
+		}
+		if now == nil {
+			return false, fmt.Errorf("%w: agent pod %s went", ErrNoSidecar, was.Pod)
+		}
+		if now.Starts <= was.Starts {
+			return false, nil
+		}
+		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+now.Addr+"/healthz", nil)
 		resp, err := http.DefaultClient.Do(req)
 		if err != nil {
 			return false, nil
@@ -115,65 +261,37 @@ func (p *Plugin) Start(ctx context.Context) error {
 		return resp.StatusCode == http.StatusOK, nil
 	})
 	if err != nil {
-		return fmt.Errorf("wait for sparkplug: %w", err)
+		return fmt.Errorf("wait for the sidecar of %s to answer again: %w", was.Pod, err)
 	}
 	return nil
 }
 
-// Restart kills the plugin with SIGKILL (a crash, an OOM kill: nothing is
-// flushed or cleaned up) and starts it again.
-func (p *Plugin) Restart(ctx context.Context) error {
-	p.mu.Lock()
-	proc := p.proc
-	p.restarting = true
-	p.mu.Unlock()
-	defer func() {
-		p.mu.Lock()
-		p.restarting = false
-		p.mu.Unlock()
-	}()
-	if proc != nil {
-		proc.Note("### e2e: kill -9 (RestartPlugin)")
-		if err := proc.Kill(); err != nil {
-			return err
+// checkAlive returns an error naming every sidecar exit nobody asked for.
+func (s *Sidecars) checkAlive() error {
+	if crashes := s.agents.Crashes(); len(crashes) > 0 {
+		return fmt.Errorf("sparkplug sidecars crashed: %v", crashes)
+	}
+	return nil
+}
+
+// LogTail returns the last n lines of each log of a workflow's sidecars.
+func (s *Sidecars) LogTail(workflow string, n int) string {
+	var out string
+	for _, p := range s.agents.SidecarLogs(workflow) {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			continue
 		}
+		out += "===== " + p + "\n" + grepTail(string(b), "", n) + "\n"
 	}
-	return p.Start(ctx)
+	return out
 }
 
-// Stop stops the plugin (SIGTERM).
-func (p *Plugin) Stop() error {
-	p.mu.Lock()
-	proc := p.proc
-	p.mu.Unlock()
-	if proc == nil {
-		return nil
-	}
-	return proc.Stop()
+func cutPodKey(key string) (namespace, name string, ok bool) {
+	return strings.Cut(key, "/")
 }
 
-// checkAlive returns an error if the plugin exited while nobody restarts it.
-func (p *Plugin) checkAlive() error {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.proc == nil || p.restarting {
-		return nil
-	}
-	if exited, err := p.proc.Exited(); exited {
-		return fmt.Errorf("sparkplug exited (%v); end of %s:\n%s", err, p.logPath, p.proc.LogTail(30))
-	}
-	return nil
-}
-
-// LogPath is the plugin's log (all its runs).
-func (p *Plugin) LogPath() string { return p.logPath }
-
-// LogTail returns the last n lines of the plugin's log.
-func (p *Plugin) LogTail(n int) string {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.proc == nil {
-		return ""
-	}
-	return p.proc.LogTail(n)
+func namespaceOf(podKey string) string {
+	ns, _, _ := cutPodKey(podKey)
+	return ns
 }
