@@ -21,7 +21,7 @@ import (
 // plugin would, with a bearer token.
 func clientset(t *testing.T, p *Proxy, timeout time.Duration) *kubernetes.Clientset {
 	t.Helper()
-	cs, err := kubernetes.NewForConfig(&rest.Config{Host: p.URL(), BearerToken: "sa-token", Timeout: timeout})
+	cs, err := kubernetes.NewForConfig(&rest.Config{Host: p.URL(), BearerToken: "sa-token", Timeout: timeout, TLSClientConfig: rest.TLSClientConfig{Insecure: true}})
 	if err != nil {
 		t.Fatalf("clientset: %v", err)
 	}

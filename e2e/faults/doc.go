@@ -3,11 +3,12 @@
 // the API server slow, failing, overloaded, unreachable or forgetful, in a
 // sequence replayable from a seed.
 //
-// Start listens on 127.0.0.1 over plain HTTP; clients reach it with
-// http://127.0.0.1:port and their usual bearer token, which is forwarded
-// unchanged to the upstream API server (over TLS, not verified: the test
-// cluster's certificate is self-signed). Responses are streamed, so
-// watches work through it.
+// Start listens on 127.0.0.1 over HTTPS with a self-signed certificate
+// (client-go sends no credentials over plain HTTP); clients reach it with
+// https://127.0.0.1:port, not verifying it, and their usual bearer token,
+// which is forwarded unchanged to the upstream API server (over TLS, not
+// verified: the test cluster's certificate is self-signed). Responses are
+// streamed, so watches work through it.
 //
 // Each request that is eligible (the proxy is enabled and Options.Filter
 // accepts it) draws once from the seeded generator and gets at most one

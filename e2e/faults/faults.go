@@ -2,6 +2,7 @@ package faults
 
 import (
 	"context"
+	"crypto/tls"
 	"encoding/json"
 	"io"
 	"net"
@@ -204,7 +205,11 @@ func resetConn(w http.ResponseWriter) {
 	if err != nil {
 		panic(http.ErrAbortHandler) // the server closes the connection
 	}
-	if tc, ok := conn.(*net.TCPConn); ok {
+	raw := conn
+	if tc, ok := conn.(*tls.Conn); ok {
+		raw = tc.NetConn()
+	}
+	if tc, ok := raw.(*net.TCPConn); ok {
 		_ = tc.SetLinger(0)
 	}
 	_ = conn.Close()

@@ -2,13 +2,19 @@ package faults
 
 import (
 	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	crand "crypto/rand"
 	"crypto/tls"
+	"crypto/x509"
+	"crypto/x509/pkix"
 	"errors"
 	"fmt"
 	"io"
 	"log"
 	"log/slog"
 	"math"
+	"math/big"
 	"math/rand/v2"
 	"net"
 	"net/http"
@@ -108,10 +114,17 @@ func Start(opts Options) (*Proxy, error) {
 	if err != nil {
 		return nil, err
 	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	cert, err := selfSigned()
+	if err != nil {
+		return nil, err
+	}
+	tcp, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return nil, fmt.Errorf("faults: listen: %w", err)
 	}
+	// TLS, because client-go sends no credentials over plain HTTP. HTTP/1.1
+	// only: a fault resets one request's connection, not a shared stream.
+	ln := tls.NewListener(tcp, &tls.Config{Certificates: []tls.Certificate{cert}, NextProtos: []string{"http/1.1"}, MinVersion: tls.VersionTLS12})
 	transport := http.DefaultTransport.(*http.Transport).Clone()
 	transport.TLSClientConfig = &tls.Config{InsecureSkipVerify: true} //nolint:gosec // self-signed test cluster on loopback
 	errorLog := log.New(io.Discard, "", 0)
@@ -120,7 +133,7 @@ func Start(opts Options) (*Proxy, error) {
 	}
 	p := &Proxy{
 		opts:      opts,
-		url:       "http://" + ln.Addr().String(),
+		url:       "https://" + ln.Addr().String(),
 		transport: transport,
 		served:    make(chan struct{}),
 		rnd:       rand.New(rand.NewPCG(uint64(opts.Seed), 0)), // replayable, not secret
@@ -190,7 +203,7 @@ func validate(opts *Options) (*url.URL, error) {
 	return upstream, nil
 }
 
-// URL is the proxy's address, http://127.0.0.1:port.
+// URL is the proxy's address, https://127.0.0.1:port.
 func (p *Proxy) URL() string { return p.url }
 
 // SetEnabled turns fault injection on or off. While off, every request
@@ -271,4 +284,27 @@ func (p *Proxy) begin(r *http.Request, eligible bool) (fault, bool) {
 		p.counts[f.kind]++
 	}
 	return f, true
+}
+
+// selfSigned is a certificate for 127.0.0.1, made for one proxy's life;
+// clients skip verifying it, as they do the test API server's.
+func selfSigned() (tls.Certificate, error) {
+	key, err := ecdsa.GenerateKey(elliptic.P256(), crand.Reader)
+	if err != nil {
+		return tls.Certificate{}, fmt.Errorf("faults: key: %w", err)
+	}
+	tmpl := &x509.Certificate{
+		SerialNumber: big.NewInt(1),
+		Subject:      pkix.Name{CommonName: "sparkplug e2e fault proxy"},
+		IPAddresses:  []net.IP{net.IPv4(127, 0, 0, 1)},
+		NotBefore:    time.Now().Add(-time.Minute),
+		NotAfter:     time.Now().Add(24 * time.Hour),
+		KeyUsage:     x509.KeyUsageDigitalSignature,
+		ExtKeyUsage:  []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
+	}
+	der, err := x509.CreateCertificate(crand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	if err != nil {
+		return tls.Certificate{}, fmt.Errorf("faults: certificate: %w", err)
+	}
+	return tls.Certificate{Certificate: [][]byte{der}, PrivateKey: key}, nil
 }
