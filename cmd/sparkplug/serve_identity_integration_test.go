@@ -38,7 +38,19 @@ func TestIdenticalTasksGetTheirOwnDrivers(t *testing.T) {
 	first := e.eventually(tmpl, "first result", func(r executor.ExecuteTemplateReply) bool { return r.Node.Phase == wfv1.NodeSucceeded })
 	// The agent records it for one of the nodes; say wf-b received it.
 	e.recordResult("wf-b", first)
-	r := e.execute(tmpl)
+	// While Argo still lists wf-b, the request may be wf-b's own, asked
+	// again by a restarted agent, and Argo would write the answer over
+	// wf-b's result: nothing is answered (a node without a phase), and the
+	// agent asks again.
+	r := e.eventually(tmpl, "no answer while the recorded node is listed", func(r executor.ExecuteTemplateReply) bool {
+		return r.Node != nil && r.Node.Phase == "" && r.Requeue != nil
+	})
+	if r.Node.Outputs != nil {
+		t.Fatalf("unanswered reply with outputs: %s", describe(r))
+	}
+	// Argo removes the fulfilled node; the request is wf-a's.
+	e.setTasks(map[string]*wfv1.Template{"wf-a": tmpl})
+	r = e.eventually(tmpl, "wf-a answered again", func(r executor.ExecuteTemplateReply) bool { return r.Node != nil && r.Node.Phase != "" })
 	if r.Node.Phase.Completed() || param(r, "driver-pod") == param(first, "driver-pod") {
 		t.Fatalf("second node while the other driver has not finished: %s; want it still waiting on the other driver", describe(r))
 	}
