@@ -56,6 +56,61 @@ func TestAJunkBodyGivesABoundedMessage(t *testing.T) {
 	}
 }
 
+// When the first problems are long (here forbidden labels, each with a
+// sentence on why), the message lists as many as fit and still says how
+// many more there are; a key of the body is echoed no longer than a value.
+// (Seen through the real Argo controller: the cut ate the count.)
+func TestAMessageOfLongProblemsStillCountsTheRest(t *testing.T) {
+	var b strings.Builder
+	b.WriteString(`{"type":"Scala","image":"spark:3.5.3","mainClass":"Pi","mainApplicationFile":"local:///pi.jar","driver":{"labels":{`)
+	for i := range 5000 {
+		if i > 0 {
+			b.WriteString(",")
+		}
+		fmt.Fprintf(&b, `"workflows.argoproj.io/%s%d":"v"`, strings.Repeat("l", 40), i)
+	}
+	b.WriteString(`}},"` + strings.Repeat("k", 1000) + `":1, "driver2":{"labels":{"` + strings.Repeat("j", 1000) + `":"v"}}}`)
+	_, err := Parse([]byte(b.String()))
+	var invalid *InvalidError
+	if !errors.As(err, &invalid) {
+		t.Fatalf("Parse: %v, want an *InvalidError", err)
+	}
+	msg := err.Error()
+	if len(msg) > MaxMessageBytes {
+		t.Fatalf("%d-byte message, over %d", len(msg), MaxMessageBytes)
+	}
+	var more int
+	if i := strings.LastIndex(msg, "; and "); i < 0 {
+		t.Fatalf("message %q does not say how many more problems there are", Truncate(msg[max(len(msg)-300, 0):], 300))
+	} else if _, err := fmt.Sscanf(msg[i:], "; and %d more problems", &more); err != nil {
+		t.Fatalf("tail %q: %v", msg[i:], err)
+	}
+	listed := len(invalid.Errs) - more
+	// These problems are long enough that fewer than MaxReportedErrors
+	// fit: the count covers the ones left out.
+	named := strings.Count(msg, ": Forbidden: ") + strings.Count(msg, "unknown field")
+	if listed < 1 || listed >= MaxReportedErrors || named != listed {
+		t.Errorf("%d problems, %d said to be more: %d listed (%d named), want 1 to %d", len(invalid.Errs), more, listed, named, MaxReportedErrors-1)
+	}
+	if strings.Contains(msg, strings.Repeat("k", maxShownBytes+1)) {
+		t.Error("the message echoes an unknown key longer than a value may be")
+	}
+}
+
+func TestBoundedPath(t *testing.T) {
+	long := strings.Repeat("x", 100)
+	for in, want := range map[string]string{
+		"spark.driver.memory":               "spark.driver.memory",
+		"spark." + long:                     "spark." + Truncate(long, maxShownBytes),
+		"spark.driver.labels[" + long + "]": "spark.driver.labels[" + Truncate(long, maxShownBytes) + "]",
+		"spark.sparkConf[a.b]":              "spark.sparkConf[a.b]",
+	} {
+		if got := boundedPath(in); got != want {
+			t.Errorf("boundedPath(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
 func TestTruncate(t *testing.T) {
 	for _, tc := range []struct {
 		in    string

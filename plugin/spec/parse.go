@@ -29,19 +29,36 @@ const (
 )
 
 // Error is one line a person can act on: the problems, with their paths,
-// in a stable order, the first MaxReportedErrors of them, each echoed
-// value, path and key cut to a few dozen bytes, at most MaxMessageBytes in
-// all.
+// in a stable order, the first MaxReportedErrors of them (as many as fit
+// whole), each echoed value, path and key cut to a few dozen bytes, then
+// how many more there are, at most MaxMessageBytes in all.
 func (e *InvalidError) Error() string {
-	n := min(len(e.Errs), MaxReportedErrors)
-	msgs := make([]string, 0, n+1)
-	for _, err := range e.Errs[:n] {
-		msgs = append(msgs, bounded(err).Error())
+	const prefix = "invalid spark body: "
+	// Room for the count of the rest, whatever it is.
+	room := MaxMessageBytes - len(prefix) - len(moreProblems(len(e.Errs)))
+	var b strings.Builder
+	shown := 0
+	for _, err := range e.Errs[:min(len(e.Errs), MaxReportedErrors)] {
+		msg := bounded(err).Error()
+		if shown > 0 {
+			msg = "; " + msg
+		}
+		if b.Len()+len(msg) > room && shown > 0 {
+			break
+		}
+		b.WriteString(msg)
+		shown++
 	}
-	if more := len(e.Errs) - n; more > 0 {
-		msgs = append(msgs, fmt.Sprintf("and %d more problems", more))
+	if more := len(e.Errs) - shown; more > 0 {
+		b.WriteString(moreProblems(more))
 	}
-	return Truncate("invalid spark body: "+strings.Join(msgs, "; "), MaxMessageBytes)
+	return Truncate(prefix+b.String(), MaxMessageBytes)
+}
+
+// moreProblems is the tail of a message that lists only the first
+// problems.
+func moreProblems(n int) string {
+	return fmt.Sprintf("; and %d more problems", n)
 }
 
 // bounded is err with what it echoes of the body cut short, and its value
@@ -55,9 +72,23 @@ func bounded(err *field.Error) *field.Error {
 	case isString:
 		e.BadValue = Truncate(redact.Value(s), maxShownBytes)
 	}
-	e.Field = Truncate(e.Field, 4*maxShownBytes)
+	e.Field = boundedPath(e.Field)
 	e.Detail = Truncate(e.Detail, 8*maxShownBytes)
 	return &e
+}
+
+// boundedPath is a field path with its last key cut like an echoed value
+// (a key of the body, which may be of any size), and cut as a whole to a
+// few keys' length.
+func boundedPath(path string) string {
+	if key := lastKey(path); len(key) > maxShownBytes {
+		closing := ""
+		if strings.HasSuffix(path, "]") {
+			closing = "]"
+		}
+		path = path[:len(path)-len(key)-len(closing)] + Truncate(key, maxShownBytes) + closing
+	}
+	return Truncate(path, 4*maxShownBytes)
 }
 
 // lastKey is the last element of a field path: a map key in brackets, else

@@ -14,7 +14,7 @@ func unknownField(p *field.Path, key string, v any, in reflect.Type, known []str
 	if u, ok := unsupportedAt(p.String()); ok {
 		return field.Forbidden(p, unsupportedMessage(u))
 	}
-	detail := fmt.Sprintf("unknown field %q", key)
+	detail := fmt.Sprintf("unknown field %q", Truncate(key, maxShownBytes))
 	if s := suggest(key, known); s != "" {
 		detail += fmt.Sprintf("; did you mean %q?", s)
 	} else if hint := misplaced(p, key, in); hint != "" {
