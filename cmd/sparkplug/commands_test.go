@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/spf13/pflag"
+
 	"github.com/sparkplug-io/sparkplug/plugin/sidecar"
 )
 
@@ -92,7 +94,49 @@ func TestServeFlagDefaultsAreTheSidecars(t *testing.T) {
 
 func TestUnknownCommand(t *testing.T) {
 	err := run([]string{"launch"}, &bytes.Buffer{}, &bytes.Buffer{})
-	if err == nil || !strings.Contains(err.Error(), `unknown command "launch"`) {
+	if err == nil || !strings.Contains(err.Error(), `unknown command "launch"`) || exitCode(err) != 2 {
 		t.Fatalf("err = %v", err)
+	}
+}
+
+// sparkplug completion SHELL completes every command and every flag of
+// each.
+func TestCompletionNamesEveryCommandAndFlag(t *testing.T) {
+	for _, shell := range []string{"bash", "zsh", "fish"} {
+		var out bytes.Buffer
+		if err := run([]string{"completion", shell}, &out, &bytes.Buffer{}); err != nil {
+			t.Fatalf("completion %s: %v", shell, err)
+		}
+		for _, c := range commands() {
+			if !strings.Contains(out.String(), c.name) {
+				t.Errorf("%s completion lacks the command %s", shell, c.name)
+			}
+			c.flags(&bytes.Buffer{}).VisitAll(func(f *pflag.Flag) {
+				if !strings.Contains(out.String(), f.Name) {
+					t.Errorf("%s completion lacks %s --%s", shell, c.name, f.Name)
+				}
+			})
+		}
+	}
+}
+
+// sparkplug version prints the long form, --version the one line; both
+// name the version the build set.
+func TestVersionCommands(t *testing.T) {
+	var long, line bytes.Buffer
+	if err := run([]string{"version"}, &long, &bytes.Buffer{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := run([]string{"--version"}, &line, &bytes.Buffer{}); err != nil {
+		t.Fatal(err)
+	}
+	v := buildVersion()
+	for _, want := range []string{"sparkplug " + v.Version + "\n", "  commit: ", "  commit date: ", "  go:          " + v.GoVersion, "  platform:    " + v.Platform} {
+		if !strings.Contains(long.String(), want) {
+			t.Errorf("sparkplug version lacks %q:\n%s", want, long.String())
+		}
+	}
+	if line.String() != v.Line() || strings.Count(line.String(), "\n") != 1 {
+		t.Errorf("sparkplug --version: %q, want %q", line.String(), v.Line())
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/spf13/pflag"
@@ -36,12 +37,14 @@ each problem the plugin would fail the step on, a schedule or zone Argo refuses,
 an @every interval (written as the cron schedules of its rate), a name longer
 than Argo allows (shortened with a hash). The objects are written all the same.
 
-Exit status: 0 when everything converted without a report, 1 when anything was
-reported, 2 on a usage error.`
+Exit status: 0 when every object was written, with or without reports (so that
+set -e scripts go on; with --strict, 1 when anything was reported); 1 when nothing
+could be written (no objects, none convertible); 2 on a usage error.`
 
 type convertOptions struct {
 	files     []string
 	outputDir string
+	strict    bool
 	run       convert.Options
 }
 
@@ -62,57 +65,32 @@ func (o *convertOptions) validate() error {
 	if stdin > 1 {
 		return errors.New("-f - given more than once: stdin is read once")
 	}
+	// -o of kubectl and argo names a format, not a directory.
+	if slices.Contains([]string{"yaml", "yml", "json", "wide", "name"}, o.outputDir) {
+		return fmt.Errorf("-o %s: -o is --output-dir, a directory to write one file per object into, not a format: convert writes YAML, to stdout without -o (for a directory named %s, give ./%s)", o.outputDir, o.outputDir, o.outputDir)
+	}
 	return nil
-}
-
-// exitError is an error main exits with a status other than 1 for, or an
-// exit status without a message.
-type exitError struct {
-	code int
-	err  error
-}
-
-func (e *exitError) Error() string {
-	if e.err == nil {
-		return ""
-	}
-	return e.err.Error()
-}
-
-func (e *exitError) Unwrap() error { return e.err }
-
-// ExitCode is the status main exits with.
-func (e *exitError) ExitCode() int { return e.code }
-
-// exitCode is the status main exits with for err: its ExitCode, else 1.
-func exitCode(err error) int {
-	var e interface{ ExitCode() int }
-	if errors.As(err, &e) {
-		return e.ExitCode()
-	}
-	return 1
-}
-
-// usageError exits 2 and points to --help.
-func usageError(command string, err error) error {
-	return &exitError{code: 2, err: fmt.Errorf("%w (see sparkplug %s --help)", err, command)}
 }
 
 func runConvert(args []string, stdout, stderr io.Writer) error {
 	return convertMain(args, os.Stdin, stdout, stderr)
 }
 
-func convertMain(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
-	o := convertOptions{}
+// convertFlags binds convert's flags to o.
+func convertFlags(o *convertOptions, stdout io.Writer) *pflag.FlagSet {
 	flags := newFlagSet("convert", convertSummary, stdout)
 	flags.StringArrayVarP(&o.files, "filename", "f", nil, "a YAML file, a directory of them (recursively) or - for stdin; repeatable")
 	flags.StringVarP(&o.outputDir, "output-dir", "o", "", "write one file per object into this directory (created if missing) instead of to stdout")
 	flags.BoolVar(&o.run.KeepNames, "keep-names", false, "name each Workflow after its SparkApplication instead of generateName <name>-")
-	if err := flags.Parse(args); err != nil {
-		if errors.Is(err, pflag.ErrHelp) {
-			return err
-		}
-		return usageError("convert", err)
+	flags.BoolVar(&o.strict, "strict", false, "exit 1 when anything was reported (the objects are written all the same)")
+	return flags
+}
+
+func convertMain(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+	o := convertOptions{}
+	flags := convertFlags(&o, stdout)
+	if err := parseFlags(flags, "convert", args); err != nil {
+		return err
 	}
 	if flags.NArg() > 0 {
 		return usageError("convert", fmt.Errorf("unexpected arguments %q; give the files with -f", flags.Args()))
@@ -157,9 +135,13 @@ func convertMain(args []string, stdin io.Reader, stdout, stderr io.Writer) error
 	}
 	switch {
 	case objects == 0 && reported == 0:
-		return &exitError{code: 1, err: errors.New("convert: no objects in the input")}
+		return errors.New("convert: no objects in the input")
+	case written == 0:
+		return fmt.Errorf("convert: nothing written, %d with something to report (above)", reported)
+	case reported > 0 && o.strict:
+		return fmt.Errorf("convert: %d written, %d with something to report (above); --strict", written, reported)
 	case reported > 0:
-		return &exitError{code: 1, err: fmt.Errorf("convert: %d written, %d with something to report (above)", written, reported)}
+		fmt.Fprintf(stderr, "sparkplug: convert: %d written, %d with something to report (above)\n", written, reported)
 	}
 	return nil
 }

@@ -80,14 +80,17 @@ func TestConvertExitStatus(t *testing.T) {
 		msg   string // a part of the error, or of stderr
 	}{
 		{"clean", "", []string{"-f", ksoSparkPi}, 0, ""},
-		{"something to report", "", []string{"-f", ksoScheduled}, 1, "1 written, 1 with something to report"},
-		{"findings and other kinds", "", []string{"-f", findingsFile}, 1, "kind: a ConfigMap (v1)"},
+		{"something to report", "", []string{"-f", ksoScheduled}, 0, "1 written, 1 with something to report"},
+		{"something to report, --strict", "", []string{"-f", ksoScheduled, "--strict"}, 1, "1 written, 1 with something to report (above); --strict"},
+		{"findings and other kinds", "", []string{"-f", findingsFile}, 0, "kind: a ConfigMap (v1)"},
+		{"only other kinds", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x}\n", []string{"-f", "-"}, 1, "nothing written"},
 		{"no objects", "", []string{"-f", comments}, 1, "no objects in the input"},
 		{"no -f", "", nil, 2, "-f is required"},
 		{"a file that does not exist", "", []string{"-f", filepath.Join(dir, "missing.yaml")}, 2, "no such file or directory (see sparkplug convert --help)"},
 		{"stdin twice", "", []string{"-f", "-", "-f", "-"}, 2, "stdin is read once"},
 		{"positional arguments", "", []string{ksoSparkPi}, 2, "give the files with -f"},
-		{"an unknown flag", "", []string{"-f", ksoSparkPi, "--output", "x"}, 2, "unknown flag: --output"},
+		{"an unknown flag", "", []string{"-f", ksoSparkPi, "--output", "x"}, 2, "unknown flag: --output: did you mean --output-dir (or -o)?"},
+		{"-o a format", "", []string{"-f", ksoSparkPi, "-o", "yaml"}, 2, "-o is --output-dir, a directory to write one file per object into, not a format"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -116,8 +119,8 @@ func TestConvertReadsStdin(t *testing.T) {
 	if !strings.HasPrefix(fromStdin.stderr, "<stdin>:22: ScheduledSparkApplication default/spark-pi-scheduled: spec.schedule: ") {
 		t.Errorf("stderr %q; want each report to start with <stdin>:LINE: KIND NAMESPACE/NAME: PATH", fromStdin.stderr)
 	}
-	if fromStdin.status() != 1 {
-		t.Errorf("exit status %d, want 1", fromStdin.status())
+	if fromStdin.status() != 0 {
+		t.Errorf("exit status %d, want 0", fromStdin.status())
 	}
 }
 
@@ -174,8 +177,11 @@ func TestConvertOutputDir(t *testing.T) {
 	if !strings.Contains(r.stderr, "nested/c.yaml:20: SparkApplication default/spark-pi: written to workflow-spark-pi-2.yaml: workflow-spark-pi.yaml holds "+filepath.Join(inputs, "a.yaml")+":20") {
 		t.Errorf("stderr does not say where the second spark-pi went:\n%s", r.stderr)
 	}
-	if r.status() != 1 {
-		t.Errorf("exit status %d, want 1", r.status())
+	if r.status() != 0 {
+		t.Errorf("exit status %d, want 0", r.status())
+	}
+	if _, err := os.Stat("yaml"); err == nil {
+		t.Error("a directory named yaml was made")
 	}
 	entries, err := os.ReadDir(out)
 	if err != nil {
@@ -216,7 +222,13 @@ func TestBinaryExitStatus(t *testing.T) {
 		want int
 	}{
 		{[]string{"convert", "-f", ksoSparkPi}, 0},
-		{[]string{"convert", "-f", ksoScheduled}, 1},
+		{[]string{"convert", "-f", ksoScheduled}, 0},
+		{[]string{"convert", "-f", ksoScheduled, "--strict"}, 1},
+		{[]string{"convert", "-f", ksoSparkPi, "-o", "yaml"}, 2},
+		{[]string{"rendr"}, 2},
+		{[]string{"render", "-file", ksoSparkPi}, 2},
+		{[]string{"version"}, 0},
+		{[]string{"--version"}, 0},
 		{[]string{"convert"}, 2},
 		{[]string{"convert", "--help"}, 0},
 		{[]string{"schedule", "30 2 * * *", "--timezone", "Europe/Berlin"}, 0},

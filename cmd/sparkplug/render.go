@@ -8,6 +8,8 @@ import (
 	"os"
 	"strings"
 
+	"github.com/spf13/pflag"
+
 	"github.com/sparkplug-io/sparkplug/plugin/objects"
 	"github.com/sparkplug-io/sparkplug/plugin/render"
 	"github.com/sparkplug-io/sparkplug/plugin/setting"
@@ -77,6 +79,11 @@ func (o *renderOptions) validate() error {
 		}
 		o.run.Parameters[name] = value
 	}
+	if o.file != "-" {
+		if _, err := os.Stat(o.file); err != nil {
+			return fmt.Errorf("-f %s: %w", o.file, err)
+		}
+	}
 	return nil
 }
 
@@ -84,8 +91,8 @@ func runRender(args []string, stdout, stderr io.Writer) error {
 	return renderMain(args, os.Stdin, stdout, stderr)
 }
 
-func renderMain(args []string, stdin io.Reader, stdout, _ io.Writer) error {
-	o := renderOptions{}
+// renderFlags binds render's flags to o.
+func renderFlags(o *renderOptions, stdout io.Writer) *pflag.FlagSet {
 	flags := newFlagSet("render", renderSummary, stdout)
 	flags.StringVarP(&o.file, "file", "f", "", "the file to render; - reads stdin")
 	flags.StringVar(&o.run.Workflow, "workflow", "", "the workflow's name (default: the document's name, else its generateName + xxxxx)")
@@ -100,14 +107,20 @@ func renderMain(args []string, stdin io.Reader, stdout, _ io.Writer) error {
 	flags.DurationVar(&o.run.Submit.RequestTimeout, "kubernetes-request-timeout", submit.DefaultRequestTimeout, "spark-submit's timeout against the API server, as for serve (0: Spark's default)")
 	flags.StringVar(&o.run.Defaults.IngressURLFormat, "ingress-url-format", "", "the Spark UI Ingress's URL format of steps that set none, as for serve")
 	flags.StringVar(&o.run.Defaults.IngressClassName, "ingress-class-name", "", "the class of Ingresses of steps that set none, as for serve")
-	if err := flags.Parse(args); err != nil {
+	return flags
+}
+
+func renderMain(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+	o := renderOptions{}
+	flags := renderFlags(&o, stdout)
+	if err := parseFlags(flags, "render", args); err != nil {
 		return err
 	}
 	if flags.NArg() > 0 {
-		return fmt.Errorf("unexpected arguments %q; give the file with -f", flags.Args())
+		return usageError("render", fmt.Errorf("unexpected arguments %q; give the file with -f", flags.Args()))
 	}
 	if err := o.validate(); err != nil {
-		return err
+		return usageError("render", err)
 	}
 
 	var input []byte

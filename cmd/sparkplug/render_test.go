@@ -78,7 +78,7 @@ func TestRenderFlags(t *testing.T) {
 		{[]string{"-f", "x", "--launcher", "yarn"}, `--launcher must be native or spark-submit, got "yarn"`},
 		{[]string{"-f", "x", "--spark-home", ""}, "--spark-home must not be empty"},
 		{[]string{"-f", "x", "--kubernetes-request-timeout", "-1s"}, "--kubernetes-request-timeout must not be negative"},
-		{[]string{"-f", filepath.Join("testdata", "render", "missing.yaml")}, "read testdata"},
+		{[]string{"-f", filepath.Join("testdata", "render", "missing.yaml")}, "-f " + filepath.Join("testdata", "render", "missing.yaml") + ": stat "},
 	}
 	for _, tt := range tests {
 		err := renderMain(tt.args, strings.NewReader(""), &bytes.Buffer{}, &bytes.Buffer{})

@@ -60,17 +60,20 @@ func runSchedule(args []string, stdout, stderr io.Writer) error {
 // warningWindow is how far ahead daylight saving warnings look at least.
 const warningWindow = 365 * 24 * time.Hour
 
-func scheduleMain(args []string, now time.Time, stdout, stderr io.Writer) error {
-	o := scheduleOptions{}
+// scheduleFlags binds schedule's flags to o.
+func scheduleFlags(o *scheduleOptions, stdout io.Writer) *pflag.FlagSet {
 	flags := newFlagSet("schedule EXPR...", scheduleSummary, stdout)
 	flags.StringVar(&o.timezone, "timezone", "", "the CronWorkflow's timezone, an IANA name such as Europe/Berlin (default: the controller's, UTC)")
 	flags.IntVar(&o.next, "next", 5, "how many runs to list")
 	flags.StringVar(&o.from, "from", "", "list the runs after this time, RFC 3339 (default: now)")
-	if err := flags.Parse(args); err != nil {
-		if errors.Is(err, pflag.ErrHelp) {
-			return err
-		}
-		return usageError("schedule", err)
+	return flags
+}
+
+func scheduleMain(args []string, now time.Time, stdout, stderr io.Writer) error {
+	o := scheduleOptions{}
+	flags := scheduleFlags(&o, stdout)
+	if err := parseFlags(flags, "schedule", args); err != nil {
+		return err
 	}
 	o.exprs = flags.Args()
 	if err := o.validate(); err != nil {

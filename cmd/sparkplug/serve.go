@@ -8,6 +8,7 @@ import (
 	"os/signal"
 	"syscall"
 
+	"github.com/spf13/pflag"
 	"k8s.io/klog/v2"
 
 	"github.com/sparkplug-io/sparkplug/plugin/setting"
@@ -26,10 +27,11 @@ func (o *serveOptions) validate() error {
 	return setting.Flags(o.Config.Validate())
 }
 
-func runServe(args []string, stdout, stderr io.Writer) error {
+// serveFlags binds serve's flags to o, which they set to
+// sidecar.DefaultConfig first.
+func serveFlags(o *serveOptions, stdout io.Writer) *pflag.FlagSet {
 	d := sidecar.DefaultConfig()
-	o := serveOptions{Config: d}
-	o.Version = version
+	o.Config = d
 	c := &o.Core
 	fs := newFlagSet("serve", "Serve the Argo agent's template.execute calls for `plugin: {spark: ...}` steps.", stdout)
 	fs.StringVar(&o.Addr, "addr", d.Addr, "address to listen on (the agent calls localhost at the port in plugin.yaml)")
@@ -57,16 +59,26 @@ func runServe(args []string, stdout, stderr io.Writer) error {
 	fs.StringVar(&c.IngressURLFormat, "ingress-url-format", "", "URL of the Spark UI's Ingress of every step with a UI Service (sparkUIOptions, or client mode), as the Spark operator's flag: a host, a path or both, with {{$appName}} (the run's name), {{$appNamespace}} and {{$appId}}, e.g. '{{$appName}}.spark.example.com' or 'spark.example.com/{{$appNamespace}}/{{$appName}}' (a path becomes spark.ui.proxyBase); a step's sparkplug.uiIngress.urlFormat overrides it; empty: no UI Ingress unless a step sets one")
 	fs.StringVar(&c.IngressClassName, "ingress-class-name", "", "spec.ingressClassName of every Ingress sparkplug makes (the UI's and driverIngressOptions'), as the Spark operator's flag; a step's sparkplug.uiIngress.ingressClassName overrides it; empty: the cluster's default IngressClass")
 	fs.DurationVar(&c.Submit.RequestTimeout, "kubernetes-request-timeout", d.Core.Submit.RequestTimeout, "spark-submit's connection and request timeout against the API server (KUBERNETES_REQUEST_TIMEOUT, spark.kubernetes.submission.connectionTimeout and requestTimeout); 0 keeps Spark's default of 10s")
-	if err := fs.Parse(args); err != nil {
+	return fs
+}
+
+func runServe(args []string, stdout, stderr io.Writer) error {
+	o := serveOptions{}
+	fs := serveFlags(&o, stdout)
+	if err := parseFlags(fs, "serve", args); err != nil {
 		return err
 	}
-	c.Submit.Env = sidecar.InheritedEnv()
+	if fs.NArg() > 0 {
+		return usageError("serve", fmt.Errorf("unexpected arguments %q", fs.Args()))
+	}
+	o.Version = buildVersion().Version
+	o.Core.Submit.Env = sidecar.InheritedEnv()
 	if err := o.validate(); err != nil {
-		return err
+		return usageError("serve", err)
 	}
 	log, err := newLogger(stderr, o.logLevel, o.logFormat)
 	if err != nil {
-		return err
+		return usageError("serve", err)
 	}
 	klog.SetSlogLogger(log.With("component", "client-go"))
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)

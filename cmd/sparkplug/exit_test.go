@@ -1,0 +1,150 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/spf13/pflag"
+)
+
+// runIn runs sparkplug as main would, with stdin, and returns the exit
+// status main gives.
+func runIn(stdin string, args ...string) (status int, stdout, stderr string, err error) {
+	var out, errOut bytes.Buffer
+	in := strings.NewReader(stdin)
+	switch {
+	case len(args) > 0 && args[0] == "convert":
+		err = convertMain(args[1:], in, &out, &errOut)
+	case len(args) > 0 && args[0] == "render":
+		err = renderMain(args[1:], in, &out, &errOut)
+	case len(args) > 0 && args[0] == "schedule":
+		err = scheduleMain(args[1:], time.Date(2026, 11, 25, 0, 0, 0, 0, time.UTC), &out, &errOut)
+	default:
+		err = run(args, &out, &errOut)
+	}
+	if errors.Is(err, pflag.ErrHelp) {
+		err = nil
+	}
+	if err != nil {
+		status = exitCode(err)
+	}
+	return status, out.String(), errOut.String(), err
+}
+
+// Every command exits 0 on success, 1 on failure and 2 on a usage error,
+// as sparkplug --help says.
+func TestExitStatusOfEveryCommand(t *testing.T) {
+	body := filepath.Join("testdata", "render", "body.yaml")
+	invalid := "type: Scala\nimage: x:1\nmainClass: A\nmainApplicationFile: local:///a.jar\ndriver: {memroy: 1g}\n"
+	tests := []struct {
+		name  string
+		stdin string
+		args  []string
+		want  int
+	}{
+		{"no command", "", nil, 0},
+		{"help", "", []string{"--help"}, 0},
+		{"--version", "", []string{"--version"}, 0},
+		{"--version with an argument", "", []string{"--version", "x"}, 2},
+		{"unknown command", "", []string{"rendr"}, 2},
+		{"unknown top-level flag", "", []string{"--verbose"}, 2},
+
+		{"serve --help", "", []string{"serve", "--help"}, 0},
+		{"serve bad flag value", "", []string{"serve", "--requeue-pending", "-1s"}, 2},
+		{"serve unknown flag", "", []string{"serve", "--adr", ":1"}, 2},
+		{"serve argument", "", []string{"serve", "x"}, 2},
+
+		{"render", "", []string{"render", "-f", body}, 0},
+		{"render invalid body", invalid, []string{"render", "-f", "-"}, 1},
+		{"render no step", "kind: ConfigMap\n", []string{"render", "-f", "-"}, 1},
+		{"render no -f", "", []string{"render"}, 2},
+		{"render -file", "", []string{"render", "-file", body}, 2},
+		{"render missing file", "", []string{"render", "-f", "missing.yaml"}, 2},
+		{"render bad -p", "", []string{"render", "-f", body, "-p", "x"}, 2},
+
+		{"convert", "", []string{"convert", "-f", ksoSparkPi}, 0},
+		{"convert with notes", "", []string{"convert", "-f", ksoScheduled}, 0},
+		{"convert --strict with notes", "", []string{"convert", "-f", ksoScheduled, "--strict"}, 1},
+		{"convert nothing convertible", "kind: ConfigMap\napiVersion: v1\n", []string{"convert", "-f", "-"}, 1},
+		{"convert no -f", "", []string{"convert"}, 2},
+		{"convert -o yaml", "", []string{"convert", "-f", ksoSparkPi, "-o", "yaml"}, 2},
+
+		{"schedule", "", []string{"schedule", "30 2 * * *"}, 0},
+		{"schedule refused", "", []string{"schedule", "0 25 * * *"}, 1},
+		{"schedule none", "", []string{"schedule"}, 2},
+		{"schedule bad --from", "", []string{"schedule", "@daily", "--from", "today"}, 2},
+
+		{"completion", "", []string{"completion", "bash"}, 0},
+		{"completion unknown shell", "", []string{"completion", "tcsh"}, 2},
+		{"completion no shell", "", []string{"completion"}, 2},
+
+		{"version", "", []string{"version"}, 0},
+		{"version argument", "", []string{"version", "x"}, 2},
+		{"version unknown flag", "", []string{"version", "--short"}, 2},
+	}
+	covered := map[string]bool{}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, _, stderr, err := runIn(tt.stdin, tt.args...)
+			if got != tt.want {
+				t.Errorf("sparkplug %q: exit status %d, want %d (error %v; stderr %s)", tt.args, got, tt.want, err, stderr)
+			}
+			if got != 0 && (err == nil || err.Error() == "") {
+				t.Errorf("sparkplug %q: exit status %d without a message", tt.args, got)
+			}
+		})
+		if len(tt.args) > 0 {
+			covered[tt.args[0]+"/"+string(rune('0'+tt.want))] = true
+		}
+	}
+	for _, c := range commands() {
+		for _, status := range []string{"0", "2"} {
+			if !covered[c.name+"/"+status] {
+				t.Errorf("no row of %s exiting %s", c.name, status)
+			}
+		}
+	}
+}
+
+// Usage errors name the flag or command meant.
+func TestSuggestions(t *testing.T) {
+	tests := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"rendr"}, `unknown command "rendr": did you mean "render"?`},
+		{[]string{"convrt", "-f", "x"}, `did you mean "convert"?`},
+		{[]string{"--verison"}, `unknown flag "--verison": did you mean "--version"?`},
+		{[]string{"render", "-file", "x.yaml"}, "unknown flag -file: long flags take two dashes: did you mean --file (or -f)?"},
+		{[]string{"render", "--flie", "x.yaml"}, "unknown flag: --flie: did you mean --file (or -f)?"},
+		{[]string{"render", "-workflow=x", "-f", "x"}, "unknown flag -workflow=x: long flags take two dashes: did you mean --workflow?"},
+		{[]string{"convert", "--keepnames"}, "did you mean --keep-names?"},
+		{[]string{"schedule", "--timezon", "UTC"}, "did you mean --timezone?"},
+		{[]string{"serve", "--tokenfile", "x"}, "did you mean --token-file?"},
+	}
+	for _, tt := range tests {
+		status, _, _, err := runIn("", tt.args...)
+		if status != 2 || err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("sparkplug %q: status %d, error %v; want 2 and %q", tt.args, status, err, tt.want)
+		}
+	}
+	// A value that happens to look like a long flag is a value.
+	if status, _, _, err := runIn("", "render", "-f", filepath.Join("testdata", "render", "body.yaml"), "--workflow", "-file"); status != 0 {
+		t.Errorf("--workflow -file: status %d, %v", status, err)
+	}
+}
+
+// sparkplug --help and every command's --help say what the exit statuses
+// mean.
+func TestHelpDocumentsExitStatus(t *testing.T) {
+	for _, args := range [][]string{{"--help"}, {"render", "--help"}, {"convert", "--help"}, {"version", "--help"}} {
+		_, out, _, err := runIn("", args...)
+		if err != nil || !strings.Contains(out, "Exit status, for every command:\n  0  success") || !strings.Contains(out, "2  usage") {
+			t.Errorf("sparkplug %q: %v\n%s", args, err, out)
+		}
+	}
+}

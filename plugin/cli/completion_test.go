@@ -1,0 +1,110 @@
+package cli
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/spf13/pflag"
+)
+
+func testCommands() []Command {
+	render := pflag.NewFlagSet("render", pflag.ContinueOnError)
+	render.StringP("file", "f", "", "the file to render; - reads stdin")
+	render.StringArrayP("parameter", "p", nil, "NAME=VALUE (repeatable)")
+	render.Int("attempt", 1, "the restart-policy attempt")
+	convert := pflag.NewFlagSet("convert", pflag.ContinueOnError)
+	convert.Bool("keep-names", false, "keep: names [and] 'quotes'")
+	return []Command{
+		{Name: "render", Summary: "print the objects", Flags: render},
+		{Name: "convert", Summary: "turn SparkApplications into Workflows", Flags: convert},
+		{Name: "completion", Summary: "print a completion script", Words: Shells()},
+		{Name: "version", Summary: "print the version"},
+	}
+}
+
+// complete runs the bash script's completion function on a command line
+// whose last word is being completed, and returns its candidates.
+func complete(t *testing.T, script string, words ...string) []string {
+	t.Helper()
+	file := filepath.Join(t.TempDir(), "completion.bash")
+	if err := os.WriteFile(file, []byte(script), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	quoted := make([]string, len(words))
+	for i, w := range words {
+		quoted[i] = "'" + w + "'"
+	}
+	prog := "source " + file + "\nCOMP_WORDS=(" + strings.Join(quoted, " ") + ")\nCOMP_CWORD=" + string(rune('0'+len(words)-1)) + "\n_sparkplug\nprintf '%s\\n' \"${COMPREPLY[@]}\"\n"
+	out, err := exec.Command("bash", "--norc", "--noprofile", "-c", prog).CombinedOutput()
+	if err != nil {
+		t.Fatalf("bash: %v\n%s", err, out)
+	}
+	return strings.Fields(string(out))
+}
+
+// The bash script completes commands, each command's flags, and the
+// fixed arguments of a command that has them; a flag's value falls back
+// to file names.
+func TestBashCompletion(t *testing.T) {
+	if _, err := exec.LookPath("bash"); err != nil {
+		t.Skip("no bash")
+	}
+	script, err := Completion("bash", "sparkplug", testCommands())
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		words []string
+		want  string
+	}{
+		{[]string{"sparkplug", "re"}, "render"},
+		{[]string{"sparkplug", "--v"}, "--version"},
+		{[]string{"sparkplug", "render", "--f"}, "--file"},
+		{[]string{"sparkplug", "render", "--"}, "--attempt --file --parameter --help"},
+		{[]string{"sparkplug", "render", "-f", ""}, ""},
+		{[]string{"sparkplug", "convert", "--k"}, "--keep-names"},
+		{[]string{"sparkplug", "completion", "z"}, "zsh"},
+		{[]string{"sparkplug", "completion", ""}, "bash zsh fish"},
+	}
+	for _, tt := range tests {
+		if got := strings.Join(complete(t, script, tt.words...), " "); got != tt.want {
+			t.Errorf("%q: %q, want %q", tt.words, got, tt.want)
+		}
+	}
+}
+
+// Each script names every command and flag, and is valid for its shell
+// when that shell is installed.
+func TestCompletionScripts(t *testing.T) {
+	for _, shell := range Shells() {
+		script, err := Completion(shell, "sparkplug", testCommands())
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, want := range []string{"render", "convert", "completion", "version", "file", "parameter", "keep-names", "zsh"} {
+			if !strings.Contains(script, want) {
+				t.Errorf("%s script lacks %q", shell, want)
+			}
+		}
+		if strings.Contains(script, "'quotes'") {
+			t.Errorf("%s script quotes a usage's quotes:\n%s", shell, script)
+		}
+		if _, err := exec.LookPath(shell); err != nil {
+			t.Logf("no %s to check the script's syntax", shell)
+			continue
+		}
+		file := filepath.Join(t.TempDir(), "completion")
+		if err := os.WriteFile(file, []byte(script), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if out, err := exec.Command(shell, "-n", file).CombinedOutput(); err != nil {
+			t.Errorf("%s -n: %v\n%s\n%s", shell, err, out, script)
+		}
+	}
+	if _, err := Completion("tcsh", "sparkplug", nil); err == nil || !strings.Contains(err.Error(), "bash, zsh, fish") {
+		t.Errorf("tcsh: %v", err)
+	}
+}
