@@ -23,7 +23,7 @@ tools: ## build the test control plane from pinned Go modules (cold ~15 min, the
 	bash hack/tools.sh build
 
 .PHONY: test
-test: verify test-unit test-integration e2e ## every test tier: verify, unit, integration, e2e
+test: verify test-unit test-chart test-integration e2e ## every test tier: verify, unit, chart, integration, e2e
 
 .PHONY: test-unit
 test-unit: ## unit tests: pure logic, no API server
@@ -32,6 +32,22 @@ test-unit: ## unit tests: pure logic, no API server
 .PHONY: test-integration
 test-integration: tools ## integration tests against a real kube-apiserver, etcd and controller-manager
 	$(GO) test -count=1 -tags integration -timeout 20m ./...
+
+# The Helm chart (manifests/chart/sparkplug) is tested with the real helm,
+# built from hack/helm by hack/helm.sh into a cache of its own (cold ~3 min).
+HELM := $(shell bash hack/helm.sh bindir)/helm
+
+.PHONY: helm
+helm: ## build the pinned helm the chart tests use (cached)
+	bash hack/helm.sh build
+
+.PHONY: test-chart
+test-chart: helm ## the Helm chart's tests: lint, golden helm template output, ConfigMap and Role as manifests/ has them
+	SPARKPLUG_HELM=$(HELM) $(GO) test -count=1 -tags chart -run Chart ./manifests/
+
+.PHONY: chart-lint
+chart-lint: helm ## helm lint --strict the chart
+	$(HELM) lint --strict manifests/chart/sparkplug
 
 .PHONY: e2e
 e2e: tools ## end-to-end tests: real Argo controller and agent, the plugin from manifests/, KWOK for pods (~4 min)
@@ -61,6 +77,7 @@ verify: ## gofmt, go vet, go mod tidy, golden files and the plugin ConfigMap are
 	$(GO) vet ./...
 	$(GO) vet -tags integration ./...
 	$(GO) vet -tags e2e ./...
+	$(GO) vet -tags chart ./manifests/
 	$(GO) mod tidy -diff
 	$(GO) test -count=1 $(GOLDEN_PKGS) -run Golden
 	@tmp=$$(mktemp); trap 'rm -f $$tmp' EXIT; \
@@ -73,6 +90,8 @@ GOLDEN_PKGS := ./plugin/objects/ ./plugin/convert/ ./plugin/submit/ ./cmd/sparkp
 .PHONY: update
 update: ## rewrite golden files from the current code
 	$(GO) test $(GOLDEN_PKGS) -run Golden -update
+	bash hack/helm.sh build
+	SPARKPLUG_HELM=$(HELM) $(GO) test -tags chart ./manifests/ -run ChartGolden -update
 
 PLUGIN_CONFIGMAP := manifests/spark-executor-plugin-configmap.yaml
 

@@ -1,0 +1,100 @@
+{{/*
+The namespaces the chart installs into: jobNamespaces, or the release's.
+*/}}
+{{- define "sparkplug.namespaces" -}}
+{{- toJson (.Values.jobNamespaces | default (list .Release.Namespace)) -}}
+{{- end -}}
+
+{{/*
+Labels of every object. Argo needs none of them; its own label on the
+plugin ConfigMap is set there.
+*/}}
+{{- define "sparkplug.labels" -}}
+app.kubernetes.io/name: sparkplug
+app.kubernetes.io/instance: {{ .Release.Name }}
+app.kubernetes.io/version: {{ .Chart.AppVersion | quote }}
+app.kubernetes.io/managed-by: {{ .Release.Service }}
+helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version | replace "+" "_" }}
+{{- end -}}
+
+{{/*
+The sidecar's image: repository@digest, or repository:tag.
+*/}}
+{{- define "sparkplug.image" -}}
+{{- if .Values.image.digest -}}
+{{ .Values.image.repository }}@{{ .Values.image.digest }}
+{{- else -}}
+{{ .Values.image.repository }}:{{ .Values.image.tag | default .Chart.AppVersion }}
+{{- end -}}
+{{- end -}}
+
+{{/*
+The sidecar's args: serve on the loopback port the agent calls, then each
+serve flag that is set, then extraArgs. A JSON list.
+*/}}
+{{- define "sparkplug.args" -}}
+{{- $args := list "serve" "--addr=127.0.0.1:4355" -}}
+{{- $flags := list
+  (list "requeue-pending" .Values.serve.requeuePending)
+  (list "requeue-running" .Values.serve.requeueRunning)
+  (list "not-found-grace" .Values.serve.notFoundGrace)
+  (list "handout-grace" .Values.serve.handoutGrace)
+  (list "cache-wait" .Values.serve.cacheWait)
+  (list "idle-timeout" .Values.serve.idleTimeout)
+  (list "ttl-interval" .Values.serve.ttlInterval)
+  (list "ttl-leftover-interval" .Values.serve.ttlLeftoverInterval)
+  (list "shutdown-grace" .Values.serve.shutdownGrace)
+  (list "kube-api-qps" .Values.serve.kubeAPIQPS)
+  (list "kube-api-burst" .Values.serve.kubeAPIBurst)
+  (list "ingress-url-format" .Values.serve.ingressURLFormat)
+  (list "ingress-class-name" .Values.serve.ingressClassName)
+  (list "log-format" .Values.serve.logFormat)
+  (list "log-level" .Values.serve.logLevel)
+  (list "metrics-addr" .Values.serve.metricsAddr)
+  (list "launcher" .Values.serve.launcher)
+  (list "spark-home" .Values.serve.sparkHome)
+  (list "max-spark-submits" .Values.serve.maxSparkSubmits)
+  (list "submit-timeout" .Values.serve.submitTimeout)
+  (list "kubernetes-request-timeout" .Values.serve.kubernetesRequestTimeout)
+-}}
+{{- range $flags -}}
+{{- $v := index . 1 -}}
+{{- if not (kindIs "invalid" $v) -}}
+{{- if ne (toString $v) "" -}}
+{{- $args = append $args (printf "--%s=%s" (index . 0) (toString $v)) -}}
+{{- end -}}
+{{- end -}}
+{{- end -}}
+{{- toJson (concat $args .Values.extraArgs) -}}
+{{- end -}}
+
+{{/*
+The sidecar container, as plugin.yaml's spec.sidecar.container: toYaml
+sorts the keys, so with the default values this is the YAML that
+`make plugin` writes into manifests/spark-executor-plugin-configmap.yaml.
+*/}}
+{{- define "sparkplug.container" -}}
+{{- $c := dict
+  "name" "spark-executor-plugin"
+  "image" (include "sparkplug.image" .)
+  "args" (include "sparkplug.args" . | fromJsonArray)
+  "ports" (list (dict "containerPort" 4355))
+  "resources" .Values.resources
+  "securityContext" (dict
+    "runAsNonRoot" true
+    "runAsUser" 8737
+    "runAsGroup" 8737
+    "readOnlyRootFilesystem" true
+    "allowPrivilegeEscalation" false
+    "privileged" false
+    "capabilities" (dict "drop" (list "ALL"))
+    "seccompProfile" (dict "type" "RuntimeDefault"))
+-}}
+{{- with .Values.goMemLimit -}}
+{{- $_ := set $c "env" (list (dict "name" "GOMEMLIMIT" "value" .)) -}}
+{{- end -}}
+{{- with .Values.image.pullPolicy -}}
+{{- $_ := set $c "imagePullPolicy" . -}}
+{{- end -}}
+{{- toYaml $c -}}
+{{- end -}}
