@@ -108,6 +108,10 @@ image: ## build the image as bin/sparkplug-image.tar, without Docker (docker loa
 	$(GO) run ./hack/image -binary bin/linux-$(IMAGE_ARCH)/sparkplug -arch $(IMAGE_ARCH) \
 		-ref $(IMAGE):$(VERSION) -version $(VERSION) -out bin/sparkplug-image.tar
 
+.PHONY: release
+release: tools helm ## VERSION=vX.Y.Z: image index (amd64, arm64) as an OCI archive, plugin ConfigMap, install bundle, kustomize base, chart, all pinned by digest, SHA256SUMS, in bin/release/VERSION
+	KUBECTL=$(SPARKPLUG_TOOLS_BIN)/kubectl HELM=$(HELM) IMAGE=$(IMAGE) bash hack/release.sh $(VERSION) bin/release/$(VERSION)
+
 .PHONY: demo
 demo: tools ## a local Kubernetes + Argo, the plugin installed, examples/spark-dag.yaml run to completion (KEEP=1 leaves it up)
 	$(GO) run ./e2e/cmd/demo $(if $(KEEP),--keep)

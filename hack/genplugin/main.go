@@ -2,10 +2,11 @@
 // workflow-controller loads, from plugin.yaml: the same bytes
 // `argo executor-plugin build` writes, under a header of our own.
 //
-//	go run ./hack/genplugin [-in plugin.yaml] [-out manifests/spark-executor-plugin-configmap.yaml]
+//	go run ./hack/genplugin [-in plugin.yaml] [-out manifests/spark-executor-plugin-configmap.yaml] [-image REF]
 //
 // `make plugin` runs it; `make verify` runs it into a temp file and fails
-// when the checked-in ConfigMap differs.
+// when the checked-in ConfigMap differs; `make release` runs it with
+// -image, the release's image pinned by digest.
 //
 // Argo's own conversion, ToConfigMap in
 // github.com/argoproj/argo-workflows/v3/workflow/util/plugins, is copied
@@ -45,7 +46,7 @@ func main() {
 }
 
 type options struct {
-	in, out string
+	in, out, image string
 }
 
 func run(args []string, stderr io.Writer) error {
@@ -54,6 +55,7 @@ func run(args []string, stderr io.Writer) error {
 	fs.SetOutput(stderr)
 	fs.StringVar(&o.in, "in", "plugin.yaml", "the ExecutorPlugin manifest")
 	fs.StringVar(&o.out, "out", "manifests/spark-executor-plugin-configmap.yaml", "the ConfigMap file to write")
+	fs.StringVar(&o.image, "image", "", "the sidecar's image instead of plugin.yaml's (a release pins it by digest)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -64,7 +66,7 @@ func run(args []string, stderr io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("read plugin manifest: %w", err)
 	}
-	out, err := generate(manifest)
+	out, err := generate(manifest, o.image)
 	if err != nil {
 		return fmt.Errorf("%s: %w", o.in, err)
 	}
@@ -76,11 +78,15 @@ func run(args []string, stderr io.Writer) error {
 
 // generate returns the ConfigMap file for a plugin.yaml, as
 // `argo executor-plugin build` writes it (cmd/argo/commands/executorplugin:
-// loadPluginManifest, ToConfigMap, saveConfigMap), with header first.
-func generate(manifest []byte) ([]byte, error) {
+// loadPluginManifest, ToConfigMap, saveConfigMap), with header first; a
+// non-empty image replaces the sidecar's.
+func generate(manifest []byte, image string) ([]byte, error) {
 	p := &spec.Plugin{}
 	if err := yaml.UnmarshalStrict(manifest, p); err != nil {
 		return nil, fmt.Errorf("decode: %w", err)
+	}
+	if image != "" {
+		p.Spec.Sidecar.Container.Image = image
 	}
 	cm, err := toConfigMap(p)
 	if err != nil {

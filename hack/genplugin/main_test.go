@@ -4,6 +4,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -12,6 +13,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/yaml"
 )
 
 const (
@@ -25,7 +27,7 @@ func TestCheckedInConfigMapIsFresh(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want, err := generate(manifest)
+	want, err := generate(manifest, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -99,7 +101,7 @@ func TestGenerateRejects(t *testing.T) {
 		{"no port", "apiVersion: argoproj.io/v1alpha1\nkind: ExecutorPlugin\nmetadata: {name: x}\nspec: {sidecar: {container: {name: x}}}\n", "at least one port is mandatory"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := generate([]byte(tc.manifest))
+			_, err := generate([]byte(tc.manifest), "")
 			if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
 				t.Errorf("err = %v, want one containing %q", err, tc.wantErr)
 			}
@@ -121,5 +123,43 @@ func TestRunWritesTheFile(t *testing.T) {
 	}
 	if err := run([]string{"-in", pluginFile, "stray"}, io.Discard); err == nil {
 		t.Error("a stray argument was accepted")
+	}
+}
+
+// -image pins the sidecar's image and changes nothing else.
+func TestImageReplacesTheSidecarsImage(t *testing.T) {
+	manifest, err := os.ReadFile(pluginFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	plain, err := generate(manifest, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const pinned = "ghcr.io/sparkplug-io/sparkplug:v1.2.3@sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
+	got, err := generate(manifest, pinned)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var a, b corev1.ConfigMap
+	if err := yaml.Unmarshal(plain, &a); err != nil {
+		t.Fatal(err)
+	}
+	if err := yaml.Unmarshal(got, &b); err != nil {
+		t.Fatal(err)
+	}
+	var ca, cb corev1.Container
+	if err := yaml.Unmarshal([]byte(a.Data["sidecar.container"]), &ca); err != nil {
+		t.Fatal(err)
+	}
+	if err := yaml.Unmarshal([]byte(b.Data["sidecar.container"]), &cb); err != nil {
+		t.Fatal(err)
+	}
+	if cb.Image != pinned {
+		t.Errorf("image %q, want %q", cb.Image, pinned)
+	}
+	cb.Image = ca.Image
+	if !reflect.DeepEqual(ca, cb) || !reflect.DeepEqual(a.Labels, b.Labels) || a.Data["sidecar.automountServiceAccountToken"] != b.Data["sidecar.automountServiceAccountToken"] {
+		t.Error("-image changed more than the image")
 	}
 }

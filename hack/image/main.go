@@ -5,7 +5,15 @@
 //	go run ./hack/image -binary bin/linux-amd64/sparkplug -out bin/sparkplug-image.tar \
 //	    -ref ghcr.io/sparkplug-io/sparkplug:v0.1.0 -version v0.1.0
 //
-// `make image` runs it. The image is the one the Dockerfile describes: a
+// With -index it builds one image per architecture and writes them as one
+// multi-platform OCI image index, in an OCI layout tar file
+// (skopeo's oci-archive:, crane, podman and docker load read it):
+//
+//	go run ./hack/image -index -binary amd64=bin/linux-amd64/sparkplug,arm64=bin/linux-arm64/sparkplug \
+//	    -out sparkplug-image.oci.tar -ref ghcr.io/sparkplug-io/sparkplug:v0.1.0 -version v0.1.0 -digest-file digest
+//
+// `make image` runs it for one architecture, `make release` with -index.
+// The image is the one the Dockerfile describes: a
 // single layer holding the static binary at /sparkplug (root-owned, 0755)
 // and nothing else (no shell, no /etc/passwd: the user is numeric), run as
 // 8737:8737, `ENTRYPOINT ["/sparkplug"]`, `CMD ["serve"]`. Timestamps are
@@ -21,6 +29,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/google/go-containerregistry/pkg/name"
@@ -59,7 +68,8 @@ func main() {
 }
 
 type options struct {
-	binary, out, ref, version, arch string
+	binary, out, ref, version, arch, digestFile string
+	index                                       bool
 }
 
 func run(args []string, stdout, stderr io.Writer) error {
@@ -71,6 +81,8 @@ func run(args []string, stdout, stderr io.Writer) error {
 	fs.StringVar(&o.ref, "ref", "ghcr.io/sparkplug-io/sparkplug:dev", "the image reference recorded in the tarball")
 	fs.StringVar(&o.version, "version", "dev", "the org.opencontainers.image.version label")
 	fs.StringVar(&o.arch, "arch", "amd64", "the image architecture: amd64 or arm64")
+	fs.BoolVar(&o.index, "index", false, "write a multi-platform OCI image index (OCI layout tar); -binary is then ARCH=PATH,...")
+	fs.StringVar(&o.digestFile, "digest-file", "", "also write the digest (of the index with -index) to this file")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -80,6 +92,9 @@ func run(args []string, stdout, stderr io.Writer) error {
 	ref, err := name.NewTag(o.ref)
 	if err != nil {
 		return fmt.Errorf("-ref: %w", err)
+	}
+	if o.index {
+		return runIndex(o, ref, stdout)
 	}
 	if err := checkBinary(o.binary, o.arch); err != nil {
 		return err
@@ -104,6 +119,49 @@ func run(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	fmt.Fprintf(stdout, "%s: %s %s (compressed layers %d bytes)\n", o.out, ref, digest, size)
+	return writeDigest(o.digestFile, digest)
+}
+
+// runIndex is run with -index.
+func runIndex(o options, ref name.Tag, stdout io.Writer) error {
+	bins := map[string][]byte{}
+	for _, pair := range strings.Split(o.binary, ",") {
+		arch, path, ok := strings.Cut(pair, "=")
+		if !ok {
+			return fmt.Errorf("-binary %q: want ARCH=PATH,... with -index", o.binary)
+		}
+		if err := checkBinary(path, arch); err != nil {
+			return err
+		}
+		bin, err := os.ReadFile(path)
+		if err != nil {
+			return fmt.Errorf("read binary: %w", err)
+		}
+		bins[arch] = bin
+	}
+	idx, err := buildIndex(bins, o.version)
+	if err != nil {
+		return err
+	}
+	if err := writeOCIArchive(o.out, ref, idx); err != nil {
+		return fmt.Errorf("write %s: %w", o.out, err)
+	}
+	digest, err := idx.Digest()
+	if err != nil {
+		return fmt.Errorf("index digest: %w", err)
+	}
+	fmt.Fprintf(stdout, "%s: %s %s (%d platforms)\n", o.out, ref, digest, len(bins))
+	return writeDigest(o.digestFile, digest)
+}
+
+// writeDigest writes digest to path, unless path is empty.
+func writeDigest(path string, digest v1.Hash) error {
+	if path == "" {
+		return nil
+	}
+	if err := os.WriteFile(path, []byte(digest.String()+"\n"), 0o644); err != nil {
+		return fmt.Errorf("write digest: %w", err)
+	}
 	return nil
 }
 

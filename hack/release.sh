@@ -1,0 +1,70 @@
+#!/usr/bin/env bash
+# hack/release.sh builds a sparkplug release without a Docker daemon:
+#
+#   hack/release.sh VERSION OUT_DIR
+#
+# into OUT_DIR:
+#   sparkplug-VERSION-image.oci.tar        the image for linux/amd64 and linux/arm64,
+#                                          one OCI image index in an OCI layout tar file
+#   spark-executor-plugin-configmap.yaml   the plugin ConfigMap, its image pinned by digest
+#   sparkplug-VERSION-install.yaml         manifests/ rendered by kustomize, with that ConfigMap
+#   sparkplug-VERSION-kustomize.tar.gz     manifests/ (kustomization, controller patch) with that
+#                                          ConfigMap, to use as a kustomize base
+#   sparkplug-CHART_VERSION.tgz            the Helm chart (manifests/chart/sparkplug), its
+#                                          image pinned by digest, when HELM names a helm binary
+#   SHA256SUMS                             the checksums of all of the above
+#
+# Environment: IMAGE (the repository, default ghcr.io/sparkplug-io/sparkplug),
+# KUBECTL (a kubectl with kustomize built in; required), HELM (optional).
+# `make release VERSION=vX.Y.Z` runs it into bin/release/VERSION.
+set -euo pipefail
+
+die() {
+	printf 'release: %s\n' "$*" >&2
+	exit 2
+}
+
+[[ $# -eq 2 ]] || die "usage: hack/release.sh VERSION OUT_DIR"
+version=$1
+out=$2
+image=${IMAGE:-ghcr.io/sparkplug-io/sparkplug}
+[[ $version =~ ^v[0-9]+\.[0-9]+\.[0-9]+(-[0-9A-Za-z.-]+)?$ ]] || die "VERSION $version is not vMAJOR.MINOR.PATCH[-PRERELEASE]"
+[[ -x ${KUBECTL:-} ]] || die "KUBECTL must name a kubectl binary (make tools builds one)"
+
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+rm -rf "$out"
+mkdir -p "$out"
+
+commit=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
+for arch in amd64 arm64; do
+	CGO_ENABLED=0 GOOS=linux GOARCH=$arch go build -trimpath \
+		-ldflags "-s -w -X main.version=$version" \
+		-o "$work/linux-$arch/sparkplug" ./cmd/sparkplug
+done
+go run ./hack/image -index \
+	-binary "amd64=$work/linux-amd64/sparkplug,arm64=$work/linux-arm64/sparkplug" \
+	-ref "$image:$version" -version "$version" \
+	-out "$out/sparkplug-$version-image.oci.tar" -digest-file "$work/digest"
+digest=$(cat "$work/digest")
+pinned="$image:$version@$digest"
+
+go run ./hack/genplugin -image "$pinned" -out "$out/spark-executor-plugin-configmap.yaml"
+
+mkdir -p "$work/manifests"
+cp -r manifests/kustomization.yaml manifests/rbac.yaml manifests/controller "$work/manifests/"
+cp "$out/spark-executor-plugin-configmap.yaml" "$work/manifests/"
+"$KUBECTL" kustomize "$work/manifests" >"$out/sparkplug-$version-install.yaml"
+tar -C "$work" --sort=name --owner=0 --group=0 --numeric-owner --mtime=@0 \
+	-czf "$out/sparkplug-$version-kustomize.tar.gz" manifests
+
+if [[ -n ${HELM:-} && -d manifests/chart/sparkplug ]]; then
+	cp -r manifests/chart/sparkplug "$work/chart"
+	rm -rf "$work/chart/testdata"
+	go run ./hack/release/pinchart -chart "$work/chart" -repository "$image" -tag "$version" -digest "$digest"
+	"$HELM" package "$work/chart" --version "${version#v}" --app-version "$version" -d "$out" >/dev/null
+fi
+
+(cd "$out" && sha256sum -- * >SHA256SUMS)
+printf 'release %s (commit %s) in %s: image %s\n' "$version" "$commit" "$out" "$pinned"

@@ -1,0 +1,203 @@
+//go:build integration
+
+package release
+
+import (
+	"archive/tar"
+	"bufio"
+	"compress/gzip"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	"sigs.k8s.io/yaml"
+)
+
+const (
+	version = "v0.0.0-test.1"
+	image   = "ghcr.io/sparkplug-io/sparkplug"
+)
+
+// A release built as `make release` builds it: the image index holds
+// linux/amd64 and linux/arm64, and the plugin ConfigMap, the install
+// bundle, the kustomize base and the packaged chart all run that index,
+// pinned by its digest; SHA256SUMS checks every file.
+func TestReleaseIsOneIndexPinnedEverywhere(t *testing.T) {
+	root, err := filepath.Abs("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	kubectl := filepath.Join(os.Getenv("SPARKPLUG_TOOLS_BIN"), "kubectl")
+	if _, err := os.Stat(kubectl); err != nil {
+		t.Fatalf("kubectl of the tools: %v (run make tools, or set SPARKPLUG_TOOLS_BIN)", err)
+	}
+	helm := buildHelm(t, root)
+	out := t.TempDir()
+	cmd := exec.Command("bash", "hack/release.sh", version, out)
+	cmd.Dir = root
+	cmd.Env = append(os.Environ(), "KUBECTL="+kubectl, "HELM="+helm)
+	if b, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("hack/release.sh: %v\n%s", err, b)
+	}
+
+	digest, platforms := indexOf(t, filepath.Join(out, "sparkplug-"+version+"-image.oci.tar"))
+	if strings.Join(platforms, ",") != "linux/amd64,linux/arm64" {
+		t.Errorf("index platforms %v, want linux/amd64 and linux/arm64", platforms)
+	}
+	pinned := image + ":" + version + "@" + digest
+
+	if got := sidecarImage(t, read(t, filepath.Join(out, "spark-executor-plugin-configmap.yaml"))); got != pinned {
+		t.Errorf("plugin ConfigMap runs %q, want %q", got, pinned)
+	}
+	if install := read(t, filepath.Join(out, "sparkplug-"+version+"-install.yaml")); !strings.Contains(string(install), pinned) ||
+		!strings.Contains(string(install), "kind: Role") {
+		t.Errorf("install bundle lacks the pinned image or the Role")
+	}
+	base := untar(t, filepath.Join(out, "sparkplug-"+version+"-kustomize.tar.gz"))
+	if got := sidecarImage(t, base["manifests/spark-executor-plugin-configmap.yaml"]); got != pinned {
+		t.Errorf("kustomize base runs %q, want %q", got, pinned)
+	}
+	if _, ok := base["manifests/kustomization.yaml"]; !ok {
+		t.Error("kustomize base has no kustomization.yaml")
+	}
+
+	chart := filepath.Join(out, "sparkplug-"+strings.TrimPrefix(version, "v")+".tgz")
+	rendered, err := exec.Command(helm, "template", "sparkplug", chart, "--namespace", "spark-jobs").Output()
+	if err != nil {
+		t.Fatalf("helm template of the packaged chart: %v", err)
+	}
+	if !strings.Contains(string(rendered), "@"+digest) {
+		t.Errorf("the packaged chart does not run the index %s", digest)
+	}
+
+	sums := read(t, filepath.Join(out, "SHA256SUMS"))
+	files := 0
+	sc := bufio.NewScanner(strings.NewReader(string(sums)))
+	for sc.Scan() {
+		sum, name, ok := strings.Cut(sc.Text(), "  ")
+		if !ok {
+			t.Fatalf("SHA256SUMS line %q", sc.Text())
+		}
+		h := sha256.Sum256(read(t, filepath.Join(out, name)))
+		if hex.EncodeToString(h[:]) != sum {
+			t.Errorf("SHA256SUMS: %s does not match", name)
+		}
+		files++
+	}
+	if entries, _ := os.ReadDir(out); files != len(entries)-1 || files != 5 {
+		t.Errorf("SHA256SUMS lists %d files; the release has %d besides it, want 5", files, len(entries)-1)
+	}
+}
+
+// buildHelm builds (or finds cached) the helm of hack/helm.sh.
+func buildHelm(t *testing.T, root string) string {
+	t.Helper()
+	cmd := exec.Command("bash", "hack/helm.sh", "build")
+	cmd.Dir = root
+	if b, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("hack/helm.sh build: %v\n%s", err, b)
+	}
+	dir, err := exec.Command("bash", filepath.Join(root, "hack/helm.sh"), "bindir").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return filepath.Join(strings.TrimSpace(string(dir)), "helm")
+}
+
+// indexOf reads an OCI layout tar: the digest of its one image index and
+// the platforms that index lists.
+func indexOf(t *testing.T, path string) (string, []string) {
+	t.Helper()
+	files := untar(t, path)
+	var outer struct {
+		Manifests []struct {
+			Digest   string `json:"digest"`
+			Platform *struct {
+				OS           string `json:"os"`
+				Architecture string `json:"architecture"`
+			} `json:"platform"`
+		} `json:"manifests"`
+	}
+	if err := json.Unmarshal(files["index.json"], &outer); err != nil || len(outer.Manifests) != 1 {
+		t.Fatalf("index.json: %v, %d entries, want 1", err, len(outer.Manifests))
+	}
+	digest := outer.Manifests[0].Digest
+	inner := outer
+	if err := json.Unmarshal(files["blobs/sha256/"+strings.TrimPrefix(digest, "sha256:")], &inner); err != nil {
+		t.Fatalf("the index blob: %v", err)
+	}
+	var platforms []string
+	for _, m := range inner.Manifests {
+		if m.Platform != nil {
+			platforms = append(platforms, m.Platform.OS+"/"+m.Platform.Architecture)
+		}
+	}
+	return digest, platforms
+}
+
+// sidecarImage is the image of a plugin ConfigMap's sidecar container.
+func sidecarImage(t *testing.T, configMap []byte) string {
+	t.Helper()
+	var cm corev1.ConfigMap
+	if err := yaml.Unmarshal(configMap, &cm); err != nil {
+		t.Fatal(err)
+	}
+	var c corev1.Container
+	if err := yaml.Unmarshal([]byte(cm.Data["sidecar.container"]), &c); err != nil {
+		t.Fatal(err)
+	}
+	return c.Image
+}
+
+func read(t *testing.T, path string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// untar reads a tar file, gzipped or not, into memory by name.
+func untar(t *testing.T, path string) map[string][]byte {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var r io.Reader = f
+	if strings.HasSuffix(path, ".gz") {
+		gz, err := gzip.NewReader(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r = gz
+	}
+	out := map[string][]byte{}
+	tr := tar.NewReader(r)
+	for {
+		hdr, err := tr.Next()
+		if errors.Is(err, io.EOF) {
+			return out
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if hdr.Typeflag == tar.TypeReg {
+			b, err := io.ReadAll(tr)
+			if err != nil {
+				t.Fatal(err)
+			}
+			out[strings.TrimPrefix(hdr.Name, "./")] = b
+		}
+	}
+}
