@@ -5,7 +5,6 @@ package manifests
 import (
 	"bytes"
 	"errors"
-	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -405,12 +404,6 @@ func byKind(objs []runtime.Object) map[string][]runtime.Object {
 	return m
 }
 
-// kindOf is the kind of a typed object (*v1.ConfigMap: ConfigMap).
-func kindOf(o runtime.Object) string {
-	s := fmt.Sprintf("%T", o)
-	return s[strings.LastIndex(s, ".")+1:]
-}
-
 // sidecarContainer decodes a plugin ConfigMap's container as Argo's
 // FromConfigMap does, strictly.
 func sidecarContainer(t *testing.T, cm *corev1.ConfigMap) corev1.Container {
@@ -420,13 +413,4 @@ func sidecarContainer(t *testing.T, cm *corev1.ConfigMap) corev1.Container {
 		t.Fatalf("%s/%s sidecar.container: %v", cm.Namespace, cm.Name, err)
 	}
 	return c
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
 }

@@ -2,12 +2,14 @@ package manifests
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"regexp"
 	"slices"
 	"strings"
 	"testing"
 
+	"k8s.io/apimachinery/pkg/runtime"
 	"sigs.k8s.io/yaml"
 )
 
@@ -108,4 +110,20 @@ func camel(flag string) string {
 		parts[i] = strings.ToUpper(parts[i][:1]) + parts[i][1:]
 	}
 	return strings.Join(parts, "")
+}
+
+// kindOf is the kind of a typed object (*v1.ConfigMap: ConfigMap).
+func kindOf(o runtime.Object) string {
+	s := fmt.Sprintf("%T", o)
+	return s[strings.LastIndex(s, ".")+1:]
+}
+
+// sortedKeys are a map's keys, sorted.
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
 }
