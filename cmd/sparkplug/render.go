@@ -26,8 +26,11 @@ spark-submit, as YAML, without a cluster.
 The file (-f, or - for stdin) holds a bare spark body, a plugin: {spark: ...} snippet,
 an Argo template, or Workflows, WorkflowTemplates, ClusterWorkflowTemplates and
 CronWorkflows: every template with a spark body is rendered, after a "# template: <name>"
-comment. Parameters are substituted as Argo would from their value or default and
-spec.arguments (override with -p). What only the cluster knows takes placeholders:
+comment. A Spark operator SparkApplication or ScheduledSparkApplication is rendered as
+the Workflow or CronWorkflow sparkplug convert makes of it (after a "# from:" comment).
+Parameters are substituted as Argo would from their value or default and
+spec.arguments (override with -p); stderr warns about a parameter left unresolved
+(shown as written) and a -p that no step declares or uses. What only the cluster knows takes placeholders:
 workflow uid 00000000-0000-0000-0000-000000000000, node <workflow>-<number>, the
 driver's uid in the owner references; the workflow's name is --workflow, else the
 document's name, else its generateName + xxxxx.
@@ -43,7 +46,8 @@ placeholders: the API server ` + render.PlaceholderAPIServer + `, a pod's servic
 account token and CA, /tmp/sparkplug-*-xxxxx directories, and <the plugin's $NAME>
 for the variables of its own environment.
 
-An invalid body prints the message the plugin would put on the node and exits 1.`
+An invalid body prints the message the plugin would put on the node, after the file's
+name, and exits 1.`
 
 type renderOptions struct {
 	file         string
@@ -123,15 +127,17 @@ func renderMain(args []string, stdin io.Reader, stdout, stderr io.Writer) error 
 		return usageError("render", err)
 	}
 
+	name := o.file
 	var input []byte
 	var err error
 	if o.file == "-" {
+		name = "<stdin>"
 		input, err = io.ReadAll(stdin)
 	} else {
 		input, err = os.ReadFile(o.file)
 	}
 	if err != nil {
-		return fmt.Errorf("read %s: %w", o.file, err)
+		return fmt.Errorf("read %s: %w", name, err)
 	}
 	var tmpl fs.FS = templates.FS
 	if o.templatesDir != "" {
@@ -143,10 +149,25 @@ func renderMain(args []string, stdin io.Reader, stdout, stderr io.Writer) error 
 	}
 	steps, err := render.Render(input, builder, o.run)
 	if err != nil {
-		return err
+		return fmt.Errorf("%s: %w", name, err)
+	}
+	for _, st := range steps {
+		where := name
+		if st.Template != "" {
+			where += ": template " + st.Template
+		}
+		for _, w := range st.Warnings {
+			fmt.Fprintf(stderr, "warning: %s: %s\n", where, w)
+		}
+	}
+	for _, p := range render.UnknownParameters(steps, o.run) {
+		fmt.Fprintf(stderr, "warning: %s: -p %s: no step declares or uses a parameter %s; it changes nothing\n", name, p, p)
 	}
 	if err := render.Write(stdout, steps); err != nil {
 		return err
 	}
-	return render.Errors(steps)
+	if err := render.Errors(steps); err != nil {
+		return fmt.Errorf("%s: %w", name, err)
+	}
+	return nil
 }

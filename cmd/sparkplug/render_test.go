@@ -20,6 +20,7 @@ func TestRenderGolden(t *testing.T) {
 		{"body.yaml", nil},
 		{"workflow.yaml", []string{"--uid", "7c1e2f4a-2b8d-4e63-9a0f-1d2c3b4a5e6f"}},
 		{"spark-submit.yaml", []string{"--spark-home", "/opt/spark-3.5.3"}},
+		{"sparkapplication.yaml", nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.input, func(t *testing.T) {
@@ -57,7 +58,7 @@ func TestRenderInvalidBodyFails(t *testing.T) {
 	body := "type: Scala\nimage: x:1\nmainClass: A\nmainApplicationFile: local:///a.jar\ndriver: {memroy: 1g}\n"
 	var stdout bytes.Buffer
 	err := renderMain([]string{"-f", "-"}, strings.NewReader(body), &stdout, &bytes.Buffer{})
-	want := `invalid spark body: spark.driver.memroy: Invalid value: "1g": unknown field "memroy"; did you mean "memory"?`
+	want := `<stdin>: invalid spark body: spark.driver.memroy: Invalid value: "1g": unknown field "memroy"; did you mean "memory"?`
 	if err == nil || err.Error() != want {
 		t.Errorf("error %v, want %s", err, want)
 	}
@@ -133,5 +134,76 @@ func TestRenderWithThePluginsIngressFlags(t *testing.T) {
 	err := renderMain([]string{"-f", "-", "--ingress-url-format", "{{$app}}"}, strings.NewReader(body), &bytes.Buffer{}, &bytes.Buffer{})
 	if err == nil || !strings.Contains(err.Error(), "--ingress-url-format") {
 		t.Errorf("a bad --ingress-url-format: %v", err)
+	}
+}
+
+// A SparkApplication renders as the Workflow convert makes of it; so does
+// a ScheduledSparkApplication, as its CronWorkflow.
+func TestRenderSparkApplication(t *testing.T) {
+	var stdout, stderr bytes.Buffer
+	if err := renderMain([]string{"-f", filepath.Join("testdata", "render", "sparkapplication.yaml")}, strings.NewReader(""), &stdout, &stderr); err != nil {
+		t.Fatalf("%v\n%s", err, stderr.String())
+	}
+	for _, want := range []string{
+		"# from: SparkApplication data/spark-pi, as the Workflow sparkplug convert writes\n# template: spark\n# run: workflow spark-pi-xxxxx",
+		"# from: ScheduledSparkApplication data/nightly-pi, as the CronWorkflow sparkplug convert writes\n# template: spark\n# run: workflow nightly-pi",
+	} {
+		if !strings.Contains(stdout.String(), want) {
+			t.Errorf("output lacks %q:\n%s", want, stdout.String())
+		}
+	}
+	if stderr.Len() != 0 {
+		t.Errorf("stderr: %s", stderr.String())
+	}
+	app := "apiVersion: sparkoperator.k8s.io/v1beta1\nkind: SparkApplication\nmetadata: {name: old}\nspec: {}\n"
+	err := renderMain([]string{"-f", "-"}, strings.NewReader(app), &bytes.Buffer{}, &bytes.Buffer{})
+	if err == nil || !strings.Contains(err.Error(), "<stdin>: SparkApplication old cannot be converted: convert: apiVersion: SparkApplication v1beta1 is not sparkoperator.k8s.io/v1beta2") {
+		t.Errorf("a v1beta1 SparkApplication: %v", err)
+	}
+}
+
+// Render warns on stderr about a parameter it leaves as written and a -p
+// that no step declares or uses; errors name the file.
+func TestRenderWarnings(t *testing.T) {
+	wf := `apiVersion: argoproj.io/v1alpha1
+kind: Workflow
+metadata: {generateName: etl-}
+spec:
+  entrypoint: etl
+  templates:
+  - name: etl
+    inputs:
+      parameters: [{name: day}]
+    plugin:
+      spark:
+        type: Scala
+        image: x:1
+        mainClass: A
+        mainApplicationFile: local:///a.jar
+        arguments: ["{{inputs.parameters.day}}", "{{workflow.parameters.env}}"]
+`
+	var stdout, stderr bytes.Buffer
+	if err := renderMain([]string{"-f", "-", "-p", "dya=2026-11-25"}, strings.NewReader(wf), &stdout, &stderr); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"warning: <stdin>: template etl: {{inputs.parameters.day}}, {{workflow.parameters.env}} not resolved, shown as written: Argo would fail the step; declare a value or default, or give -p NAME=VALUE\n",
+		"warning: <stdin>: -p dya: no step declares or uses a parameter dya; it changes nothing\n",
+	} {
+		if !strings.Contains(stderr.String(), want) {
+			t.Errorf("stderr lacks %q:\n%s", want, stderr.String())
+		}
+	}
+	stderr.Reset()
+	if err := renderMain([]string{"-f", "-", "-p", "day=2026-11-25", "-p", "env=prod"}, strings.NewReader(wf), &bytes.Buffer{}, &stderr); err != nil || stderr.Len() != 0 {
+		t.Errorf("every parameter given: %v, stderr %q", err, stderr.String())
+	}
+	file := filepath.Join(t.TempDir(), "cm.yaml")
+	if err := os.WriteFile(file, []byte("kind: ConfigMap\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	err := renderMain([]string{"-f", file}, strings.NewReader(""), &bytes.Buffer{}, &bytes.Buffer{})
+	if err == nil || !strings.HasPrefix(err.Error(), file+": kind ConfigMap: want a Workflow") {
+		t.Errorf("a ConfigMap: %v", err)
 	}
 }

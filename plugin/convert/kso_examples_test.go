@@ -1,4 +1,4 @@
-package convert
+package convert_test
 
 import (
 	"errors"
@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/sparkplug-io/sparkplug/plugin/convert"
 	"github.com/sparkplug-io/sparkplug/plugin/golden"
 	"github.com/sparkplug-io/sparkplug/plugin/objects"
 	"github.com/sparkplug-io/sparkplug/plugin/render"
@@ -104,7 +105,7 @@ func TestGoldenKSOExamples(t *testing.T) {
 			out.WriteString("# converted by sparkplug convert and rendered by sparkplug render.\n")
 			out.WriteString("# Written by go test ./plugin/convert/ -run Golden -update: do not edit.\n")
 			if len(want.fill) > 0 {
-				results := Convert(data, Options{})
+				results := convert.Convert(data, convert.Options{})
 				if len(results) != 1 || results[0].Object != nil || len(results[0].Findings) != 1 || !strings.HasPrefix(results[0].Findings[0].Message, "not valid YAML") {
 					t.Fatalf("as published: %+v; want only a not-valid-YAML finding (else drop fill from ksoExamples)", results)
 				}
@@ -115,8 +116,8 @@ func TestGoldenKSOExamples(t *testing.T) {
 				data = []byte(strings.NewReplacer(want.fill...).Replace(string(data)))
 			}
 
-			results := Convert(data, Options{})
-			var found []Result
+			results := convert.Convert(data, convert.Options{})
+			var found []convert.Result
 			var skipped []string
 			out.WriteString("#\n# sparkplug convert:\n")
 			n := 0
@@ -127,7 +128,7 @@ func TestGoldenKSOExamples(t *testing.T) {
 					skipped = append(skipped, r.Kind)
 				}
 				for _, f := range r.Findings {
-					fmt.Fprintf(&out, "#   %s: %s\n", describe(r), f)
+					fmt.Fprintf(&out, "#   %s: %s\n", convert.Describe(r), f)
 					n++
 				}
 			}
@@ -152,7 +153,7 @@ func TestGoldenKSOExamples(t *testing.T) {
 				t.Errorf("convert reports the plugin failing the step at\n  %q\nwant\n  %q", reported, want.rejected)
 			}
 
-			written, err := Marshal(r.Object)
+			written, err := convert.Marshal(r.Object)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -202,7 +203,7 @@ func TestGoldenKSOExamples(t *testing.T) {
 // ScheduledSparkApplication.
 func bodyPath(kind, path string) string {
 	prefix := "spec"
-	if kind == KindScheduledSparkApplication {
+	if kind == convert.KindScheduledSparkApplication {
 		prefix = "spec.template"
 	}
 	if rest, ok := strings.CutPrefix(path, prefix); ok {

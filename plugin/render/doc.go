@@ -6,13 +6,19 @@
 //
 // A file holds one or more YAML documents, each one of: a bare spark body;
 // a `plugin: {spark: ...}` snippet or the `{spark: ...}` value alone; an
-// Argo template; or a Workflow, WorkflowTemplate, ClusterWorkflowTemplate or
-// CronWorkflow, whose every template with a spark body is a step. Each step
+// Argo template; a Workflow, WorkflowTemplate, ClusterWorkflowTemplate or
+// CronWorkflow, whose every template with a spark body is a step; or a Spark
+// operator SparkApplication or ScheduledSparkApplication, read as the
+// Workflow or CronWorkflow package convert makes of it (Step.From says so,
+// and what convert reports, but for the body's problems, is in
+// Step.Warnings). Each step
 // goes the plugin's own way, through package step as the plugin's request
 // core does: Argo's parameter substitution (step.Substitute, as far as a
 // file allows: inputs.parameters from their value or default,
 // workflow.parameters from spec.arguments, workflow.name, namespace and uid,
-// each overridable; a tag it cannot resolve is shown as it is), step.Parse
+// each overridable; a tag it cannot resolve is shown as it is, and named in
+// Step.Warnings; UnknownParameters names the overrides no step declares or
+// uses), step.Parse
 // (the body with the plugin's defaults, the template key), Step.Build and
 // objects.OwnedBy. An invalid body gives the one line the plugin would put on
 // the node. What only a cluster knows (the workflow's uid, the node id, the

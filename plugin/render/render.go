@@ -16,6 +16,7 @@ import (
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	"sigs.k8s.io/yaml"
 
+	"github.com/sparkplug-io/sparkplug/plugin/convert"
 	"github.com/sparkplug-io/sparkplug/plugin/objects"
 	"github.com/sparkplug-io/sparkplug/plugin/spark"
 	"github.com/sparkplug-io/sparkplug/plugin/spec"
@@ -88,8 +89,15 @@ type Step struct {
 	Submit *submit.Command
 	// Err is the message the plugin would put on the node.
 	Err error
+	// From says what the step was made from when the input was no Argo
+	// object: a SparkApplication or ScheduledSparkApplication, converted.
+	From string
+	// Warnings are what the preview could not show as Argo would run it:
+	// parameters left unresolved, what convert reported of the input.
+	Warnings []string
 
-	tmpl wfv1.Template // after substitution
+	tmpl       wfv1.Template // after substitution
+	parameters []string      // the parameters the template declares or names
 }
 
 // Render finds every spark step in input and builds its objects with b. The
@@ -112,7 +120,7 @@ func Render(input []byte, b *objects.Builder, o Options) ([]Step, error) {
 		steps = append(steps, found...)
 	}
 	if len(steps) == 0 {
-		return nil, errors.New("no spark step found: give a spark body, a `plugin: {spark: ...}` template, or a Workflow, WorkflowTemplate or CronWorkflow with one (a step called through templateRef is rendered from its WorkflowTemplate's file)")
+		return nil, errors.New("no spark step found: give a spark body, a `plugin: {spark: ...}` template, a Workflow, WorkflowTemplate or CronWorkflow with one, or a SparkApplication or ScheduledSparkApplication (a step called through templateRef is rendered from its WorkflowTemplate's file)")
 	}
 	for i := range steps {
 		buildStep(b, &steps[i], o)
@@ -213,8 +221,10 @@ func workflowSteps(kind string, raw []byte, o Options) ([]Step, error) {
 			return nil, fmt.Errorf("decode the CronWorkflow: %w", err)
 		}
 		meta, ws = w.ObjectMeta, &w.Spec.WorkflowSpec
+	case convert.KindSparkApplication, convert.KindScheduledSparkApplication:
+		return operatorSteps(raw, o)
 	default:
-		return nil, fmt.Errorf("kind %s: want a Workflow, WorkflowTemplate, ClusterWorkflowTemplate or CronWorkflow, or no kind for a spark body or template", kind)
+		return nil, fmt.Errorf("kind %s: want a Workflow, WorkflowTemplate, ClusterWorkflowTemplate, CronWorkflow, SparkApplication or ScheduledSparkApplication, or no kind for a spark body or template", kind)
 	}
 	globals := map[string]string{}
 	for _, p := range ws.Arguments.Parameters {
@@ -281,11 +291,20 @@ func prepare(t wfv1.Template, meta metav1.ObjectMeta, globals map[string]string,
 		vars["inputs.parameters."+k] = v
 		vars["workflow.parameters."+k] = v
 	}
+	var declared []string
+	for _, p := range t.Inputs.Parameters {
+		declared = append(declared, p.Name)
+	}
+	raw, _ := json.Marshal(t)
+	st.parameters = parameterNames(raw, declared, globals)
 	// A preview shows the tags it cannot resolve as they are.
-	sub, _, err := step.Substitute(&t, vars)
+	sub, unresolved, err := step.Substitute(&t, vars)
 	if err != nil {
 		st.Err = err
 		return st
+	}
+	if len(unresolved) > 0 {
+		st.Warnings = append(st.Warnings, unresolvedWarning(unresolved))
 	}
 	st.tmpl = sub
 	return st

@@ -47,6 +47,9 @@ func Write(w io.Writer, steps []Step) error {
 			}
 			first = false
 			if i == 0 {
+				if st.From != "" {
+					fmt.Fprintf(&b, "# from: %s\n", st.From)
+				}
 				if st.Template != "" {
 					fmt.Fprintf(&b, "# template: %s\n", st.Template)
 				}
