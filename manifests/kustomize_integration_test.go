@@ -16,12 +16,13 @@ import (
 	"sigs.k8s.io/yaml"
 )
 
-// extractContainer is the command README.md gives to write the sidecar
-// container of the generated ConfigMap as a plain YAML file, run from the
-// repository's root.
+// extractContainer is the command manifests/README.md gives to write the
+// sidecar container of the generated ConfigMap as a plain YAML file (there
+// from an overlay's directory next to manifests/, here from the
+// repository's root).
 const extractContainer = `sed -n '/^  sidecar.container: |$/,/^kind: /p' manifests/spark-executor-plugin-configmap.yaml | sed '1d;$d;s/^    //'`
 
-// TestKustomizeOverlayReplacesTheSidecar follows the recipe of README.md
+// TestKustomizeOverlayReplacesTheSidecar follows manifests/README.md's recipe
 // for a sidecar of one's own with plain kustomize: the container extracted
 // as a file, its image and args edited, and an overlay whose
 // configMapGenerator (behavior: merge) replaces the ConfigMap's
