@@ -303,6 +303,24 @@ func TestChartImageAndFlags(t *testing.T) {
 	}
 }
 
+// TestChartNumbersAreFlagValues: numbers from a values file (float64 to
+// Helm) reach serve as its flags parse them, never as 1e+06.
+func TestChartNumbersAreFlagValues(t *testing.T) {
+	values := filepath.Join(t.TempDir(), "numbers.yaml")
+	if err := os.WriteFile(values, []byte("serve: {kubeAPIQPS: 2.5, kubeAPIBurst: 1000000, maxSparkSubmits: 12}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, err := helm(t, "template", releaseName, chartDir, "--values", values)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := sidecarContainer(t, byKind(decodeObjects(t, out))["ConfigMap"][0].(*corev1.ConfigMap))
+	want := []string{"serve", "--addr=127.0.0.1:4355", "--kube-api-qps=2.5", "--kube-api-burst=1000000", "--max-spark-submits=12"}
+	if diff := cmp.Diff(want, c.Args); diff != "" {
+		t.Errorf("args (-want +got):\n%s", diff)
+	}
+}
+
 // TestChartSchemaRejectsTypos: values.schema.json fails helm template (and
 // install, upgrade) on a misspelled key or a bad value, naming it.
 func TestChartSchemaRejectsTypos(t *testing.T) {

@@ -59,6 +59,10 @@ serve flag that is set, then extraArgs. A JSON list.
 -}}
 {{- range $flags -}}
 {{- $v := index . 1 -}}
+{{- /* Numbers from YAML are float64: 1000000 would print as 1e+06. */ -}}
+{{- if and (kindIs "float64" $v) (eq $v (floor $v)) -}}
+{{- $v = int64 $v -}}
+{{- end -}}
 {{- if not (kindIs "invalid" $v) -}}
 {{- if ne (toString $v) "" -}}
 {{- $args = append $args (printf "--%s=%s" (index . 0) (toString $v)) -}}
