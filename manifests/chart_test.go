@@ -276,7 +276,7 @@ func TestChartJobNamespaces(t *testing.T) {
 func TestChartImageAndFlags(t *testing.T) {
 	objs := byKind(decodeObjects(t, render(t, chartDir, "digest-flags.values.yaml")))
 	c := sidecarContainer(t, objs["ConfigMap"][0].(*corev1.ConfigMap))
-	if want := "registry.example.com/platform/sparkplug@sha256:4f1d3c6a2b8e9d0f7a5c3b1e2d4f6a8c0b9e7d5f3a1c2b4d6e8f0a9c7b5d3e1f"; c.Image != want {
+	if want := "registry.example.com/platform/sparkplug:v0.1.0@sha256:4f1d3c6a2b8e9d0f7a5c3b1e2d4f6a8c0b9e7d5f3a1c2b4d6e8f0a9c7b5d3e1f"; c.Image != want {
 		t.Errorf("image %q, want %q", c.Image, want)
 	}
 	if c.ImagePullPolicy != corev1.PullIfNotPresent {

@@ -18,14 +18,12 @@ helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version | replace "+" "_" }}
 {{- end -}}
 
 {{/*
-The sidecar's image: repository@digest, or repository:tag.
+The sidecar's image: repository:tag, and @digest when one is set (the
+runtime pulls by the digest; the tag says which release it is).
 */}}
 {{- define "sparkplug.image" -}}
-{{- if .Values.image.digest -}}
-{{ .Values.image.repository }}@{{ .Values.image.digest }}
-{{- else -}}
 {{ .Values.image.repository }}:{{ .Values.image.tag | default .Chart.AppVersion }}
-{{- end -}}
+{{- with .Values.image.digest }}@{{ . }}{{ end -}}
 {{- end -}}
 
 {{/*
