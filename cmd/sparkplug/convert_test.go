@@ -116,7 +116,7 @@ func TestConvertReadsStdin(t *testing.T) {
 	if fromStdin.stdout == "" || strings.ReplaceAll(fromFile.stdout, ksoScheduled, "<stdin>") != fromStdin.stdout {
 		t.Errorf("stdin wrote\n%s\nthe file\n%s", fromStdin.stdout, fromFile.stdout)
 	}
-	if !strings.HasPrefix(fromStdin.stderr, "<stdin>:22: ScheduledSparkApplication default/spark-pi-scheduled: spec.schedule: ") {
+	if !strings.HasPrefix(fromStdin.stderr, "<stdin>:22: ScheduledSparkApplication default/spark-pi-scheduled: spec.") {
 		t.Errorf("stderr %q; want each report to start with <stdin>:LINE: KIND NAMESPACE/NAME: PATH", fromStdin.stderr)
 	}
 	if fromStdin.status() != 0 {

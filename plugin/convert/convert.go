@@ -398,6 +398,7 @@ func sparkBody(path string, v any, f *findings) (json.RawMessage, bool) {
 		f.add(path, "cannot be written as JSON: %v; skipped", err)
 		return nil, false
 	}
+	operatorServiceAccounts(path, v.(map[string]any), f)
 	if _, err := spec.Parse(body); err != nil {
 		var invalid *spec.InvalidError
 		if !errors.As(err, &invalid) {

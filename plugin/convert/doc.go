@@ -11,7 +11,9 @@
 // a Finding with its path in the input. The schedule is read with package
 // schedule, as Argo reads it. Whatever does not carry over as it was (a
 // status, an owner, an @every interval, a name too long for Argo, another
-// kind) is a Finding with its path, never dropped silently; the mapping
+// kind) is a Finding with its path, never dropped silently, and so is a pod
+// run as the ServiceAccount of the operator's Helm chart
+// (OperatorServiceAccount), which goes with the operator; the mapping
 // itself is documented in the README ("Coming from the Spark operator").
 //
 // Marshal writes an object as YAML without the fields a new object has
