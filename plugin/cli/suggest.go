@@ -1,13 +1,16 @@
 package cli
 
+import "strings"
+
 // Suggest is the candidate closest to word, or "" when none is close: at
-// most a third of word's length apart (at least one edit), or word a
-// prefix of it. Ties go to the earlier candidate.
+// most a third of word's length apart (at least one edit), or one a
+// prefix of the other, of 3 characters or more (--file for --filename,
+// and back). Ties go to the earlier candidate.
 func Suggest(word string, candidates []string) string {
 	best, bestDist := "", -1
 	for _, c := range candidates {
 		d := distance(word, c)
-		if len(word) >= 3 && len(c) > len(word) && c[:len(word)] == word {
+		if len(word) >= 3 && len(c) >= 3 && (strings.HasPrefix(c, word) || strings.HasPrefix(word, c)) {
 			d = min(d, 1)
 		}
 		if d > max(1, len(word)/3) {
