@@ -56,12 +56,15 @@ func usage() string {
 	for _, c := range commands() {
 		fmt.Fprintf(&b, "  %-10s %s\n", c.name, c.summary)
 	}
-	b.WriteString("\nRun 'sparkplug <command> --help' for a command's flags.\n\n")
+	b.WriteString("\nRun 'sparkplug <command> --help' (or 'sparkplug help <command>') for a command's flags.\n\n")
 	b.WriteString(exitStatus + "\n")
 	return b.String()
 }
 
 func run(args []string, stdout, stderr io.Writer) error {
+	if len(args) == 2 && args[0] == "help" && !strings.HasPrefix(args[1], "-") {
+		return run([]string{args[1], "--help"}, stdout, stderr)
+	}
 	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
 		_, err := io.WriteString(stdout, usage())
 		return err

@@ -53,6 +53,8 @@ func TestExitStatusOfEveryCommand(t *testing.T) {
 	}{
 		{"no command", "", nil, 0},
 		{"help", "", []string{"--help"}, 0},
+		{"help of a command", "", []string{"help", "render"}, 0},
+		{"help of an unknown command", "", []string{"help", "rendr"}, 2},
 		{"--version", "", []string{"--version"}, 0},
 		{"--version with an argument", "", []string{"--version", "x"}, 2},
 		{"unknown command", "", []string{"rendr"}, 2},
