@@ -2,6 +2,9 @@ package main
 
 import (
 	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -103,6 +106,15 @@ func TestCompletionNamesEveryCommandAndFlag(t *testing.T) {
 		var out bytes.Buffer
 		if err := run([]string{"completion", shell}, &out, &bytes.Buffer{}); err != nil {
 			t.Fatalf("completion %s: %v", shell, err)
+		}
+		if _, err := exec.LookPath(shell); err == nil {
+			file := filepath.Join(t.TempDir(), "completion."+shell)
+			if err := os.WriteFile(file, out.Bytes(), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if msg, err := exec.Command(shell, "-n", file).CombinedOutput(); err != nil {
+				t.Errorf("%s -n: %v\n%s", shell, err, msg)
+			}
 		}
 		for _, c := range commands() {
 			if !strings.Contains(out.String(), c.name) {

@@ -56,7 +56,7 @@ func flagsOf(c Command) []flag {
 			})
 		})
 	}
-	return append(out, flag{long: "help", short: "h", usage: "show the command's usage and flags"})
+	return append(out, flag{long: "help", short: "h", usage: "show the usage and flags of the command"})
 }
 
 // brief is the first clause of a usage line, without the characters the

@@ -92,6 +92,11 @@ func TestCompletionScripts(t *testing.T) {
 		if strings.Contains(script, "'quotes'") {
 			t.Errorf("%s script quotes a usage's quotes:\n%s", shell, script)
 		}
+		for i, line := range strings.Split(script, "\n") {
+			if strings.Count(line, "'")%2 != 0 {
+				t.Errorf("%s script line %d opens a quote it does not close: %s", shell, i+1, line)
+			}
+		}
 		if _, err := exec.LookPath(shell); err != nil {
 			t.Logf("no %s to check the script's syntax", shell)
 			continue
@@ -106,5 +111,38 @@ func TestCompletionScripts(t *testing.T) {
 	}
 	if _, err := Completion("tcsh", "sparkplug", nil); err == nil || !strings.Contains(err.Error(), "bash, zsh, fish") {
 		t.Errorf("tcsh: %v", err)
+	}
+}
+
+// The fish script completes as the bash one does, when fish is installed.
+func TestFishCompletion(t *testing.T) {
+	if _, err := exec.LookPath("fish"); err != nil {
+		t.Skip("no fish")
+	}
+	script, err := Completion("fish", "sparkplug", testCommands())
+	if err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(t.TempDir(), "sparkplug.fish")
+	if err := os.WriteFile(file, []byte(script), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for line, want := range map[string]string{
+		"sparkplug re":            "render",
+		"sparkplug render --fi":   "--file",
+		"sparkplug completion z":  "zsh",
+		"sparkplug convert --kee": "--keep-names",
+	} {
+		out, err := exec.Command("fish", "--no-config", "-c", "source "+file+"; complete -C '"+line+"'").CombinedOutput()
+		if err != nil {
+			t.Fatalf("fish: %v\n%s", err, out)
+		}
+		var got []string
+		for _, l := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+			got = append(got, strings.SplitN(l, "\t", 2)[0])
+		}
+		if strings.Join(got, " ") != want {
+			t.Errorf("%q: %q, want %q", line, got, want)
+		}
 	}
 }
