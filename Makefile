@@ -25,8 +25,12 @@ tools: ## build the test control plane from pinned Go modules (cold ~15 min, the
 .PHONY: test
 test: verify test-unit test-chart test-integration e2e ## every test tier: verify, unit, chart, integration, e2e
 
+.PHONY: debs
+debs: ## install the Debian packages the tests need if missing (zsh and fish, for the completion scripts)
+	bash hack/debs.sh
+
 .PHONY: test-unit
-test-unit: ## unit tests: pure logic, no API server
+test-unit: debs ## unit tests: pure logic, no API server
 	$(GO) test -count=1 ./...
 
 .PHONY: test-integration

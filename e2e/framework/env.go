@@ -90,6 +90,10 @@ type Env struct {
 	controller   *cluster.Process
 	cancel       context.CancelFunc
 	log          *slog.Logger
+	// helm is the pinned helm, built on first use (Helm).
+	helmOnce sync.Once
+	helm     string
+	helmErr  error
 }
 
 // Start brings up the whole environment. On error, everything started is

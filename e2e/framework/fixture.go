@@ -43,12 +43,21 @@ type Given struct {
 	workflow map[string]any
 	cron     map[string]any
 	requires []map[string]any // WorkflowTemplates created first
+	// namespace is where the workflow runs; empty: Env.Namespace.
+	namespace string
 }
 
 // Given starts a fixture for t.
 func (e *Env) Given(t *testing.T) *Given {
 	t.Helper()
 	return &Given{t: t, env: e}
+}
+
+// Namespace runs the workflow in ns instead of the environment's
+// namespace (one with sparkplug installed by the test itself).
+func (g *Given) Namespace(ns string) *Given {
+	g.namespace = ns
+	return g
 }
 
 // Workflow is the workflow to submit: YAML, or "@path" to read a file
@@ -172,6 +181,9 @@ func (w *When) SubmitWorkflow() *When {
 	ctx := w.ctx()
 	wfs := w.env.Workflows.ArgoprojV1alpha1()
 	ns := w.env.Namespace
+	if w.g.namespace != "" {
+		ns = w.g.namespace
+	}
 	for _, obj := range w.g.requires {
 		var tmpl wfv1.WorkflowTemplate
 		convert(w.t, obj, &tmpl)
