@@ -49,7 +49,7 @@ func TestHelmInstallsUpgradesAndRemovesSparkplug(t *testing.T) {
 	for _, ns := range namespaces {
 		Given(t).Namespace(ns).
 			Workflow("@examples/spark-pi.yaml").
-			Simulate(sim.Succeed(3 * time.Second)).
+			Simulate(sim.Succeed(3*time.Second)).
 			When().
 			SubmitWorkflow().
 			WaitForWorkflow(framework.ToBeSucceeded, 2*time.Minute)
@@ -58,7 +58,7 @@ func TestHelmInstallsUpgradesAndRemovesSparkplug(t *testing.T) {
 	helm("upgrade", "sparkplug", chart, "-n", namespaces[0], "--reuse-values", "--set", "serve.kubeAPIQPS=33")
 	w := Given(t).Namespace(namespaces[0]).
 		Workflow("@examples/spark-pi.yaml").
-		Simulate(sim.Succeed(8 * time.Second)).
+		Simulate(sim.Succeed(8*time.Second)).
 		When().
 		SubmitWorkflow().
 		WaitForNode(framework.RootNode, framework.NodeMessage(`^RUNNING`))
