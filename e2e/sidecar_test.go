@@ -27,11 +27,12 @@ const driverBody = "\n          driver: {cores: 1, memory: 512m, serviceAccount:
 
 // Two workflows at once get a sidecar each, started with the args of the
 // generated plugin ConfigMap; each is stopped with SIGTERM when Argo
-// deletes its workflow's agent pod, and shuts down cleanly.
+// deletes its workflow's agent pod (here: the workflow is terminated), and
+// shuts down cleanly, deleting its running driver.
 func TestEachAgentPodHasASidecarOfItsOwn(t *testing.T) {
 	t.Parallel()
-	a := Given(t).Workflow("@examples/spark-pi.yaml").Simulate(sim.Succeed(6 * time.Second)).When().SubmitWorkflow()
-	b := Given(t).Workflow("@examples/spark-pi.yaml").Simulate(sim.Succeed(6 * time.Second)).When().SubmitWorkflow()
+	a := Given(t).Workflow("@examples/spark-pi.yaml").Simulate(sim.Driver{Forever: true}).When().SubmitWorkflow()
+	b := Given(t).Workflow("@examples/spark-pi.yaml").Simulate(sim.Driver{Forever: true}).When().SubmitWorkflow()
 	a.WaitForNode(framework.RootNode, framework.NodeMessage(`^RUNNING`))
 	b.WaitForNode(framework.RootNode, framework.NodeMessage(`^RUNNING`))
 	sa, sb := oneSidecar(t, a.Workflow()), oneSidecar(t, b.Workflow())
@@ -49,7 +50,7 @@ func TestEachAgentPodHasASidecarOfItsOwn(t *testing.T) {
 		}
 	}
 	for _, w := range []*framework.When{a, b} {
-		name := w.WaitForWorkflow(framework.ToBeSucceeded).Workflow().Name
+		name := w.Terminate().WaitForWorkflow(framework.ToBeFailed).WaitForDrivers(0).Workflow().Name
 		w.WaitFor("the agent pod's sidecar stopped", func() bool {
 			return len(env.Sidecars.Of(framework.DefaultNamespace, name)) == 0
 		}, time.Minute)
