@@ -53,9 +53,19 @@ test-chart: helm ## the Helm chart's tests: lint, golden helm template output, C
 chart-lint: helm ## helm lint --strict the chart
 	$(HELM) lint --strict manifests/chart/sparkplug
 
+# ARGO=VERSION runs the e2e suite against another Argo version than the
+# tools' (v3.7.18): one that hack/argo.sh pins (bash hack/argo.sh versions).
+ARGO ?=
+
 .PHONY: e2e
-e2e: tools ## end-to-end tests: real Argo controller and agent, the plugin from manifests/, KWOK for pods (~4 min)
-	$(GO) test -count=1 -tags e2e -timeout 30m -parallel 8 -v ./e2e/...
+e2e: tools ## end-to-end tests: real Argo controller and agent, the plugin from manifests/, KWOK for pods (~5 min); ARGO=v4.0.2 for another Argo
+	$(if $(ARGO),bash hack/argo.sh build $(ARGO))
+	SPARKPLUG_E2E_ARGO=$(ARGO) $(GO) test -count=1 -tags e2e -timeout 30m -parallel 8 -v ./e2e/...
+
+.PHONY: e2e-matrix
+e2e-matrix: tools ## the e2e suite against every Argo version sparkplug supports (before each release; ~5 min each, plus ~5 min per Argo build)
+	$(MAKE) e2e
+	for v in $$(bash hack/argo.sh versions); do $(MAKE) e2e ARGO=$$v || exit 1; done
 
 .PHONY: bench
 bench: tools ## benchmarks, printed: launches/min and API requests per launch and poll (real API server), parse and build costs

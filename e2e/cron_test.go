@@ -152,7 +152,7 @@ func TestCronForbidSkipsWhileSparkRuns(t *testing.T) {
 	// The controller's cron job for the next minute finds the run active
 	// and starts none (workflow/cron/operator.go, enforceRuntimePolicy).
 	w.WaitForControllerLog(time.Until(next)+nextMinuteSlack,
-		name+" has 'ConcurrencyPolicy: Forbid' and has an active Workflow so it was not run").
+		"'ConcurrencyPolicy: Forbid' and has an active Workflow so it was not run", name).
 		WaitUntil(next.Add(2*time.Second)).
 		Then().
 		ExpectCronWorkflow(func(t *testing.T, cron *wfv1.CronWorkflow, runs []wfv1.Workflow) {

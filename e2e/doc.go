@@ -12,6 +12,8 @@
 //	SPARKPLUG_E2E_KEEP=1                 keep the state dirs (logs, kubeconfigs) after the run
 //	SPARKPLUG_E2E_TOKEN_MODE=host-file   agents read the plugin token from /var/run/argo (root)
 //	                                     instead of a private mount namespace
+//	SPARKPLUG_E2E_ARGO=v4.0.2            run another Argo version, one hack/argo.sh pins
+//	                                     (make e2e ARGO=v4.0.2 builds it first)
 //	SPARKPLUG_E2E_SEED=N                 the chaos tests (TestPluginKilledAgainAndAgain,
 //	                                     TestAPIFaultsNeverLoseOrDuplicateAJob) replay the run of
 //	                                     seed N (each logs the seed it used)

@@ -30,6 +30,8 @@ func run(m *testing.M) int {
 		PluginBinary: os.Getenv("SPARKPLUG_E2E_PLUGIN"),
 		// mount-namespace or host-file; empty chooses.
 		AgentTokenMode: argo.TokenMode(os.Getenv("SPARKPLUG_E2E_TOKEN_MODE")),
+		// Another Argo version pinned by hack/argo.sh (make e2e ARGO=...).
+		Argo: os.Getenv("SPARKPLUG_E2E_ARGO"),
 	})
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "e2e: start the environment: %v\n", err)

@@ -212,17 +212,19 @@ func (w *When) FollowRun(i int) *When {
 
 // WaitForCronAccepted waits until the workflow-controller's cron
 // controller has validated the CronWorkflow and put its schedules on its
-// clock ("CronWorkflow <ns>/<name> added"), and fails at once when it
-// found the CronWorkflow invalid.
+// clock (Argo v3 logs "CronWorkflow <ns>/<name> added", v4 msg="CronWorkflow
+// added" with cronWorkflow=<ns>/<name>), and fails at once when it found
+// the CronWorkflow invalid.
 func (w *When) WaitForCronAccepted(timeout ...time.Duration) *When {
 	w.t.Helper()
 	key := w.env.Namespace + "/" + w.cronName()
-	added := "CronWorkflow " + key + " added"
+	field := "cronWorkflow=" + key + " "
 	w.waitForControllerLog("the controller to schedule CronWorkflow "+key, timeout, func(line string) (bool, error) {
-		if strings.Contains(line+" ", "cronWorkflow="+key+" ") && strings.Contains(line, "level=error") {
+		if strings.Contains(line+" ", field) && strings.Contains(line, "level=error") {
 			return false, fmt.Errorf("the controller refused it: %s", line)
 		}
-		return strings.Contains(line, added), nil
+		return strings.Contains(line, "CronWorkflow "+key+" added") ||
+			(strings.Contains(line, `msg="CronWorkflow added"`) && strings.Contains(line+" ", field)), nil
 	})
 	return w
 }

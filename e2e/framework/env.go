@@ -52,6 +52,10 @@ type Options struct {
 	// AgentTokenMode forces how agents read the plugin token (see
 	// argo.TokenMode); empty chooses.
 	AgentTokenMode argo.TokenMode
+	// Argo is another Argo Workflows version to run than the tools' (one
+	// hack/argo.sh pins, e.g. v4.0.2): its workflow-controller and argoexec,
+	// built by hack/argo.sh, and its CRDs and agent Role. Empty: the tools'.
+	Argo string
 }
 
 // Versions are the versions of what runs.
@@ -85,6 +89,9 @@ type Env struct {
 	dir       string
 	binDir    string
 	moduleDir string
+	// argoBinDir holds workflow-controller and argoexec: binDir, or
+	// Options.Argo's build.
+	argoBinDir string
 	// controllerMu guards controller, which RestartController replaces.
 	controllerMu sync.Mutex
 	controller   *cluster.Process
@@ -141,6 +148,13 @@ func Start(ctx context.Context, opts Options) (_ *Env, err error) {
 	if e.moduleDir, err = argo.ModuleDir(ctx, e.RepoRoot); err != nil {
 		return nil, err
 	}
+	e.argoBinDir = e.binDir
+	if opts.Argo != "" {
+		step("building Argo %s (hack/argo.sh; cached)", opts.Argo)
+		if e.argoBinDir, e.moduleDir, err = otherArgo(ctx, e.RepoRoot, opts.Argo); err != nil {
+			return nil, err
+		}
+	}
 
 	// The plugin builds while the control plane starts.
 	type built struct {
@@ -186,7 +200,7 @@ func Start(ctx context.Context, opts Options) (_ *Env, err error) {
 	}
 	e.Versions = Versions{
 		Kubernetes: e.Cluster.Version,
-		Argo:       argo.Version(ctx, e.binDir),
+		Argo:       argo.Version(ctx, e.argoBinDir),
 		KWOK:       kwokVersion(ctx, e.binDir),
 	}
 
@@ -195,7 +209,7 @@ func Start(ctx context.Context, opts Options) (_ *Env, err error) {
 		return nil, err
 	}
 	step("starting the workflow-controller")
-	if e.controller, err = argo.StartController(ctx, e.Cluster, e.binDir); err != nil {
+	if e.controller, err = argo.StartController(ctx, e.Cluster, e.argoBinDir); err != nil {
 		return nil, err
 	}
 
@@ -219,7 +233,7 @@ func Start(ctx context.Context, opts Options) (_ *Env, err error) {
 		return nil, err
 	}
 	if e.Agents, err = argo.RunAgents(bgCtx, e.Cluster, argo.AgentOptions{
-		BinDir: e.binDir, Dir: e.dir, Token: token, Log: e.log.With("component", "agents"),
+		BinDir: e.argoBinDir, Dir: e.dir, Token: token, Log: e.log.With("component", "agents"),
 		Mode: opts.AgentTokenMode, Sidecar: e.Sidecars.command,
 	}); err != nil {
 		return nil, err
@@ -277,7 +291,7 @@ func (e *Env) RestartController(ctx context.Context) error {
 	if err := e.controller.Stop(); err != nil {
 		return err
 	}
-	p, err := argo.StartController(ctx, e.Cluster, e.binDir)
+	p, err := argo.StartController(ctx, e.Cluster, e.argoBinDir)
 	if err != nil {
 		return err
 	}
@@ -368,4 +382,22 @@ func kwokVersion(ctx context.Context, binDir string) string {
 		return fields[2]
 	}
 	return strings.TrimSpace(string(out))
+}
+
+// otherArgo builds an Argo version hack/argo.sh pins and returns the dir
+// of its binaries and of its module.
+func otherArgo(ctx context.Context, repoRoot, version string) (binDir, moduleDir string, err error) {
+	script := filepath.Join(repoRoot, "hack", "argo.sh")
+	if out, err := exec.CommandContext(ctx, "bash", script, "build", version).CombinedOutput(); err != nil {
+		return "", "", fmt.Errorf("hack/argo.sh build %s: %w\n%s", version, err, out)
+	}
+	bin, err := exec.CommandContext(ctx, "bash", script, "bindir", version).Output()
+	if err != nil {
+		return "", "", fmt.Errorf("hack/argo.sh bindir %s: %w", version, err)
+	}
+	mod, err := exec.CommandContext(ctx, "bash", script, "moddir", version).Output()
+	if err != nil {
+		return "", "", fmt.Errorf("hack/argo.sh moddir %s: %w", version, err)
+	}
+	return strings.TrimSpace(string(bin)), strings.TrimSpace(string(mod)), nil
 }
