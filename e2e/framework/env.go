@@ -151,8 +151,15 @@ func Start(ctx context.Context, opts Options) (_ *Env, err error) {
 	e.argoBinDir = e.binDir
 	if opts.Argo != "" {
 		step("building Argo %s (hack/argo.sh; cached)", opts.Argo)
-		if e.argoBinDir, e.moduleDir, err = otherArgo(ctx, e.RepoRoot, opts.Argo); err != nil {
+		var moduleDir string
+		if e.argoBinDir, moduleDir, err = otherArgo(ctx, e.RepoRoot, opts.Argo); err != nil {
 			return nil, err
+		}
+		// v3.6's minimal CRDs are refused by Kubernetes 1.33's API server
+		// (a schema property without a type): its controller runs on the
+		// go.mod's Argo CRDs (v3.7), a superset it reads.
+		if !strings.HasPrefix(opts.Argo, "v3.6.") {
+			e.moduleDir = moduleDir
 		}
 	}
 
