@@ -13,6 +13,10 @@
 //     run its state (package state), the time limits, the restart policy,
 //     whether to stop it, relaunch it or record its hand-out. Answers are
 //     typed state.Outcome values; state.Outcome.Message renders the text.
+//     One answer is none: while an identical node's recorded result is
+//     still listed, the asking node cannot be told apart from it, and the
+//     reply's node has no phase, which the agent does not record
+//     (identity.Decision.Ambiguous).
 //     decide_test.go holds the table: one named row per scenario.
 //   - act (act.go, launch.go, submit.go) carries the plan out: creates the
 //     objects that package objects builds (a batch scheduler's PodGroup first, then
