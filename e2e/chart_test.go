@@ -7,6 +7,7 @@ package e2e
 
 import (
 	"context"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -19,7 +20,7 @@ import (
 	"github.com/sparkplug-io/sparkplug/e2e/sim"
 )
 
-// helm install puts sparkplug into two namespaces (with the drivers' and
+// helm install of the packaged chart puts sparkplug into two namespaces (with the drivers' and
 // the agents' ServiceAccounts and Roles); a Spark workflow succeeds in
 // each; helm upgrade of a serve flag reaches the sidecar of the next
 // agent pod; helm uninstall leaves nothing of the chart behind.
@@ -32,7 +33,6 @@ func TestHelmInstallsUpgradesAndRemovesSparkplug(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	chart := "manifests/chart/sparkplug"
 	helm := func(args ...string) string {
 		t.Helper()
 		out, err := env.Helm(ctx, args...)
@@ -41,6 +41,11 @@ func TestHelmInstallsUpgradesAndRemovesSparkplug(t *testing.T) {
 		}
 		return out
 	}
+	// The chart packaged as make release packages it (hack/release.sh:
+	// helm package of manifests/chart/sparkplug), installed from the file.
+	dir := t.TempDir()
+	helm("package", "manifests/chart/sparkplug", "--version", "0.0.0-e2e", "-d", dir)
+	chart := filepath.Join(dir, "sparkplug-0.0.0-e2e.tgz")
 	helm("install", "sparkplug", chart, "-n", namespaces[0],
 		"--set", "jobNamespaces={"+strings.Join(namespaces, ",")+"}",
 		"--set", "driver.serviceAccount.create=true", "--set", "agentRBAC.create=true")
