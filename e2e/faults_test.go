@@ -132,15 +132,15 @@ func TestAPIFaultsNeverLoseOrDuplicateAJob(t *testing.T) {
 		When().
 		SubmitWorkflow()
 	// The one-off disruptions come at random turns among sidecar kills,
-	// early enough that the workflow still runs.
-	plan := map[int]disruption{}
+	// early enough that the workflow still runs; one that cannot happen at
+	// its turn (no agent to kill yet) waits for the next turn it can.
+	type oneOff struct {
+		d    disruption
+		turn int
+	}
+	var pending []oneOff
 	for _, d := range []disruption{killAgent, restartController, restartAPIServer} {
-		for {
-			if turn := 1 + rng.Intn(4); plan[turn] == "" {
-				plan[turn] = d
-				break
-			}
-		}
+		pending = append(pending, oneOff{d, 1 + rng.Intn(4)})
 	}
 	done := map[disruption]int{}
 	start := time.Now()
@@ -150,11 +150,12 @@ func TestAPIFaultsNeverLoseOrDuplicateAJob(t *testing.T) {
 		if w.Observe().Workflow().Status.Phase.Completed() {
 			break
 		}
-		d := plan[turn]
-		if d == "" || (d == killAgent && !pluginNodeRunning(w.Workflow())) {
-			d = killSidecar
-			if plan[turn] == killAgent {
-				plan[turn+1] = killAgent // no agent to kill yet: next turn
+		d := killSidecar
+		for i, o := range pending {
+			if o.turn <= turn && (o.d != killAgent || pluginNodeRunning(w.Workflow())) {
+				d = o.d
+				pending = append(pending[:i], pending[i+1:]...)
+				break
 			}
 		}
 		switch d {

@@ -479,7 +479,7 @@ func (a *Agents) Sidecars(namespace, workflow string) []Sidecar {
 	var out []Sidecar
 	for _, r := range runs {
 		for _, sc := range r.sidecars {
-			s := Sidecar{Pod: r.pod, Workflow: r.workflow, Container: sc.name, Addr: sc.addr, LogPath: sc.log, Crashes: sc.crashed()}
+			s := Sidecar{Pod: r.pod, Workflow: r.workflow, Container: sc.name, Addr: sc.addr}
 			sc.mu.Lock()
 			s.Starts = sc.starts
 			if sc.proc != nil {

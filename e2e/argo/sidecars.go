@@ -31,11 +31,8 @@ type Sidecar struct {
 	Addr string
 	// Pid is its current process id, 0 before it started.
 	Pid int
-	// LogPath is its log, all its runs.
-	LogPath string
-	// Starts counts its starts; Crashes its exits nobody asked for.
-	Starts  int
-	Crashes []error
+	// Starts counts its starts.
+	Starts int
 }
 
 // sidecarContainers are the pod's plugin sidecars: every container but the
