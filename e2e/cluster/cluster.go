@@ -355,9 +355,12 @@ func (c *Cluster) startKWOK(ctx context.Context) error {
 // fakeNode is the node KWOK manages, shaped like KWOK's own example node.
 func fakeNode() *corev1.Node {
 	capacity := corev1.ResourceList{
-		corev1.ResourceCPU:    resource.MustParse("32"),
-		corev1.ResourceMemory: resource.MustParse("256Gi"),
-		corev1.ResourcePods:   resource.MustParse("110"),
+		// As large as a cluster's node pool: tests run side by side (one
+		// launches 40 drivers and 40 executors), and none may wait on
+		// another's pods for room.
+		corev1.ResourceCPU:    resource.MustParse("1000"),
+		corev1.ResourceMemory: resource.MustParse("4Ti"),
+		corev1.ResourcePods:   resource.MustParse("1000"),
 	}
 	return &corev1.Node{
 		ObjectMeta: metav1.ObjectMeta{
