@@ -8,6 +8,7 @@ import (
 	wfv1 "github.com/argoproj/argo-workflows/v3/pkg/apis/workflow/v1alpha1"
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/sparkplug-io/sparkplug/plugin/driverpod"
 	"github.com/sparkplug-io/sparkplug/plugin/identity"
 	"github.com/sparkplug-io/sparkplug/plugin/spark"
 	"github.com/sparkplug-io/sparkplug/plugin/spec"
@@ -156,7 +157,7 @@ func verdict(s *snapshot, p policy, rn *run) (Verdict, limit) {
 	})
 	pending := p.body.PendingTimeout()
 	a, l := limits(a, rn.observedHead(), runStart(rn), s.now, p.timeout, pending)
-	ended := endedAt(head, s.now)
+	ended := driverpod.EndedAt(head, s.now)
 	switch {
 	case l == limitTimeout:
 		return Verdict{Final: true, Outcome: a.Outcome().WithNote(attemptSuffix(rn.attempt(), p.body.RestartPolicy)), ended: a}, l

@@ -12,6 +12,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
+	"github.com/sparkplug-io/sparkplug/plugin/driverpod"
 	"github.com/sparkplug-io/sparkplug/plugin/identity"
 	"github.com/sparkplug-io/sparkplug/plugin/objects"
 	"github.com/sparkplug-io/sparkplug/plugin/spark"
@@ -185,7 +186,7 @@ func TestDecideWhatHappensWhen(t *testing.T) {
 				w := &wfv1.Workflow{}
 				w.UID, w.Spec.Shutdown = "u", wfv1.ShutdownStrategyStop
 				why, sweep := sweepReason(w, "u")
-				return got{sweep: sweep && !finished(driver("n1", 1, running())) && finished(driver("n2", 1, exited(0, "Completed"))), text: why}
+				return got{sweep: sweep && !driverpod.Finished(driver("n1", 1, running())) && driverpod.Finished(driver("n2", 1, exited(0, "Completed"))), text: why}
 			},
 			want: got{sweep: true}, msg: "shut down (Stop)"},
 		{name: "the workflow is deleted: its drivers go with it through their ownerReference",

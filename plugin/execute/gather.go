@@ -10,6 +10,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/sparkplug-io/sparkplug/plugin/driverpod"
 	"github.com/sparkplug-io/sparkplug/plugin/identity"
 	"github.com/sparkplug-io/sparkplug/plugin/spark"
 )
@@ -77,16 +78,12 @@ func (rn *run) observedHead() *corev1.Pod {
 
 // live: the newest driver exists and has not finished.
 func (rn *run) live() bool {
-	return !rn.ghost && rn.tomb == nil && !finished(rn.head())
+	return !rn.ghost && rn.tomb == nil && !driverpod.Finished(rn.head())
 }
 
-func attemptOf(p *corev1.Pod) int {
-	n, err := strconv.Atoi(p.Labels[spark.LabelAttempt])
-	if err != nil || n < 1 {
-		return 1
-	}
-	return n
-}
+// attemptOf is driverpod.Attempt, under the name this package's many
+// callers use.
+func attemptOf(p *corev1.Pod) int { return driverpod.Attempt(p) }
 
 // gather reads one request's snapshot from the workflow's cache and the
 // TaskSet given (the cached one, or one read afresh). It writes nothing to
@@ -155,7 +152,7 @@ func (r *request) runs(tasks []identity.Task) map[string]*run {
 			continue
 		}
 		node := p.Annotations[spark.AnnotationNodeID]
-		if node == "" || !ownDriver(p, r.wf) {
+		if node == "" || !driverpod.OwnDriver(p, r.wf) {
 			continue
 		}
 		rn := out[node]
@@ -166,7 +163,7 @@ func (r *request) runs(tasks []identity.Task) map[string]*run {
 		rn.attempts = append(rn.attempts, p)
 	}
 	for _, cm := range r.scope.ConfigMaps() {
-		if cm.Labels[spark.LabelTemplate] != r.step.Key || cm.Annotations[spark.AnnotationStopped] == "" || !ownTomb(cm, r.wf) {
+		if cm.Labels[spark.LabelTemplate] != r.step.Key || cm.Annotations[spark.AnnotationStopped] == "" || !driverpod.OwnTomb(cm, r.wf) {
 			continue
 		}
 		node := cm.Annotations[spark.AnnotationNodeID]
@@ -253,22 +250,4 @@ func recordedParam(res *wfv1.NodeResult, name string) string {
 		}
 	}
 	return ""
-}
-
-// endedAt is when the driver's attempt ended: its container's finish time,
-// else the time the pod was marked for deletion, else now.
-func endedAt(p *corev1.Pod, now time.Time) time.Time {
-	var latest time.Time
-	for _, cs := range p.Status.ContainerStatuses {
-		if t := cs.State.Terminated; t != nil && t.FinishedAt.After(latest) {
-			latest = t.FinishedAt.Time
-		}
-	}
-	if !latest.IsZero() {
-		return latest
-	}
-	if p.DeletionTimestamp != nil {
-		return p.DeletionTimestamp.Time
-	}
-	return now
 }

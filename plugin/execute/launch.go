@@ -18,6 +18,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/dynamic"
 
+	"github.com/sparkplug-io/sparkplug/plugin/driverpod"
 	"github.com/sparkplug-io/sparkplug/plugin/objects"
 	"github.com/sparkplug-io/sparkplug/plugin/spark"
 	"github.com/sparkplug-io/sparkplug/plugin/spec"
@@ -67,7 +68,7 @@ func (r *request) launch(o launchOrder, previous *corev1.Pod) (*run, *state.Outc
 			if err != nil {
 				return nil, r.transient("get existing driver pod %s: %s", objs.Driver.Name, err)
 			}
-			if !own(created, r.wf, objs.Driver.Name) {
+			if !driverpod.Own(created, r.wf, objs.Driver.Name) {
 				// Someone else's pod has the name: never take it for ours.
 				r.withdrawPodGroup(objs.PodGroup)
 				return nil, r.rejected(o, fmt.Sprintf("pod %s exists and is not this workflow's driver: delete it, or run the workflow under another name", created.Name))

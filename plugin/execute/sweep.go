@@ -10,6 +10,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/sparkplug-io/sparkplug/plugin/driverpod"
 	"github.com/sparkplug-io/sparkplug/plugin/scope"
 	"github.com/sparkplug-io/sparkplug/plugin/spark"
 )
@@ -26,7 +27,7 @@ import (
 func (c *Core) Sweep(ctx context.Context, sc *scope.Scope, why string) error {
 	var errs []error
 	for _, p := range sc.Pods() {
-		if p.Labels[spark.LabelRole] != spark.RoleDriver || finished(p) || !ownDriver(p, sc.Workflow) {
+		if p.Labels[spark.LabelRole] != spark.RoleDriver || driverpod.Finished(p) || !driverpod.OwnDriver(p, sc.Workflow) {
 			continue
 		}
 		if err := c.deleteDriver(ctx, p); err != nil {
@@ -118,25 +119,8 @@ func endingReason(w *wfv1.Workflow) string {
 }
 
 // deleteDriver deletes driver pod p, that very pod (by uid): one already
-// gone, or replaced by a pod of its name, is no error.
+// gone, or replaced by a pod of its name, is no error (driverpod.Delete).
 func (c *Core) deleteDriver(ctx context.Context, p *corev1.Pod) error {
-	uid := p.UID
-	err := c.clients.Kube.CoreV1().Pods(p.Namespace).Delete(ctx, p.Name, metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &uid}})
-	if apierrors.IsNotFound(err) || apierrors.IsConflict(err) {
-		return nil
-	}
+	_, err := driverpod.Delete(ctx, c.clients.Kube, p)
 	return err
-}
-
-// finished reports whether a driver pod has stopped or is stopping.
-func finished(p *corev1.Pod) bool {
-	if p.DeletionTimestamp != nil || p.Status.Phase == corev1.PodSucceeded || p.Status.Phase == corev1.PodFailed {
-		return true
-	}
-	for _, cs := range p.Status.ContainerStatuses {
-		if cs.Name == spark.DriverContainerName && cs.State.Terminated != nil {
-			return true
-		}
-	}
-	return false
 }

@@ -2,13 +2,13 @@ package execute
 
 import (
 	"context"
-	"strconv"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/sparkplug-io/sparkplug/plugin/driverpod"
 	"github.com/sparkplug-io/sparkplug/plugin/scope"
 	"github.com/sparkplug-io/sparkplug/plugin/spark"
 )
@@ -65,7 +65,7 @@ func (c *Core) ExpireLeftovers(ctx context.Context) {
 			p := &pods.Items[i]
 			uid := p.Labels[spark.LabelWorkflowUID]
 			wf := spark.WorkflowRef{Name: p.Annotations[spark.AnnotationWorkflowName], Namespace: ns, UID: uid}
-			if served[uid] || !expired(p, now) || !ownDriver(p, wf) {
+			if served[uid] || !driverpod.Expired(p, now) || !driverpod.OwnDriver(p, wf) {
 				continue
 			}
 			done, known := ended[uid]
@@ -109,7 +109,7 @@ func (c *Core) Expire(ctx context.Context, sc *scope.Scope) {
 	ts := sc.TaskSet()
 	now := c.opts.Now()
 	for _, p := range sc.Pods() {
-		if !expired(p, now) || !ownDriver(p, sc.Workflow) {
+		if !driverpod.Expired(p, now) || !driverpod.OwnDriver(p, sc.Workflow) {
 			continue
 		}
 		node := p.Annotations[spark.AnnotationNodeID]
@@ -122,16 +122,6 @@ func (c *Core) Expire(ctx context.Context, sc *scope.Scope) {
 		}
 		c.expire(ctx, sc.Workflow, p, "")
 	}
-}
-
-// expired reports whether a driver pod finished more than its time to
-// live ago.
-func expired(p *corev1.Pod, now time.Time) bool {
-	ttl, err := strconv.ParseInt(p.Annotations[spark.AnnotationTTLSeconds], 10, 64)
-	if err != nil || p.Labels[spark.LabelRole] != spark.RoleDriver || p.DeletionTimestamp != nil || !finished(p) {
-		return false
-	}
-	return !now.Before(endedAt(p, now).Add(time.Duration(ttl) * time.Second))
 }
 
 // expire deletes driver p of workflow wf, whose time to live ran out

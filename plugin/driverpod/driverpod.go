@@ -1,0 +1,129 @@
+package driverpod
+
+import (
+	"context"
+	"strconv"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+
+	"github.com/sparkplug-io/sparkplug/plugin/objects"
+	"github.com/sparkplug-io/sparkplug/plugin/spark"
+)
+
+// Attempt is the restart-policy attempt of a driver pod (or of an object
+// whose labels a pod was made of): its sparkplug.io/attempt label, 1 when
+// it is missing or not a positive number.
+func Attempt(p *corev1.Pod) int {
+	n, err := strconv.Atoi(p.Labels[spark.LabelAttempt])
+	if err != nil || n < 1 {
+		return 1
+	}
+	return n
+}
+
+// Finished reports whether a driver pod has stopped or is stopping.
+func Finished(p *corev1.Pod) bool {
+	if p.DeletionTimestamp != nil || p.Status.Phase == corev1.PodSucceeded || p.Status.Phase == corev1.PodFailed {
+		return true
+	}
+	for _, cs := range p.Status.ContainerStatuses {
+		if cs.Name == spark.DriverContainerName && cs.State.Terminated != nil {
+			return true
+		}
+	}
+	return false
+}
+
+// EndedAt is when the driver's attempt ended: its container's finish time,
+// else the time the pod was marked for deletion, else now.
+func EndedAt(p *corev1.Pod, now time.Time) time.Time {
+	var latest time.Time
+	for _, cs := range p.Status.ContainerStatuses {
+		if t := cs.State.Terminated; t != nil && t.FinishedAt.After(latest) {
+			latest = t.FinishedAt.Time
+		}
+	}
+	if !latest.IsZero() {
+		return latest
+	}
+	if p.DeletionTimestamp != nil {
+		return p.DeletionTimestamp.Time
+	}
+	return now
+}
+
+// Expired reports whether a driver pod finished more than its time to
+// live (the sparkplug.io/ttl-seconds annotation) ago. A pod being deleted
+// is not expired: it is already going.
+func Expired(p *corev1.Pod, now time.Time) bool {
+	ttl, err := strconv.ParseInt(p.Annotations[spark.AnnotationTTLSeconds], 10, 64)
+	if err != nil || p.Labels[spark.LabelRole] != spark.RoleDriver || p.DeletionTimestamp != nil || !Finished(p) {
+		return false
+	}
+	return !now.Before(EndedAt(p, now).Add(time.Duration(ttl) * time.Second))
+}
+
+// Labels alone never make a run. Anyone who may label a pod can copy
+// sparkplug's labels onto it (an Argo template's metadata.labels land on
+// its pod), so a driver pod, or a tombstone ConfigMap, is a run of a
+// workflow's node only if it has the name sparkplug gives that node's
+// attempt (objects.NamesFor: a hash of the workflow's uid and the node) and
+// that Workflow owns it. Whoever may create pods in the namespace may
+// still act as the plugin's ServiceAccount: the namespace is the trust
+// boundary.
+
+// OwnDriver reports whether p is the driver sparkplug made for the node
+// and attempt its labels name, in workflow wf.
+func OwnDriver(p *corev1.Pod, wf spark.WorkflowRef) bool {
+	return Own(p, wf, runNames(p.ObjectMeta, wf).DriverPod)
+}
+
+// OwnTomb reports whether cm is the ConfigMap of the driver sparkplug
+// made for the node and attempt its labels name, in workflow wf.
+func OwnTomb(cm *corev1.ConfigMap, wf spark.WorkflowRef) bool {
+	return Own(cm, wf, runNames(cm.ObjectMeta, wf).ConfigMap)
+}
+
+// WorkflowOf is the Workflow a driver pod's labels and annotations name:
+// the sparkplug.io/workflow-name annotation, the sparkplug.io/workflow-uid
+// label, the pod's namespace. OwnDriver(p, WorkflowOf(p)) is whether p is
+// sparkplug's driver at all.
+func WorkflowOf(p *corev1.Pod) spark.WorkflowRef {
+	return spark.WorkflowRef{Name: p.Annotations[spark.AnnotationWorkflowName], Namespace: p.Namespace, UID: p.Labels[spark.LabelWorkflowUID]}
+}
+
+// runNames are the names of the run an object's annotations and labels
+// say it belongs to.
+func runNames(m metav1.ObjectMeta, wf spark.WorkflowRef) objects.Names {
+	return objects.NamesFor(objects.Run{Workflow: wf, NodeID: m.Annotations[spark.AnnotationNodeID],
+		Attempt: Attempt(&corev1.Pod{ObjectMeta: m})})
+}
+
+// Own reports whether o has the name want and the Workflow wf owns it.
+func Own(o metav1.Object, wf spark.WorkflowRef, want string) bool {
+	if o.GetName() != want || wf.UID == "" {
+		return false
+	}
+	for _, ref := range o.GetOwnerReferences() {
+		if ref.Kind == "Workflow" && string(ref.UID) == wf.UID {
+			return true
+		}
+	}
+	return false
+}
+
+// Delete deletes driver pod p, that very pod (by uid). One already gone,
+// or replaced by a pod of its name, is no error; deleted says whether
+// this call deleted it, so a caller reports only what it did.
+func Delete(ctx context.Context, kube kubernetes.Interface, p *corev1.Pod) (deleted bool, err error) {
+	uid := p.UID
+	err = kube.CoreV1().Pods(p.Namespace).Delete(ctx, p.Name, metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &uid}})
+	if apierrors.IsNotFound(err) || apierrors.IsConflict(err) {
+		return false, nil
+	}
+	return err == nil, err
+}
