@@ -58,6 +58,8 @@ func TestServeRejectsBadOptionsBeforeListening(t *testing.T) {
 		{[]string{"--launcher", "spark-submit"}, "--launcher: spark-submit needs spark-home"},
 		{[]string{"--ingress-class-name", "Nginx"}, `--ingress-class-name: "Nginx": is not an IngressClass name`},
 		{[]string{"--submit-timeout", "-1s"}, "--submit-timeout: must be positive"},
+		{[]string{"--history-server-url", "spark-history:18080"}, `--history-server-url: "spark-history:18080": must be an absolute URL starting with http:// or https://`},
+		{[]string{"--history-server-url", "https://spark-history.example.com?x=1"}, `--history-server-url: "https://spark-history.example.com?x=1": must not hold a query or a fragment`},
 	} {
 		err := run(append([]string{"serve"}, tc.args...), &bytes.Buffer{}, &bytes.Buffer{})
 		if err == nil || !strings.Contains(err.Error(), tc.want) {

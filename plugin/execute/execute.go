@@ -28,6 +28,11 @@ const (
 	OutputDriverPod     = "driver-pod"
 	OutputSparkUI       = "spark-ui"
 	OutputAttempt       = "attempt"
+	// OutputHistoryUI is the application's page on the Spark History
+	// Server, reported only when the step has one
+	// (sparkplug.historyServerURL, or serve's --history-server-url): it
+	// still answers once the driver, and with it the spark-ui, is gone.
+	OutputHistoryUI = "history-ui"
 )
 
 // ErrBadRequest marks a request that is not a template.execute request at
@@ -153,6 +158,9 @@ func reply(o state.Outcome, driver *corev1.Pod, json bool, body *spec.SparkAppli
 				{Name: OutputSparkUI, Value: wfv1.AnyStringPtr(objects.SparkUIURL(body, driver))},
 				{Name: OutputAttempt, Value: wfv1.AnyStringPtr(strconv.Itoa(attemptOf(driver)))},
 			},
+		}
+		if u := spec.HistoryUIURL(body.HistoryServerURL(), appID); u != "" {
+			node.Outputs.Parameters = append(node.Outputs.Parameters, wfv1.Parameter{Name: OutputHistoryUI, Value: wfv1.AnyStringPtr(u)})
 		}
 	}
 	r := executor.ExecuteTemplateReply{Node: node}

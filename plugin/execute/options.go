@@ -37,6 +37,10 @@ type Options struct {
 	// format and the class of every Ingress, for bodies whose
 	// sparkplug.uiIngress does not say (spec.PluginDefaults).
 	IngressURLFormat, IngressClassName string
+	// HistoryServerURL is the base URL of the Spark History Server of
+	// bodies whose sparkplug.historyServerURL does not say: with it, every
+	// reply that names an application id reports the history-ui output.
+	HistoryServerURL string
 	// MaxSubmits is how many spark-submit runs (each a JVM) may run at
 	// once; a step beyond it waits, Pending, for a slot.
 	MaxSubmits int
@@ -129,5 +133,6 @@ func (o *Options) Validate() error {
 
 // defaults are what the options give every body that does not say.
 func (o *Options) defaults() spec.PluginDefaults {
-	return spec.PluginDefaults{Launcher: o.Launcher, IngressURLFormat: o.IngressURLFormat, IngressClassName: o.IngressClassName}
+	return spec.PluginDefaults{Launcher: o.Launcher, IngressURLFormat: o.IngressURLFormat, IngressClassName: o.IngressClassName,
+		HistoryServerURL: o.HistoryServerURL}
 }

@@ -35,6 +35,7 @@ func TestValidateNamesTheSetting(t *testing.T) {
 		{func(c *Config) { c.Core.Launcher = "yarn" }, "launcher"},
 		{func(c *Config) { c.Core.Submit.Timeout = -time.Second }, "submit-timeout"},
 		{func(c *Config) { c.Core.IngressURLFormat = "{{$nope}}" }, "ingress-url-format"},
+		{func(c *Config) { c.Core.HistoryServerURL = "spark-history:18080" }, "history-server-url"},
 	} {
 		c := DefaultConfig()
 		tc.change(&c)

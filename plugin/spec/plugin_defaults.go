@@ -28,6 +28,11 @@ type PluginDefaults struct {
 	// name: the class of every Ingress (sparkplug.uiIngress.ingressClassName
 	// overrides it). Empty: the cluster's default IngressClass.
 	IngressClassName string
+	// HistoryServerURL is the setting history-server-url: the base URL of
+	// the Spark History Server that reads the steps' event logs, for the
+	// history-ui output (sparkplug.historyServerURL overrides it). Empty:
+	// none.
+	HistoryServerURL string
 }
 
 // Validate checks the flags' values as the fields that override them are
@@ -46,12 +51,24 @@ func (d PluginDefaults) Validate() error {
 			errs = append(errs, setting.Errorf("ingress-class-name", "%q: is not an IngressClass name: %s", d.IngressClassName, strings.Join(msgs, "; ")))
 		}
 	}
+	if d.HistoryServerURL != "" {
+		if err := CheckHistoryServerURL(d.HistoryServerURL); err != nil {
+			errs = append(errs, setting.Errorf("history-server-url", "%q: %s", Truncate(d.HistoryServerURL, 4*maxShownBytes), err))
+		}
+	}
 	return errors.Join(errs...)
 }
 
-// apply fills what the body's sparkplug.uiIngress leaves unset with d's
-// values, so the spec says everything a run is built from.
+// apply fills what the body's sparkplug block leaves unset (uiIngress,
+// historyServerURL) with d's values, so the spec says everything a run is
+// built from and answered with.
 func (d PluginDefaults) apply(s *SparkApplicationSpec) {
+	if d.HistoryServerURL != "" && (s.Sparkplug == nil || s.Sparkplug.HistoryServerURL == nil) {
+		if s.Sparkplug == nil {
+			s.Sparkplug = &SparkplugOptions{}
+		}
+		s.Sparkplug.HistoryServerURL = ptr(d.HistoryServerURL)
+	}
 	if d.IngressURLFormat == "" && d.IngressClassName == "" {
 		return
 	}

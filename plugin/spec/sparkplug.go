@@ -33,6 +33,7 @@ func validateSparkplug(p *field.Path, s *SparkApplicationSpec) field.ErrorList {
 		}
 	}
 	errs = append(errs, validateUIIngressOptions(p.Child("uiIngress"), o.UIIngress)...)
+	errs = append(errs, validateHistoryServerURL(p.Child("historyServerURL"), o.HistoryServerURL)...)
 	return errs
 }
 

@@ -68,6 +68,14 @@ type SparkplugOptions struct {
 	// step, which the Spark operator takes from its flags of the same
 	// names, set or overridden for this step.
 	UIIngress *UIIngressOptions `json:"uiIngress,omitempty"`
+	// HistoryServerURL is the base URL of the Spark History Server that
+	// reads this step's event logs (spark.eventLog.dir), e.g.
+	// https://spark-history.example.com: each node then reports the
+	// output history-ui, the application's page there, which still
+	// answers once the driver and its UI are gone. Unset: the plugin's
+	// --history-server-url (ParseWith); empty: no history-ui output for
+	// this step.
+	HistoryServerURL *string `json:"historyServerURL,omitempty"`
 }
 
 // UIIngressOptions are the settings the Spark operator takes from its
