@@ -322,6 +322,9 @@ func (c *Cluster) startScheduler(ctx context.Context) error {
 }
 
 func (c *Cluster) startKWOK(ctx context.Context) error {
+	if err := c.Apply(ctx, kwokLogsCRD); err != nil {
+		return fmt.Errorf("install KWOK's Logs CRD: %w", err)
+	}
 	err := c.startComponent(ctx, binKWOK, 1,
 		func(p []int) []string {
 			c.layout.kwokPort = p[0]
@@ -329,7 +332,7 @@ func (c *Cluster) startKWOK(ctx context.Context) error {
 		},
 		kwokEnv(c.layout),
 		func(ctx context.Context) error {
-			url := fmt.Sprintf("http://%s:%d/healthz", loopback, c.layout.kwokPort)
+			url := fmt.Sprintf("https://%s:%d/healthz", loopback, c.layout.kwokPort)
 			return httpHealthy(ctx, url, "", "")
 		})
 	if err != nil {

@@ -1,6 +1,7 @@
 package cluster
 
 import (
+	"bytes"
 	"fmt"
 	"net"
 	"net/url"
@@ -225,4 +226,21 @@ func deadPID(t *testing.T) int {
 		t.Fatal(err)
 	}
 	return cmd.Process.Pid
+}
+
+func TestKWOKLogsCRDIsThePinnedOne(t *testing.T) {
+	cmd := exec.Command("go", "list", "-m", "-f", "{{.Dir}}", "sigs.k8s.io/kwok")
+	cmd.Dir = filepath.Join("..", "..", "hack", "tools", "kwok")
+	cmd.Env = append(os.Environ(), "GOWORK=off", "GOFLAGS=-mod=readonly")
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("go list sigs.k8s.io/kwok in hack/tools/kwok: %v", err)
+	}
+	want, err := os.ReadFile(filepath.Join(strings.TrimSpace(string(out)), "kustomize", "crd", "bases", "kwok.x-k8s.io_logs.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(kwokLogsCRD, want) {
+		t.Error("e2e/cluster/kwok-logs-crd.yaml differs from the pinned KWOK module's Logs CRD: copy it again")
+	}
 }

@@ -1,6 +1,7 @@
 package cluster
 
 import (
+	_ "embed"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -61,6 +62,7 @@ const (
 	// fileServingCert is the self-signed certificate kube-apiserver writes
 	// into its --cert-dir (followed by the CA that signed it).
 	fileServingCert = "apiserver.crt"
+	fileServingKey  = "apiserver.key"
 )
 
 func etcdArgs(l layout) []string {
@@ -94,6 +96,9 @@ func apiServerArgs(l layout) []string {
 		"--service-cluster-ip-range=" + serviceClusterIPs,
 		"--allow-privileged=true",
 		"--profiling=false",
+		// Pod logs are proxied to KWOK's kubelet server at the fake node's
+		// InternalIP (127.0.0.1), never to its name, which resolves nowhere.
+		"--kubelet-preferred-address-types=InternalIP",
 	}
 }
 
@@ -146,6 +151,16 @@ func kwokArgs(l layout, stages []string) []string {
 		"--manage-nodes-with-annotation-selector=" + KWOKNodeAnnotation + "=fake",
 		fmt.Sprintf("--server-address=%s:%d", loopback, l.kwokPort),
 		fmt.Sprintf("--node-port=%d", l.kwokPort),
+		// The kubelet API the API server calls for pods/log: HTTPS (the API
+		// server speaks nothing else to a kubelet, and verifies no kubelet
+		// certificate without --kubelet-certificate-authority), on the
+		// address the fake node reports.
+		"--node-ip=" + loopback,
+		"--tls-cert-file=" + filepath.Join(l.path(dirCerts), fileServingCert),
+		"--tls-private-key-file=" + filepath.Join(l.path(dirCerts), fileServingKey),
+		// Logs objects (kwok-logs-crd.yaml) say which file serves a pod's
+		// log: the e2e Spark simulator writes one per driver.
+		"--enable-crds=Logs",
 	}
 	for _, s := range stages {
 		args = append(args, "--config="+s)
@@ -157,3 +172,11 @@ func kwokArgs(l layout, stages []string) []string {
 func kwokEnv(l layout) []string {
 	return []string{"HOME=" + l.path(dirKWOKHome)}
 }
+
+// kwokLogsCRD is KWOK v0.7.0's Logs CRD (kustomize/crd/bases/
+// kwok.x-k8s.io_logs.yaml of sigs.k8s.io/kwok, Apache-2.0), installed before
+// KWOK starts with --enable-crds=Logs. TestKWOKLogsCRDIsThePinnedOne keeps
+// it equal to the pinned module's.
+//
+//go:embed kwok-logs-crd.yaml
+var kwokLogsCRD []byte

@@ -84,6 +84,9 @@ type Env struct {
 	Agents *argo.Agents
 	// RepoRoot is the repository the plugin was built from.
 	RepoRoot string
+	// DriverLogs is where the Spark simulator writes each driver's log,
+	// which KWOK serves as the pod's log (sim.RunLogs).
+	DriverLogs string
 
 	opts      Options
 	dir       string
@@ -247,6 +250,10 @@ func Start(ctx context.Context, opts Options) (_ *Env, err error) {
 	}
 	e.Sidecars.agents = e.Agents
 	if _, err := sim.RunExecutors(bgCtx, e.Kube, e.log.With("component", "executors")); err != nil {
+		return nil, err
+	}
+	e.DriverLogs = filepath.Join(e.dir, "driver-logs")
+	if err := sim.RunLogs(bgCtx, e.Kube, e.Cluster.Dynamic, e.DriverLogs, e.log.With("component", "driver-logs")); err != nil {
 		return nil, err
 	}
 	step("ready: %s; sparkplug runs as each agent pod's sidecar, as ServiceAccount %s; agents get the plugin token via %s",
