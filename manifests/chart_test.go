@@ -338,7 +338,34 @@ func TestChartSchemaRejectsTypos(t *testing.T) {
 		{"driver.serviceAccount.crate=true", "crate"},
 		{"agentRBAC.enabled=true", "enabled"},
 		{"extraArgs={serve}", "/extraArgs/0"},
+		{"serve.historyServerURL=spark-history:18080", "/serve/historyServerURL"},
+		{"monitor.enabeld=true", "enabeld"},
+		{"monitor.replica=2", "replica"},
+		{"monitor.image.tagg=v1", "tagg"},
+		{"monitor.image.digest=abc", "/monitor/image/digest"},
+		{"monitor.logLevel=verbose", "/monitor/logLevel"},
+		{"monitor.ttlInterval=10x", "/monitor/ttlInterval"},
+		{"monitor.metricsLabels={a,b}", ""},
+		{"monitor.metricsLabel={a}", "metricsLabel"},
+		{"monitor.jobStartLatencyBuckets={0}", "/monitor/jobStartLatencyBuckets/0"},
+		{"monitor.resources.limits.memroy=1Gi", "memroy"},
+		{"monitor.extraArgs={monitor}", "/monitor/extraArgs/0"},
+		{"monitor.serviceMonitor.enable=true", "enable"},
+		{"monitor.serviceMonitor.interval=30", "/monitor/serviceMonitor/interval"},
+		{"monitor.prometheusRule.failureRatio=2", "/monitor/prometheusRule/failureRatio"},
+		{"monitor.prometheusRule.threshold=1", "threshold"},
+		{"monitor.prometheusRule.stuckMinutes=0", "/monitor/prometheusRule/stuckMinutes"},
+		{"monitor.grafanaDashboard.label.a=b", "label"},
+		{"monitor.grafanaDashboard.namespace=Monitoring", "/monitor/grafanaDashboard/namespace"},
 	} {
+		if tc.says == "" {
+			// A valid value among the typos: the schema refuses what is
+			// wrong, not everything under monitor.
+			if _, err := helm(t, "template", releaseName, chartDir, "--set", tc.set); err != nil {
+				t.Errorf("--set %s: %v", tc.set, err)
+			}
+			continue
+		}
 		_, err := helm(t, "template", releaseName, chartDir, "--set", tc.set)
 		if err == nil {
 			t.Errorf("--set %s: helm template succeeded", tc.set)
@@ -375,11 +402,18 @@ func TestChartNotes(t *testing.T) {
 			[]string{"in 1 namespace: team-a.", "ConfigMap spark-executor-plugin", "ServiceAccount spark-executor-plugin",
 				"ARGO_EXECUTOR_PLUGINS=true", `controller.extraEnv: [{name: ARGO_EXECUTOR_PLUGINS, value: "true"}]`,
 				"kubectl -n argo patch deployment workflow-controller", "--set agentRBAC.create=true", "--set driver.serviceAccount.create=true"},
-			[]string{"sparkplug-argo-agent", "sparkplug-spark-driver"}},
+			[]string{"sparkplug-argo-agent", "sparkplug-spark-driver", "sparkplug monitor"}},
 		{"two-namespaces.values.yaml",
 			[]string{"in 2 namespaces: team-a, team-b.", "ServiceAccount spark for the Spark drivers",
 				"sparkplug-argo-agent", "ServiceAccounts default, etl", "ARGO_EXECUTOR_PLUGINS=true"},
-			[]string{"--set agentRBAC.create=true", "--set driver.serviceAccount.create=true"}},
+			[]string{"--set agentRBAC.create=true", "--set driver.serviceAccount.create=true", "sparkplug monitor"}},
+		{"monitor.values.yaml",
+			[]string{"in 2 namespaces: team-a, team-b.", "sparkplug monitor, in team-a:",
+				"Deployment sparkplug-monitor, 2 replicas electing a leader with the Lease sparkplug-monitor",
+				"Spark applications of team-a, team-b,", "Service sparkplug-monitor, port",
+				"Role and RoleBinding sparkplug-monitor in team-a, team-b, and sparkplug-monitor-leader-election in team-a;",
+				"ServiceMonitor sparkplug-monitor", "PrometheusRule sparkplug-monitor", "ConfigMap sparkplug-monitor-dashboard in monitoring"},
+			nil},
 	} {
 		out, err := helm(t, "template", releaseName, dir, "--namespace", releaseNamespace,
 			"--values", filepath.Join(chartTestdir, tc.values), "--show-only", "templates/zz-notes.yaml")

@@ -54,20 +54,40 @@ serve flag that is set, then extraArgs. A JSON list.
   (list "max-spark-submits" .Values.serve.maxSparkSubmits)
   (list "submit-timeout" .Values.serve.submitTimeout)
   (list "kubernetes-request-timeout" .Values.serve.kubernetesRequestTimeout)
+  (list "history-server-url" .Values.serve.historyServerURL)
 -}}
-{{- range $flags -}}
-{{- $v := index . 1 -}}
-{{- /* Numbers from YAML are float64: 1000000 would print as 1e+06. */ -}}
-{{- if and (kindIs "float64" $v) (eq $v (floor $v)) -}}
-{{- $v = int64 $v -}}
-{{- end -}}
-{{- if not (kindIs "invalid" $v) -}}
-{{- if ne (toString $v) "" -}}
-{{- $args = append $args (printf "--%s=%s" (index . 0) (toString $v)) -}}
-{{- end -}}
-{{- end -}}
-{{- end -}}
+{{- $args = concat $args (include "sparkplug.flags" $flags | fromJsonArray) -}}
 {{- toJson (concat $args .Values.extraArgs) -}}
+{{- end -}}
+
+{{/*
+Flags from a list of (name value) pairs: "--name=value" for each value
+that is set (not null, not ""), in the list's order. A JSON list.
+*/}}
+{{- define "sparkplug.flags" -}}
+{{- $args := list -}}
+{{- range . -}}
+{{- $v := index . 1 -}}
+{{- if not (kindIs "invalid" $v) -}}
+{{- $v = include "sparkplug.value" $v -}}
+{{- if ne $v "" -}}
+{{- $args = append $args (printf "--%s=%s" (index . 0) $v) -}}
+{{- end -}}
+{{- end -}}
+{{- end -}}
+{{- toJson $args -}}
+{{- end -}}
+
+{{/*
+A value as a flag reads it. Numbers from YAML are float64: 1000000 would
+print as 1e+06.
+*/}}
+{{- define "sparkplug.value" -}}
+{{- if and (kindIs "float64" .) (eq . (floor .)) -}}
+{{- int64 . -}}
+{{- else -}}
+{{- toString . -}}
+{{- end -}}
 {{- end -}}
 
 {{/*
