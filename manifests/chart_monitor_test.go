@@ -3,11 +3,7 @@
 package manifests
 
 import (
-	"bufio"
-	"bytes"
 	"encoding/json"
-	"errors"
-	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -21,8 +17,6 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
-	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
-	"sigs.k8s.io/yaml"
 
 	"github.com/sparkplug-io/sparkplug/plugin/golden"
 )
@@ -43,36 +37,6 @@ func helmTemplate(t *testing.T, args ...string) []byte {
 		t.Fatalf("helm template %s: %v", strings.Join(args, " "), err)
 	}
 	return out
-}
-
-// objects decodes helm template output into unstructured objects, the
-// Prometheus Operator's kinds included, keyed "Kind namespace/name".
-func objects(t *testing.T, docs []byte) map[string]*unstructured.Unstructured {
-	t.Helper()
-	m := map[string]*unstructured.Unstructured{}
-	r := utilyaml.NewYAMLReader(bufio.NewReader(bytes.NewReader(docs)))
-	for {
-		doc, err := r.Read()
-		if errors.Is(err, io.EOF) {
-			return m
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		var o map[string]any
-		if err := yaml.Unmarshal(doc, &o); err != nil {
-			t.Fatalf("%v\n%s", err, doc)
-		}
-		if o == nil {
-			continue
-		}
-		u := &unstructured.Unstructured{Object: o}
-		key := u.GetKind() + " " + u.GetNamespace() + "/" + u.GetName()
-		if _, ok := m[key]; ok {
-			t.Errorf("%s twice", key)
-		}
-		m[key] = u
-	}
 }
 
 // typed converts an unstructured object into into.

@@ -1,7 +1,11 @@
 package manifests
 
 import (
+	"bufio"
+	"bytes"
 	"encoding/json"
+	"errors"
+	"io"
 	"os"
 	"regexp"
 	"slices"
@@ -12,6 +16,8 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	"sigs.k8s.io/yaml"
 )
 
@@ -299,5 +305,36 @@ func TestPromQLMetrics(t *testing.T) {
 		if got := promQLMetrics(c.expr); !slices.Equal(got, c.want) {
 			t.Errorf("promQLMetrics(%s) = %q, want %q", c.expr, got, c.want)
 		}
+	}
+}
+
+// objects decodes YAML documents (helm template, kubectl kustomize) into
+// unstructured objects, the Prometheus Operator's kinds included, keyed
+// "Kind namespace/name".
+func objects(t *testing.T, docs []byte) map[string]*unstructured.Unstructured {
+	t.Helper()
+	m := map[string]*unstructured.Unstructured{}
+	r := utilyaml.NewYAMLReader(bufio.NewReader(bytes.NewReader(docs)))
+	for {
+		doc, err := r.Read()
+		if errors.Is(err, io.EOF) {
+			return m
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		var o map[string]any
+		if err := yaml.Unmarshal(doc, &o); err != nil {
+			t.Fatalf("%v\n%s", err, doc)
+		}
+		if o == nil {
+			continue
+		}
+		u := &unstructured.Unstructured{Object: o}
+		key := u.GetKind() + " " + u.GetNamespace() + "/" + u.GetName()
+		if _, ok := m[key]; ok {
+			t.Errorf("%s twice", key)
+		}
+		m[key] = u
 	}
 }
