@@ -58,14 +58,15 @@ func TestKustomizeMonitor(t *testing.T) {
 		return access{verb: verb, group: "coordination.k8s.io", resource: "leases", name: name, namespace: ns}
 	}
 	allowed := []access{
-		core("get", "pods", ns), core("list", "pods", ns), core("watch", "pods", ns), core("delete", "pods", ns),
+		core("list", "pods", ns), core("watch", "pods", ns), core("delete", "pods", ns),
 		workflows("get", ns), workflows("list", ns), workflows("watch", ns),
 		core("list", "events", ns), core("watch", "events", ns), core("create", "events", ns), core("patch", "events", ns),
 		lease("create", ""), lease("get", "sparkplug-monitor"), lease("update", "sparkplug-monitor"),
 	}
 	denied := []access{
-		// It launches nothing and changes no pod, nor reads their logs.
-		core("create", "pods", ns), core("patch", "pods", ns), core("update", "pods", ns),
+		// It launches nothing and changes no pod, nor reads one but
+		// through its cache, nor their logs.
+		core("create", "pods", ns), core("patch", "pods", ns), core("update", "pods", ns), core("get", "pods", ns),
 		{verb: "get", resource: "pods", subresource: "log", namespace: ns},
 		{verb: "create", resource: "pods", subresource: "exec", namespace: ns},
 		// It never changes a Workflow.

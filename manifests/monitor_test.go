@@ -45,9 +45,10 @@ type promRuleSpec struct {
 }
 
 // TestMonitorRBAC pins manifests/monitor's Roles, rule for rule and verb
-// for verb, to what sparkplug monitor calls: its informers on pods,
-// Workflows and Events, the drivers it deletes, the Events it records on
-// Workflows, and its Lease. No Secrets, nothing cluster-scoped, nothing
+// for verb, to what sparkplug monitor (plugin/monitor) calls: its
+// informers on pods, Workflows' metadata and Events, the Workflow it
+// reads before deleting a driver (by uid, never read one by one), the
+// Events it records on Workflows, and its Lease. No Secrets, nothing cluster-scoped, nothing
 // it does not call. The chart's monitor Roles are these (the chart tests).
 func TestMonitorRBAC(t *testing.T) {
 	roles := map[string][]rbacv1.PolicyRule{}
@@ -73,7 +74,7 @@ func TestMonitorRBAC(t *testing.T) {
 	}
 	want := map[string][]rbacv1.PolicyRule{
 		"sparkplug-monitor": {
-			{APIGroups: []string{""}, Resources: []string{"pods"}, Verbs: []string{"get", "list", "watch", "delete"}},
+			{APIGroups: []string{""}, Resources: []string{"pods"}, Verbs: []string{"list", "watch", "delete"}},
 			{APIGroups: []string{"argoproj.io"}, Resources: []string{"workflows"}, Verbs: []string{"get", "list", "watch"}},
 			{APIGroups: []string{""}, Resources: []string{"events"}, Verbs: []string{"list", "watch", "create", "patch"}},
 		},
