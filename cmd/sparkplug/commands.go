@@ -30,6 +30,8 @@ func commands() []command {
 	return []command{
 		{"serve", "answer the Argo agent's template.execute calls (the plugin sidecar)",
 			func(w io.Writer) *pflag.FlagSet { return serveFlags(&serveOptions{}, w) }, nil, runServe},
+		{"monitor", "watch drivers, executors and workflows: the Spark operator's metrics, and cleanup after ended workflows",
+			func(w io.Writer) *pflag.FlagSet { return monitorFlags(&monitorOptions{}, w) }, nil, runMonitor},
 		{"render", "print the objects the plugin would create for a spark step (and the spark-submit argv of that launcher), without a cluster",
 			func(w io.Writer) *pflag.FlagSet { return renderFlags(&renderOptions{}, w) }, nil, runRender},
 		{"convert", "turn Spark operator (Scheduled)SparkApplications into (Cron)Workflows with a spark step",

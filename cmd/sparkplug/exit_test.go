@@ -66,6 +66,11 @@ func TestExitStatusOfEveryCommand(t *testing.T) {
 		{"serve unknown flag", "", []string{"serve", "--adr", ":1"}, 2},
 		{"serve argument", "", []string{"serve", "x"}, 2},
 
+		{"monitor --help", "", []string{"monitor", "--help"}, 0},
+		{"monitor without its cluster", "", []string{"monitor", "--namespaces", "jobs", "--leader-elect=false", "--kubeconfig", filepath.Join(t.TempDir(), "missing"), "--metrics-addr", "127.0.0.1:0", "--health-addr", "127.0.0.1:0"}, 1},
+		{"monitor bad flag value", "", []string{"monitor", "--namespaces", "jobs", "--ttl-interval", "-1s"}, 2},
+		{"monitor unknown flag", "", []string{"monitor", "--namespace", "jobs"}, 2},
+
 		{"render", "", []string{"render", "-f", body}, 0},
 		{"render invalid body", invalid, []string{"render", "-f", "-"}, 1},
 		{"render no step", "kind: ConfigMap\n", []string{"render", "-f", "-"}, 1},

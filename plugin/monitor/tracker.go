@@ -1,0 +1,116 @@
+package monitor
+
+import (
+	"sync"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/types"
+)
+
+// ReasonSubmissionFailed is the reason of the Event the sidecar records
+// on a Workflow for a submission that made no driver (plugin/execute's
+// eventReasons).
+const ReasonSubmissionFailed = "SparkSubmissionFailed"
+
+// tracker turns what the informers see into metric changes. It remembers,
+// per pod, the facts it last counted (so an update counts a transition
+// once, whatever the informer's old object was, and a resync or a relist
+// counts nothing again) and the label values the running gauge was raised
+// with (so it is lowered on the same series even when the labels changed
+// since, e.g. the workflow became known); per Event, the count already
+// counted.
+type tracker struct {
+	mu      sync.Mutex
+	metrics *sparkMetrics
+	labels  labeler
+	pods    map[types.UID]*seenPod
+	events  map[types.UID]int32
+}
+
+type seenPod struct {
+	facts facts
+	// running are the label values of the running gauge the pod raised;
+	// nil: it raised none.
+	running []string
+}
+
+func newTracker(m *sparkMetrics, l labeler) *tracker {
+	return &tracker{metrics: m, labels: l, pods: map[types.UID]*seenPod{}, events: map[types.UID]int32{}}
+}
+
+// pod counts a pod added or updated.
+func (t *tracker) pod(p *corev1.Pod) {
+	cur := factsOf(p)
+	lv := t.labels.forPod(p)
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	s := t.pods[p.UID]
+	var prev *facts
+	if s != nil {
+		prev = &s.facts
+	} else {
+		s = &seenPod{}
+		t.pods[p.UID] = s
+	}
+	t.apply(s, transitions(prev, &cur), lv)
+	s.facts = cur
+}
+
+// podGone counts a pod deleted.
+func (t *tracker) podGone(uid types.UID) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	s := t.pods[uid]
+	if s == nil {
+		return
+	}
+	t.apply(s, transitions(&s.facts, nil), nil)
+	delete(t.pods, uid)
+}
+
+// apply makes the changes on the series of lv, and a lowering of a
+// running gauge on the series the pod raised.
+func (t *tracker) apply(s *seenPod, cs []change, lv []string) {
+	for _, c := range cs {
+		switch c.what {
+		case appRunningUp, executorRunningUp:
+			s.running = lv
+			t.metrics.apply([]change{c}, lv)
+		case appRunningDown, executorRunningDown:
+			if s.running != nil {
+				t.metrics.apply([]change{c}, s.running)
+				s.running = nil
+			}
+		default:
+			t.metrics.apply([]change{c}, lv)
+		}
+	}
+}
+
+// event counts the submissions an Event says failed: all of its count
+// when first seen, then what its count grew by (the recorder counts
+// repeats of one Event instead of making new ones).
+func (t *tracker) event(e *corev1.Event) {
+	if e.Reason != ReasonSubmissionFailed || e.InvolvedObject.Kind != "Workflow" {
+		return
+	}
+	n := e.Count
+	if e.Series != nil && e.Series.Count > n {
+		n = e.Series.Count
+	}
+	n = max(n, 1)
+	lv := t.labels.forWorkflow(e.InvolvedObject.Namespace, string(e.InvolvedObject.UID))
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if grew := n - t.events[e.UID]; grew > 0 {
+		t.metrics.failedSubmissionCount.WithLabelValues(lv...).Add(float64(grew))
+		t.events[e.UID] = n
+	}
+}
+
+// eventGone forgets an Event that expired.
+func (t *tracker) eventGone(uid types.UID) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	delete(t.events, uid)
+}
