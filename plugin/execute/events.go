@@ -15,6 +15,34 @@ import (
 // (`kubectl describe workflow`, `kubectl get events`), one per state
 // change of a driver: SUBMITTED, RUNNING, COMPLETED, FAILED, PENDING_RERUN.
 
+// The reasons of the Events the request core records, all on the
+// Workflow. They are part of the stable interface: README's "Events"
+// table documents each, and TestReadmeListsEveryEventReason fails when an
+// Event is recorded, here or elsewhere, with a reason it lacks.
+const (
+	// One per state change of a driver (stateEvent).
+	ReasonSubmitted        = "SparkSubmitted"
+	ReasonRunning          = "SparkRunning"
+	ReasonCompleted        = "SparkCompleted"
+	ReasonFailed           = "SparkFailed"
+	ReasonPendingRerun     = "SparkPendingRerun"
+	ReasonSubmissionFailed = "SparkSubmissionFailed"
+	ReasonUnknown          = "SparkUnknown"
+	// ReasonOtherState is a driver state with no reason of its own: none
+	// has today; a state added later still gets an Event.
+	ReasonOtherState = "SparkState"
+
+	// ReasonDriverDeleted: a running driver of an ending workflow was
+	// deleted (sweep.go).
+	ReasonDriverDeleted = "SparkDriverDeleted"
+	// ReasonDriverExpired: a finished driver's timeToLiveSeconds ran out
+	// and it was deleted (ttl.go).
+	ReasonDriverExpired = "SparkDriverExpired"
+	// ReasonObjectRefused: the API server refused an object the
+	// application runs without (launch.go).
+	ReasonObjectRefused = "SparkObjectRefused"
+)
+
 // eventLog remembers the last state reported per driver so an Event is
 // recorded once per change. It is memory only: a restarted plugin may
 // record one state again, which is harmless.
@@ -36,14 +64,15 @@ func (l *eventLog) changed(driver string, state spark.State) bool {
 	return true
 }
 
+// eventReasons are the reasons of the driver states' Events.
 var eventReasons = map[spark.State]string{
-	spark.StateSubmitted:        "SparkSubmitted",
-	spark.StateRunning:          "SparkRunning",
-	spark.StateCompleted:        "SparkCompleted",
-	spark.StateFailed:           "SparkFailed",
-	spark.StatePendingRerun:     "SparkPendingRerun",
-	spark.StateSubmissionFailed: "SparkSubmissionFailed",
-	spark.StateUnknown:          "SparkUnknown",
+	spark.StateSubmitted:        ReasonSubmitted,
+	spark.StateRunning:          ReasonRunning,
+	spark.StateCompleted:        ReasonCompleted,
+	spark.StateFailed:           ReasonFailed,
+	spark.StatePendingRerun:     ReasonPendingRerun,
+	spark.StateSubmissionFailed: ReasonSubmissionFailed,
+	spark.StateUnknown:          ReasonUnknown,
 }
 
 // stateEvent records an Event when a driver's state changed: its reason
@@ -54,14 +83,19 @@ func (c *Core) stateEvent(wf spark.WorkflowRef, node, driver string, o state.Out
 	}
 	reason, ok := eventReasons[o.State]
 	if !ok {
-		reason = "SparkState"
+		reason = ReasonOtherState
 	}
-	kind := corev1.EventTypeNormal
-	switch o.State {
+	c.event(wf, stateEventType(o.State), reason, "node "+node+", driver "+driver+": "+o.Message())
+}
+
+// stateEventType is the type of a driver state's Event: Warning for the
+// states a person should look at, Normal for the rest.
+func stateEventType(s spark.State) string {
+	switch s {
 	case spark.StateFailed, spark.StateSubmissionFailed, spark.StateUnknown:
-		kind = corev1.EventTypeWarning
+		return corev1.EventTypeWarning
 	}
-	c.event(wf, kind, reason, "node "+node+", driver "+driver+": "+o.Message())
+	return corev1.EventTypeNormal
 }
 
 func (c *Core) event(wf spark.WorkflowRef, kind, reason, message string) {

@@ -120,7 +120,7 @@ func (r *request) ensureCompanions(rn *run) (*state.Outcome, error) {
 	}
 	if keepsRunning(head) {
 		// It started with what it needed; it runs on.
-		r.core.event(r.wf, corev1.EventTypeWarning, "SparkObjectRefused",
+		r.core.event(r.wf, corev1.EventTypeWarning, ReasonObjectRefused,
 			fmt.Sprintf("%s of running driver %s not made again", refused.Error(), head.Name))
 		r.core.companions.add(head.UID)
 		return nil, nil
@@ -151,7 +151,7 @@ func (r *request) companions(objs *objects.Set, driver *corev1.Pod) error {
 			// The group works as it is; it only stays the Workflow's.
 			msg := fmt.Sprintf("PodGroup %s not handed to driver %s, it goes with the Workflow instead: %s", pg.GetName(), driver.Name, apiMessage(err))
 			r.log.Warn("pod group handover refused", "driver", driver.Name, "pod_group", pg.GetName(), "error", apiMessage(err))
-			r.core.event(r.wf, corev1.EventTypeWarning, "SparkObjectRefused", msg)
+			r.core.event(r.wf, corev1.EventTypeWarning, ReasonObjectRefused, msg)
 		}
 	}
 	for _, o := range objs.Companions() {
@@ -171,7 +171,7 @@ func (r *request) companions(objs *objects.Set, driver *corev1.Pod) error {
 			// without them, so a refusal is said, not fatal.
 			msg := fmt.Sprintf("%s %s of driver %s not created, the application runs without it: %s", kindOf(o), o.GetName(), driver.Name, apiMessage(err))
 			r.log.Warn("companion refused", "driver", driver.Name, "object", o.GetName(), "error", apiMessage(err))
-			r.core.event(r.wf, corev1.EventTypeWarning, "SparkObjectRefused", msg)
+			r.core.event(r.wf, corev1.EventTypeWarning, ReasonObjectRefused, msg)
 		default:
 			return &refusedError{what: kindOf(o) + " " + o.GetName(), err: err}
 		}
