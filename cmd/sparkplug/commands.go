@@ -38,6 +38,8 @@ func commands() []command {
 			func(w io.Writer) *pflag.FlagSet { return convertFlags(&convertOptions{}, w) }, nil, runConvert},
 		{"schedule", "check a CronWorkflow schedule as Argo does and list its next runs",
 			func(w io.Writer) *pflag.FlagSet { return scheduleFlags(&scheduleOptions{}, w) }, nil, runSchedule},
+		{"logs", "print or follow the driver (and executor) logs of a workflow's Spark nodes",
+			func(w io.Writer) *pflag.FlagSet { return logsFlags(&logsOptions{}, w) }, nil, runLogs},
 		{"completion", "print the shell completion script for bash, zsh or fish",
 			func(w io.Writer) *pflag.FlagSet { return newFlagSet("completion bash|zsh|fish", completionSummary, w) }, cli.Shells(), runCompletion},
 		{"version", "print the version, commit, commit date, Go version and platform",

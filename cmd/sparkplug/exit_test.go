@@ -91,6 +91,15 @@ func TestExitStatusOfEveryCommand(t *testing.T) {
 		{"schedule none", "", []string{"schedule"}, 2},
 		{"schedule bad --from", "", []string{"schedule", "@daily", "--from", "today"}, 2},
 
+		{"logs --help", "", []string{"logs", "--help"}, 0},
+		{"logs without its cluster", "", []string{"logs", "wf", "--kubeconfig", filepath.Join(t.TempDir(), "missing")}, 1},
+		{"logs no workflow", "", []string{"logs"}, 2},
+		{"logs three arguments", "", []string{"logs", "wf", "node", "x"}, 2},
+		{"logs bad --attempt", "", []string{"logs", "wf", "--attempt", "0"}, 2},
+		{"logs --since and --since-time", "", []string{"logs", "wf", "--since", "1m", "--since-time", "2026-03-01T00:00:00Z"}, 2},
+		{"logs bad --since-time", "", []string{"logs", "wf", "--since-time", "yesterday"}, 2},
+		{"logs bad --tail", "", []string{"logs", "wf", "--tail", "-2"}, 2},
+
 		{"completion", "", []string{"completion", "bash"}, 0},
 		{"completion unknown shell", "", []string{"completion", "tcsh"}, 2},
 		{"completion no shell", "", []string{"completion"}, 2},

@@ -1,0 +1,137 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os/signal"
+	"syscall"
+	"time"
+
+	wfclient "github.com/argoproj/argo-workflows/v3/pkg/client/clientset/versioned"
+	"github.com/spf13/pflag"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/tools/clientcmd"
+
+	"github.com/sparkplug-io/sparkplug/plugin/logs"
+	"github.com/sparkplug-io/sparkplug/plugin/spark"
+)
+
+var logsSummary = fmt.Sprintf(`Print or follow the driver logs of a workflow's Spark nodes, as argo logs does for
+its pods. The drivers are the pods sparkplug launched for the Workflow (its uid's
+label, spark-role=driver, the name and owner sparkplug gives them); a pod that only
+copies their labels is never printed.
+
+NODE is one Spark node: Argo's node id, its name (wf.step, wf[0].step) or its
+display name (step). Without it, every Spark node, in the order the nodes started.
+Each node's latest attempt unless --attempt says otherwise; -e adds the executors.
+When several pods are printed, each line starts with its pod's name.
+
+  sparkplug logs spark-dag-x7k2p                  # every Spark node's driver
+  sparkplug logs spark-dag-x7k2p pi-a -f          # follow one node, waiting for its driver
+  sparkplug logs spark-dag-x7k2p pi-a --attempt all --tail 100
+  sparkplug logs spark-dag-x7k2p pi-a -e --since 10m
+
+-f follows until the nodes followed have finished (without NODE: the workflow) and
+their logs ended, or until interrupted; it waits for drivers that do not exist or have
+not started yet, and streams at most %d logs at once (the others wait for one to end).
+A driver deleted (timeToLiveSeconds, the Workflow deleted) took its log with it: keep
+logs with log archiving, or read the application in the Spark History Server.
+
+Needs, in the namespace: get workflows, list and watch pods, get pods/log.`, logs.MaxStreams)
+
+type logsOptions struct {
+	kubeconfig, context, namespace string
+	attempt, sinceTime             string
+	run                            logs.Options
+}
+
+// logsFlags binds logs' flags to o.
+func logsFlags(o *logsOptions, stdout io.Writer) *pflag.FlagSet {
+	fs := newFlagSet("logs WORKFLOW [NODE]", logsSummary, stdout)
+	fs.StringVarP(&o.namespace, "namespace", "n", "", "the workflow's namespace (default: the kubeconfig context's)")
+	fs.StringVar(&o.kubeconfig, "kubeconfig", "", "kubeconfig file (default: $KUBECONFIG, else ~/.kube/config, else in-cluster)")
+	fs.StringVar(&o.context, "context", "", "the kubeconfig context to use (default: its current context)")
+	fs.StringVar(&o.attempt, "attempt", "latest", "which attempts of each node (restartPolicy): latest, all, or a number from 1")
+	fs.BoolVarP(&o.run.Executors, "executors", "e", false, "also print the executors of each driver printed")
+	fs.StringVarP(&o.run.Container, "container", "c", "", "the container to print (default: "+spark.DriverContainerName+" of a driver, "+spark.ExecutorContainerName+" of an executor)")
+	fs.BoolVarP(&o.run.Follow, "follow", "f", false, "stream the logs, waiting for drivers to appear and start")
+	fs.DurationVar(&o.run.Since, "since", 0, "only lines newer than this duration, e.g. 10m (default: all)")
+	fs.StringVar(&o.sinceTime, "since-time", "", "only lines after this time, RFC 3339 (default: all)")
+	fs.Int64Var(&o.run.Tail, "tail", -1, "the last lines of each log; -1: every line")
+	fs.BoolVar(&o.run.Timestamps, "timestamps", false, "start each line with its time, as the kubelet recorded it")
+	return fs
+}
+
+func (o *logsOptions) validate(args []string) error {
+	if len(args) < 1 || len(args) > 2 {
+		return fmt.Errorf("give the workflow, and optionally one node: sparkplug logs WORKFLOW [NODE], got %d arguments", len(args))
+	}
+	o.run.Workflow = args[0]
+	if len(args) == 2 {
+		o.run.Node = args[1]
+	}
+	a, err := logs.ParseAttempt(o.attempt)
+	if err != nil {
+		return err
+	}
+	o.run.Attempt = a
+	if o.run.Since < 0 {
+		return fmt.Errorf("--since %s: must not be negative", o.run.Since)
+	}
+	if o.sinceTime != "" {
+		if o.run.Since != 0 {
+			return errors.New("give --since or --since-time, not both")
+		}
+		t, err := time.Parse(time.RFC3339, o.sinceTime)
+		if err != nil {
+			return fmt.Errorf("--since-time %q: want RFC 3339, e.g. 2026-03-29T10:00:00Z", o.sinceTime)
+		}
+		o.run.SinceTime = &metav1.Time{Time: t}
+	}
+	if o.run.Tail < -1 {
+		return fmt.Errorf("--tail %d: give a number of lines, or -1 for all", o.run.Tail)
+	}
+	return nil
+}
+
+func runLogs(args []string, stdout, stderr io.Writer) error {
+	o := logsOptions{}
+	fs := logsFlags(&o, stdout)
+	if err := parseFlags(fs, "logs", args); err != nil {
+		return err
+	}
+	if err := o.validate(fs.Args()); err != nil {
+		return usageError("logs", err)
+	}
+	rules := clientcmd.NewDefaultClientConfigLoadingRules()
+	rules.ExplicitPath = o.kubeconfig
+	cc := clientcmd.NewNonInteractiveDeferredLoadingClientConfig(rules, &clientcmd.ConfigOverrides{CurrentContext: o.context})
+	cfg, err := cc.ClientConfig()
+	if err != nil {
+		return fmt.Errorf("kubeconfig: %w", err)
+	}
+	o.run.Namespace = o.namespace
+	if o.run.Namespace == "" {
+		if o.run.Namespace, _, err = cc.Namespace(); err != nil {
+			return fmt.Errorf("kubeconfig: %w", err)
+		}
+	}
+	kube, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		return err
+	}
+	wfc, err := wfclient.NewForConfig(cfg)
+	if err != nil {
+		return err
+	}
+	o.run.Notices = stderr
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
+	defer stop()
+	if err := logs.Run(ctx, kube, wfc, o.run, stdout); err != nil && ctx.Err() == nil {
+		return err
+	}
+	return nil
+}
