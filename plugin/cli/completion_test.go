@@ -17,9 +17,16 @@ func testCommands() []Command {
 	render.Int("attempt", 1, "the restart-policy attempt")
 	convert := pflag.NewFlagSet("convert", pflag.ContinueOnError)
 	convert.Bool("keep-names", false, "keep: names [and] 'quotes'")
+	// logs has short flags that take no value (-f, -e) next to one that
+	// does (-n).
+	logs := pflag.NewFlagSet("logs WORKFLOW [NODE]", pflag.ContinueOnError)
+	logs.BoolP("follow", "f", false, "stream the logs")
+	logs.BoolP("executors", "e", false, "also the executors")
+	logs.StringP("namespace", "n", "", "the workflow's namespace")
 	return []Command{
 		{Name: "render", Summary: "print the objects", Flags: render},
 		{Name: "convert", Summary: "turn SparkApplications into Workflows", Flags: convert},
+		{Name: "logs", Summary: "print or follow the driver logs of a workflow's Spark nodes", Flags: logs},
 		{Name: "completion", Summary: "print a completion script", Words: Shells()},
 		{Name: "version", Summary: "print the version"},
 	}
@@ -66,6 +73,11 @@ func TestBashCompletion(t *testing.T) {
 		{[]string{"sparkplug", "render", "--"}, "--attempt --file --parameter --help"},
 		{[]string{"sparkplug", "render", "-f", ""}, ""},
 		{[]string{"sparkplug", "convert", "--k"}, "--keep-names"},
+		{[]string{"sparkplug", "lo"}, "logs"},
+		{[]string{"sparkplug", "logs", "--f"}, "--follow"},
+		// -f takes no value: the word after it is completed again.
+		{[]string{"sparkplug", "logs", "-f", "--n"}, "--namespace"},
+		{[]string{"sparkplug", "logs", "-n", ""}, ""},
 		{[]string{"sparkplug", "completion", "z"}, "zsh"},
 		{[]string{"sparkplug", "completion", ""}, "bash zsh fish"},
 	}
@@ -84,7 +96,7 @@ func TestCompletionScripts(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, want := range []string{"render", "convert", "completion", "version", "file", "parameter", "keep-names", "zsh"} {
+		for _, want := range []string{"render", "convert", "logs", "completion", "version", "file", "parameter", "keep-names", "follow", "executors", "namespace", "zsh"} {
 			if !strings.Contains(script, want) {
 				t.Errorf("%s script lacks %q", shell, want)
 			}
@@ -132,6 +144,8 @@ func TestFishCompletion(t *testing.T) {
 		"sparkplug render --fi":   "--file",
 		"sparkplug completion z":  "zsh",
 		"sparkplug convert --kee": "--keep-names",
+		"sparkplug logs --fol":    "--follow",
+		"sparkplug logs -f --na":  "--namespace",
 	} {
 		out, err := exec.Command("fish", "--no-config", "-c", "source "+file+"; complete -C '"+line+"'").CombinedOutput()
 		if err != nil {
