@@ -58,7 +58,11 @@ chart-lint: helm ## helm lint --strict the chart
 ARGO ?=
 
 .PHONY: e2e
-e2e: tools ## end-to-end tests: real Argo controller and agent, the plugin from manifests/, KWOK for pods (~5 min); ARGO=v4.0.2 for another Argo
+.PHONY: servers
+servers: ## build argo (for argo server) and versitygw (an S3 server), which e2e runs, from hack/servers (cached; cold ~5 min)
+	bash hack/servers.sh build
+
+e2e: tools servers ## end-to-end tests: real Argo controller and agent, the plugin from manifests/, KWOK for pods (~5 min); ARGO=v4.0.2 for another Argo
 	$(if $(ARGO),bash hack/argo.sh build $(ARGO))
 	SPARKPLUG_E2E_ARGO=$(ARGO) $(GO) test -count=1 -tags e2e -timeout 30m -parallel 8 -v ./e2e/...
 

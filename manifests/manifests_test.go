@@ -319,6 +319,7 @@ func TestRBAC(t *testing.T) {
 	}
 	wantRules := []rbacv1.PolicyRule{
 		{APIGroups: []string{""}, Resources: []string{"pods"}, Verbs: []string{"get", "list", "watch", "create", "delete", "patch"}},
+		{APIGroups: []string{""}, Resources: []string{"pods/log"}, Verbs: []string{"get"}},
 		// Nothing reads a ConfigMap or Service but through the watch, nor
 		// deletes one: each goes with its owner.
 		{APIGroups: []string{""}, Resources: []string{"configmaps"}, Verbs: []string{"list", "watch", "create", "patch"}},

@@ -22,6 +22,8 @@ const (
 	DefaultMaxBytes    = 8 << 20
 	DefaultTimeout     = 2 * time.Minute
 	DefaultConcurrency = 2
+	// MinMaxBytes is the least MaxBytes: room for a failure's last lines.
+	MinMaxBytes = 1024
 )
 
 // Settings bound what archiving may take.
@@ -38,8 +40,8 @@ type Settings struct {
 // Validate checks s.
 func (s Settings) Validate() error {
 	var errs []error
-	if s.MaxBytes < 1024 {
-		errs = append(errs, fmt.Errorf("the most bytes of a log archived must be at least 1024, got %d", s.MaxBytes))
+	if s.MaxBytes < MinMaxBytes {
+		errs = append(errs, fmt.Errorf("the most bytes of a log archived must be at least %d, got %d", MinMaxBytes, s.MaxBytes))
 	}
 	if s.Timeout <= 0 {
 		errs = append(errs, fmt.Errorf("the archive timeout must be positive, got %s", s.Timeout))
@@ -81,6 +83,33 @@ func (s *Store) Put(ctx context.Context, loc *wfv1.S3Artifact, namespace, pod, c
 		return 0, fmt.Errorf("store s3://%s/%s: %w", loc.Bucket, loc.Key, err)
 	}
 	return len(data), nil
+}
+
+// putAttempts is how often PutWithRetries tries, waiting retryWait, then
+// twice as long, between tries.
+const putAttempts = 4
+
+var retryWait = time.Second
+
+// PutWithRetries is Put, tried again after a failure (a kubelet that
+// does not have the log yet, an S3 server that hiccups) up to putAttempts
+// times within Settings.Timeout; the error is the last one.
+func (s *Store) PutWithRetries(ctx context.Context, loc *wfv1.S3Artifact, namespace, pod, container string) (int, error) {
+	ctx, cancel := context.WithTimeout(ctx, s.Settings.Timeout)
+	defer cancel()
+	wait := retryWait
+	for attempt := 1; ; attempt++ {
+		n, err := s.Put(ctx, loc, namespace, pod, container)
+		if err == nil || attempt == putAttempts {
+			return n, err
+		}
+		select {
+		case <-ctx.Done():
+			return 0, err
+		case <-time.After(wait):
+		}
+		wait *= 2
+	}
 }
 
 // client is an S3 client for the location, as Argo's own S3 driver makes

@@ -125,8 +125,23 @@ func (r *request) report(snap *snapshot, rn *run, record identity.Mode) (executo
 		again := decideReport(snap, r.policy, rn, record)
 		rep.verdict, rep.record = again.verdict, again.record
 	}
-	head := rn.head()
 	v := rep.verdict
+	if rep.record != identity.ModeNone {
+		// The log first: a final result, once handed out, is final.
+		waiting, err := r.archiveLog(rn, v.Outcome)
+		if err != nil {
+			return executor.ExecuteTemplateReply{}, err
+		}
+		if waiting != nil {
+			// An upload takes seconds: ask again as soon as while pending.
+			out := reply(*waiting, rn.head(), rep.json, r.step.Body, r.core.opts)
+			out.Requeue.Duration = r.core.opts.RequeuePending
+			return out, nil
+		}
+	}
+	head := rn.head()
+	artifact, note := r.driverLog(head)
+	v.Outcome = v.Outcome.WithNote(note)
 	if rep.record != identity.ModeNone {
 		if err := r.annotate(rn, map[string]string{
 			spark.AnnotationReported:     r.now.UTC().Format(time.RFC3339),
@@ -137,7 +152,11 @@ func (r *request) report(snap *snapshot, rn *run, record identity.Mode) (executo
 		r.log.Info("final result handed out", "node", rn.nodeID, "driver", head.Name, "mode", rep.record, "phase", v.Outcome.Phase, "message", v.Outcome.Message())
 	}
 	r.core.stateEvent(r.wf, rn.nodeID, head.Name, v.Outcome)
-	return reply(v.Outcome, head, rep.json, r.step.Body, r.core.opts), nil
+	out := reply(v.Outcome, head, rep.json, r.step.Body, r.core.opts)
+	if artifact != nil && out.Node.Outputs != nil {
+		out.Node.Outputs.Artifacts = append(out.Node.Outputs.Artifacts, *artifact)
+	}
+	return out, nil
 }
 
 // reply answers an outcome without a driver.

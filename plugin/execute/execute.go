@@ -13,6 +13,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/sparkplug-io/sparkplug/plugin/archive"
 	"github.com/sparkplug-io/sparkplug/plugin/metrics"
 	"github.com/sparkplug-io/sparkplug/plugin/objects"
 	"github.com/sparkplug-io/sparkplug/plugin/scope"
@@ -60,6 +61,9 @@ type Core struct {
 	discarded uidSet
 	// submits are the spark-submit runs in flight.
 	submits submitRuns
+	// archives are the driver log uploads in flight, store what makes one.
+	archives *archive.Jobs
+	store    *archive.Store
 }
 
 // New returns a Core. opts must have been validated; recorder may be nil
@@ -68,7 +72,8 @@ type Core struct {
 func New(opts Options, clients scope.Clients, scopes *scope.Registry, builder *objects.Builder, recorder Recorder, m *metrics.Metrics, log *slog.Logger) *Core {
 	c := &Core{opts: opts, clients: clients, scopes: scopes, builder: builder, recorder: recorder, metrics: m, log: log,
 		failures: submissionFailures{m: map[string]submissionFailure{}}, missing: missingSince{m: map[string]time.Time{}},
-		submits: submitRuns{now: opts.Now, max: opts.MaxSubmits}}
+		submits:  submitRuns{now: opts.Now, max: opts.MaxSubmits},
+		archives: archive.NewJobs(opts.Archive.Concurrency), store: &archive.Store{Kube: clients.Kube, Settings: opts.Archive}}
 	scopes.OnEnding(c.OnWorkflowEnding)
 	return c
 }

@@ -3,6 +3,7 @@ package execute
 import (
 	"time"
 
+	"github.com/sparkplug-io/sparkplug/plugin/archive"
 	"github.com/sparkplug-io/sparkplug/plugin/setting"
 	"github.com/sparkplug-io/sparkplug/plugin/spec"
 	"github.com/sparkplug-io/sparkplug/plugin/submit"
@@ -41,6 +42,11 @@ type Options struct {
 	// bodies whose sparkplug.historyServerURL does not say: with it, every
 	// reply that names an application id reports the history-ui output.
 	HistoryServerURL string
+	// ArchiveLogs stores every step's driver log in the workflow's
+	// artifact repository unless its sparkplug.archiveLogs says otherwise;
+	// Archive bounds the uploads.
+	ArchiveLogs bool
+	Archive     archive.Settings
 	// MaxSubmits is how many spark-submit runs (each a JVM) may run at
 	// once; a step beyond it waits, Pending, for a slot.
 	MaxSubmits int
@@ -71,6 +77,7 @@ func DefaultOptions() Options {
 		MaxSubmits:       4,
 		Launcher:         spec.LauncherNative,
 		Submit:           submit.Options{Timeout: submit.DefaultTimeout, RequestTimeout: submit.DefaultRequestTimeout},
+		Archive:          archive.Settings{MaxBytes: archive.DefaultMaxBytes, Timeout: archive.DefaultTimeout, Concurrency: archive.DefaultConcurrency},
 	}
 }
 
@@ -95,6 +102,19 @@ func (o *Options) Validate() error {
 	}
 	if o.MaxSubmits == 0 {
 		o.MaxSubmits = d.MaxSubmits
+	}
+	if o.Archive.MaxBytes == 0 {
+		o.Archive.MaxBytes = d.Archive.MaxBytes
+	}
+	def(&o.Archive.Timeout, d.Archive.Timeout)
+	if o.Archive.Concurrency == 0 {
+		o.Archive.Concurrency = d.Archive.Concurrency
+	}
+	if o.Archive.MaxBytes < archive.MinMaxBytes {
+		return setting.Errorf("archive-logs-max-bytes", "must be at least %d, got %d", archive.MinMaxBytes, o.Archive.MaxBytes)
+	}
+	if o.Archive.Timeout < 0 {
+		return setting.Errorf("archive-logs-timeout", "must not be negative, got %s", o.Archive.Timeout)
 	}
 	if o.MaxSubmits < 0 {
 		return setting.Errorf("max-spark-submits", "must be at least 1, got %d", o.MaxSubmits)
@@ -134,5 +154,5 @@ func (o *Options) Validate() error {
 // defaults are what the options give every body that does not say.
 func (o *Options) defaults() spec.PluginDefaults {
 	return spec.PluginDefaults{Launcher: o.Launcher, IngressURLFormat: o.IngressURLFormat, IngressClassName: o.IngressClassName,
-		HistoryServerURL: o.HistoryServerURL}
+		HistoryServerURL: o.HistoryServerURL, ArchiveLogs: o.ArchiveLogs}
 }

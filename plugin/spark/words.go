@@ -175,6 +175,13 @@ const (
 	AnnotationStoppedDetail = Domain + "/stopped-detail" // the one line a person reads
 	AnnotationDriver        = Domain + "/driver"         // the stopped driver pod's name
 
+	// AnnotationDriverLog records the key the driver's log was archived
+	// at in the workflow's artifact repository, so the node reports it as
+	// its driver-log artifact and no process stores it twice.
+	// AnnotationDriverLogError records why it could not be archived.
+	AnnotationDriverLog      = Domain + "/driver-log"
+	AnnotationDriverLogError = Domain + "/driver-log-error"
+
 	// AnnotationTTLSeconds carries the body's timeToLiveSeconds: a driver
 	// that finished that long ago, and whose result Argo recorded, is
 	// deleted (with its executors, ConfigMap and Service).

@@ -33,6 +33,10 @@ type PluginDefaults struct {
 	// history-ui output (sparkplug.historyServerURL overrides it). Empty:
 	// none.
 	HistoryServerURL string
+	// ArchiveLogs is the setting archive-logs: store every step's driver
+	// log in the workflow's artifact repository (sparkplug.archiveLogs
+	// overrides it).
+	ArchiveLogs bool
 }
 
 // Validate checks the flags' values as the fields that override them are
@@ -63,6 +67,12 @@ func (d PluginDefaults) Validate() error {
 // historyServerURL) with d's values, so the spec says everything a run is
 // built from and answered with.
 func (d PluginDefaults) apply(s *SparkApplicationSpec) {
+	if d.ArchiveLogs && (s.Sparkplug == nil || s.Sparkplug.ArchiveLogs == nil) {
+		if s.Sparkplug == nil {
+			s.Sparkplug = &SparkplugOptions{}
+		}
+		s.Sparkplug.ArchiveLogs = ptr(true)
+	}
 	if d.HistoryServerURL != "" && (s.Sparkplug == nil || s.Sparkplug.HistoryServerURL == nil) {
 		if s.Sparkplug == nil {
 			s.Sparkplug = &SparkplugOptions{}

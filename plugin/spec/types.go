@@ -76,6 +76,11 @@ type SparkplugOptions struct {
 	// --history-server-url (ParseWith); empty: no history-ui output for
 	// this step.
 	HistoryServerURL *string `json:"historyServerURL,omitempty"`
+	// ArchiveLogs stores the driver's log, once it ends, in the
+	// workflow's Argo artifact repository (S3), reported as the node's
+	// output artifact driver-log, which the Argo UI opens and which
+	// outlives the driver. Unset: the plugin's --archive-logs.
+	ArchiveLogs *bool `json:"archiveLogs,omitempty"`
 }
 
 // UIIngressOptions are the settings the Spark operator takes from its
