@@ -59,13 +59,9 @@ set, then monitor.extraArgs. A JSON list.
 {{- if $m.leaderElect -}}
 {{- $args = append $args (printf "--leader-election-id=%s" (include "sparkplug.monitor.fullname" .)) -}}
 {{- end -}}
-{{- $buckets := list -}}
-{{- range $m.jobStartLatencyBuckets -}}
-{{- $buckets = append $buckets (include "sparkplug.value" .) -}}
-{{- end -}}
 {{- $flags := list
   (list "metrics-labels" (join "," ($m.metricsLabels | default list)))
-  (list "metrics-job-start-latency-buckets" (join "," $buckets))
+  (list "metrics-job-start-latency-buckets" (include "sparkplug.numbers" $m.jobStartLatencyBuckets))
   (list "ttl-interval" $m.ttlInterval)
   (list "kube-api-qps" $m.kubeAPIQPS)
   (list "kube-api-burst" $m.kubeAPIBurst)
@@ -74,4 +70,16 @@ set, then monitor.extraArgs. A JSON list.
 -}}
 {{- $args = concat $args (include "sparkplug.flags" $flags | fromJsonArray) -}}
 {{- toJson (concat $args ($m.extraArgs | default list)) -}}
+{{- end -}}
+
+{{/*
+A list of numbers as one flag value, comma-separated, each as a flag
+reads it ("" for none).
+*/}}
+{{- define "sparkplug.numbers" -}}
+{{- $out := list -}}
+{{- range . -}}
+{{- $out = append $out (include "sparkplug.value" .) -}}
+{{- end -}}
+{{- join "," $out -}}
 {{- end -}}
