@@ -5,6 +5,8 @@ package e2e
 import (
 	"context"
 	"io"
+	"os/exec"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -50,4 +52,79 @@ func TestDriverLogIsServedThroughTheAPIServer(t *testing.T) {
 				}
 			}
 		})
+}
+
+// sparkplug logs, run as a person runs it (the binary, an admin
+// kubeconfig), prints the driver logs of a workflow's Spark nodes, found by
+// sparkplug's labels: every node's with a pod prefix, or one node's alone.
+func TestSparkplugLogsPrintsAWorkflowsDriverLogs(t *testing.T) {
+	t.Parallel()
+	var drivers []corev1.Pod
+	w := Given(t).
+		Workflow("@examples/spark-dag.yaml").
+		Simulate(sim.Succeed(2 * time.Second)).
+		When().
+		SubmitWorkflow().
+		WaitForWorkflow(framework.ToBeSucceeded)
+	w.Then().ExpectDrivers(func(t *testing.T, ds []corev1.Pod) {
+		if len(ds) != 3 {
+			t.Fatalf("%d drivers, want 3 (pi-a, pi-b, report)", len(ds))
+		}
+		drivers = ds
+	})
+	if t.Failed() {
+		return
+	}
+	name := w.Workflow().Name
+	run := func(args ...string) string {
+		t.Helper()
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		cmd := exec.CommandContext(ctx, env.Sidecars.Binary(), append([]string{"logs", "--kubeconfig", env.Kubeconfig(), "-n", env.Namespace}, args...)...)
+		var stderr strings.Builder
+		cmd.Stderr = &stderr
+		out, err := cmd.Output()
+		if err != nil {
+			t.Fatalf("sparkplug logs %v: %v\n%s", args, err, stderr.String())
+		}
+		return string(out)
+	}
+
+	all := run(name)
+	for _, d := range drivers {
+		for _, want := range []string{d.Name + ": ", "Submitted application", d.Labels[spark.LabelAppSelector], "Successfully stopped SparkContext"} {
+			if !strings.Contains(all, want) {
+				t.Errorf("sparkplug logs %s lacks %q:\n%s", name, want, all)
+			}
+		}
+	}
+	for _, l := range strings.Split(strings.TrimSpace(all), "\n") {
+		if !slices.ContainsFunc(drivers, func(d corev1.Pod) bool { return strings.HasPrefix(l, d.Name+": ") }) {
+			t.Errorf("line %q has no driver prefix", l)
+		}
+	}
+
+	i := slices.IndexFunc(drivers, func(d corev1.Pod) bool { return strings.HasSuffix(nodeName(w, d), ".pi-b") })
+	if i < 0 {
+		t.Fatal("no driver of pi-b")
+	}
+	b := drivers[i]
+	one := run(name, "pi-b")
+	if strings.Contains(one, b.Name+": ") {
+		t.Errorf("the log of one node alone is prefixed:\n%s", one)
+	}
+	for _, d := range drivers {
+		if has := strings.Contains(one, d.Labels[spark.LabelAppSelector]); has != (d.Name == b.Name) {
+			t.Errorf("sparkplug logs %s pi-b: holds %s's application id: %v; want pi-b's driver log alone:\n%s", name, d.Name, has, one)
+		}
+	}
+}
+
+// nodeName is the Argo node name of a driver's node.
+func nodeName(w *framework.When, d corev1.Pod) string {
+	n, ok := w.Workflow().Status.Nodes[d.Annotations[spark.AnnotationNodeID]]
+	if !ok {
+		return ""
+	}
+	return n.Name
 }

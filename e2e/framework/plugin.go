@@ -82,6 +82,10 @@ type Sidecars struct {
 // fault-injecting proxy (Env.Faults).
 const FaultsLabel = "e2e.sparkplug.io/faults"
 
+// Binary is the sparkplug binary the sidecars run, for tests that run its
+// other commands (logs, monitor) as a person or a Deployment would.
+func (s *Sidecars) Binary() string { return s.bin }
+
 // SetFaultProxy sends the sidecars of agent pods labelled FaultsLabel,
 // started from now on, to the API server through url; "" stops that.
 func (s *Sidecars) SetFaultProxy(url string) {
