@@ -168,6 +168,23 @@ func TestARefusedLaunchIsRetriedAsTheSpecSays(t *testing.T) {
 	if !strings.HasPrefix(r.Node.Message, "SUBMISSION_FAILED: create Service ") {
 		t.Errorf("final reply %s; want the API server's refusal", describe(r))
 	}
+	// Each refused try is an Event (what sparkplug monitor counts as
+	// spark_application_failed_submission_count): 1 + 2 retries.
+	e.waitEvent("SparkSubmissionFailed", "exceeded quota")
+	err := wait.PollUntilContextTimeout(context.Background(), 200*time.Millisecond, 20*time.Second, true, func(ctx context.Context) (bool, error) {
+		evs, err := testCluster.Client.CoreV1().Events(e.ns).List(ctx, metav1.ListOptions{FieldSelector: "involvedObject.kind=Workflow,involvedObject.name=" + e.wf.Name + ",reason=SparkSubmissionFailed"})
+		if err != nil {
+			return false, err
+		}
+		var n int32
+		for _, ev := range evs.Items {
+			n += max(ev.Count, 1)
+		}
+		return n == 3, nil
+	})
+	if err != nil {
+		t.Errorf("want 3 SparkSubmissionFailed Events (one per refused try): %v", err)
+	}
 }
 
 // After a restart, a running driver whose Service is gone and may not be

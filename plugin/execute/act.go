@@ -15,6 +15,7 @@ import (
 	"github.com/sparkplug-io/sparkplug/plugin/identity"
 	"github.com/sparkplug-io/sparkplug/plugin/objects"
 	"github.com/sparkplug-io/sparkplug/plugin/spark"
+	"github.com/sparkplug-io/sparkplug/plugin/spec"
 	"github.com/sparkplug-io/sparkplug/plugin/state"
 )
 
@@ -278,5 +279,10 @@ func (r *request) rejected(o launchOrder, message string) *state.Outcome {
 	if out.Phase == wfv1.NodeFailed {
 		r.log.Info("driver submission failed", "node", o.node, "error", f.message)
 	}
+	// One Event per refused submission: nothing else in the cluster says
+	// a submission failed (no driver was made), and sparkplug monitor
+	// counts spark_application_failed_submission_count from them.
+	r.core.event(r.wf, corev1.EventTypeWarning, ReasonSubmissionFailed,
+		fmt.Sprintf("node %s, attempt %d: %s", o.node, o.attempt, spec.Truncate(message, spec.MaxMessageBytes)))
 	return &out
 }
