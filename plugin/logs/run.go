@@ -200,7 +200,7 @@ func explain(err error, t Target, ns string) error {
 	}
 	msg := err.Error()
 	switch {
-	case apierrors.IsNotFound(err) && details.Kind == "nodes":
+	case apierrors.IsNotFound(err) && nodeGone(t.Pod, details):
 		return goneOf(t, fmt.Sprintf("ran on node %s, which is gone", t.Pod.Spec.NodeName))
 	case apierrors.IsNotFound(err):
 		return goneOf(t, "was deleted")
@@ -212,10 +212,17 @@ func explain(err error, t Target, ns string) error {
 	return apiError(err, "log of "+t.what(), ns)
 }
 
+// nodeGone: a NotFound of a pod's log is about its Kubernetes node, not
+// the pod. The API server answers the node's absence as a NotFound whose
+// kind the client fills in as "pods", named after the node.
+func nodeGone(p *corev1.Pod, d *metav1.StatusDetails) bool {
+	return d.Kind == "nodes" || p.Spec.NodeName != "" && d.Name == p.Spec.NodeName && d.Name != p.Name
+}
+
 // goneOf is the GoneError of t's pod, with where its node says the
 // attempt can still be read.
 func goneOf(t Target, why string) *GoneError {
-	e := &GoneError{Pod: t.Pod.Name, Node: t.Node.Name, Attempt: t.Attempt, Why: why}
+	e := &GoneError{Pod: t.Pod.Name, Node: t.Node.Name, Attempt: t.Attempt, Why: why, Executor: t.Executor}
 	if t.Attempt == t.Node.RecordedAttempt && !t.Executor {
 		e.ArchivedLog, e.HistoryUI = t.Node.ArchivedLog, t.Node.HistoryUI
 	}

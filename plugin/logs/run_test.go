@@ -206,3 +206,38 @@ func otherWorkflow() *wfv1.Workflow {
 func forbidden() error {
 	return apierrors.NewForbidden(schema.GroupResource{Resource: "pods"}, "", errors.New(`User "alice" cannot list resource "pods"`))
 }
+
+// The API server's refusals of a log, told apart.
+func TestExplain(t *testing.T) {
+	wf, early, _ := twoNodes()
+	early.Spec.NodeName = "node-1"
+	node := Node{ID: "wf-1", Name: "wf.early", RecordedAttempt: 1, HistoryUI: "https://shs/history/spark-1/"}
+	driver := Target{Node: node, Pod: early, Attempt: 1, Container: spark.DriverContainerName}
+	exec := Target{Node: node, Pod: executorPod(early, 1), Attempt: 1, Executor: true, Container: spark.ExecutorContainerName}
+	exec.Pod.Spec.NodeName = "node-1"
+	pods := schema.GroupResource{Resource: "pods"}
+	tests := []struct {
+		name string
+		t    Target
+		err  error
+		want string
+	}{
+		{"the pod deleted", driver, apierrors.NewNotFound(pods, early.Name), "the driver " + early.Name + " of node wf.early (attempt 1) was deleted: its log is gone"},
+		{"its node gone, as the API server says it", driver, apierrors.NewNotFound(pods, "node-1"), "ran on node node-1, which is gone: its log is gone"},
+		{"its node gone, as it might say it", driver, apierrors.NewNotFound(schema.GroupResource{Resource: "nodes"}, "node-1"), "ran on node node-1, which is gone"},
+		{"the History Server's page of the latest attempt", driver, apierrors.NewNotFound(pods, early.Name), "; the application in the Spark History Server: https://shs/history/spark-1/"},
+		{"an executor deleted", exec, apierrors.NewNotFound(pods, exec.Pod.Name), "the executor " + exec.Pod.Name + " of node wf.early (attempt 1) was deleted"},
+		{"not started", driver, apierrors.NewBadRequest(`container "spark-kubernetes-driver" in pod "d" is waiting to start: ContainerCreating`), "driver " + early.Name + " of node wf.early (attempt 1) has not started yet (ContainerCreating)"},
+		{"removed from the kubelet", driver, apierrors.NewInternalError(errors.New("unable to retrieve container logs for containerd://abc")), "is no longer on its node's kubelet (its container was removed): its log is gone"},
+		{"forbidden", driver, forbidden(), "sparkplug logs needs, in namespace ns: get workflows, list and watch pods, get pods/log"},
+		{"anything else", driver, apierrors.NewTimeoutError("slow", 1), "log of driver " + early.Name + " of node wf.early (attempt 1): "},
+	}
+	for _, tt := range tests {
+		if got := explain(tt.err, tt.t, wf.Namespace); !strings.Contains(got.Error(), tt.want) {
+			t.Errorf("%s: %q, want %q", tt.name, got, tt.want)
+		}
+	}
+	if got := explain(apierrors.NewNotFound(pods, exec.Pod.Name), exec, "ns"); strings.Contains(got.Error(), "History Server: https") {
+		t.Errorf("an executor gets its driver's History Server page: %v", got)
+	}
+}

@@ -261,6 +261,8 @@ type GoneError struct {
 	Attempt   int
 	// Why: "was deleted", "ran on node n, which is gone", ...
 	Why string
+	// Executor: the pod is an executor, not the driver.
+	Executor bool
 	// ArchivedLog and HistoryUI are where the node says the attempt can
 	// still be read: its archived log, its History Server page.
 	ArchivedLog, HistoryUI string
@@ -268,6 +270,9 @@ type GoneError struct {
 
 func (e *GoneError) Error() string {
 	pod := "the driver"
+	if e.Executor {
+		pod = "the executor"
+	}
 	if e.Pod != "" {
 		pod += " " + e.Pod
 	}
