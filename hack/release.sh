@@ -9,7 +9,8 @@
 #   spark-executor-plugin-configmap.yaml   the plugin ConfigMap, its image pinned by digest
 #   sparkplug-VERSION-install.yaml         manifests/ rendered by kustomize, with that ConfigMap
 #   sparkplug-VERSION-kustomize.tar.gz     manifests/ (kustomization, controller patch) with that
-#                                          ConfigMap, to use as a kustomize base
+#                                          ConfigMap, to use as a kustomize base, and the optional
+#                                          monitor/ (its Deployment on the same image) and monitoring/
 #   sparkplug-CHART_VERSION.tgz            the Helm chart (manifests/chart/sparkplug), its
 #                                          image pinned by digest, when HELM names a helm binary
 #   SHA256SUMS                             the checksums of all of the above
@@ -56,6 +57,12 @@ mkdir -p "$work/manifests"
 cp -r manifests/kustomization.yaml manifests/rbac.yaml manifests/controller "$work/manifests/"
 cp "$out/spark-executor-plugin-configmap.yaml" "$work/manifests/"
 "$KUBECTL" kustomize "$work/manifests" >"$out/sparkplug-$version-install.yaml"
+# sparkplug monitor, off unless added (kubectl apply -k manifests/monitor):
+# its Deployment runs the same image, pinned.
+cp -r manifests/monitor manifests/monitoring "$work/manifests/"
+sed -i "s|^\( *image: \).*\$|\1$pinned|" "$work/manifests/monitor/deployment.yaml"
+[[ $(grep -cF "image: $pinned" "$work/manifests/monitor/deployment.yaml") == 1 ]] || die "monitor/deployment.yaml: no image to pin"
+"$KUBECTL" kustomize "$work/manifests/monitor" >/dev/null
 tar -C "$work" --sort=name --owner=0 --group=0 --numeric-owner --mtime=@0 \
 	-czf "$out/sparkplug-$version-kustomize.tar.gz" manifests
 

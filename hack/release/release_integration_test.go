@@ -17,6 +17,7 @@ import (
 	"strings"
 	"testing"
 
+	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	"sigs.k8s.io/yaml"
 )
@@ -68,6 +69,16 @@ func TestReleaseIsOneIndexPinnedEverywhere(t *testing.T) {
 	if _, ok := base["manifests/kustomization.yaml"]; !ok {
 		t.Error("kustomize base has no kustomization.yaml")
 	}
+	// The optional monitor runs the same index; its monitoring is there.
+	if got := deploymentImage(t, base["manifests/monitor/deployment.yaml"]); got != pinned {
+		t.Errorf("kustomize base's monitor runs %q, want %q", got, pinned)
+	}
+	for _, f := range []string{"manifests/monitor/kustomization.yaml", "manifests/monitoring/kustomization.yaml",
+		"manifests/monitoring/prometheusrule.yaml", "manifests/monitoring/grafana-dashboard.json"} {
+		if _, ok := base[f]; !ok {
+			t.Errorf("kustomize base has no %s", f)
+		}
+	}
 
 	chart := filepath.Join(out, "sparkplug-"+strings.TrimPrefix(version, "v")+".tgz")
 	rendered, err := exec.Command(helm, "template", "sparkplug", chart, "--namespace", "spark-jobs").Output()
@@ -76,6 +87,20 @@ func TestReleaseIsOneIndexPinnedEverywhere(t *testing.T) {
 	}
 	if !strings.Contains(string(rendered), "@"+digest) {
 		t.Errorf("the packaged chart does not run the index %s", digest)
+	}
+	rendered, err = exec.Command(helm, "template", "sparkplug", chart, "--namespace", "spark-jobs",
+		"--set", "monitor.enabled=true", "--show-only", "templates/monitor.yaml").Output()
+	if err != nil {
+		t.Fatalf("helm template of the packaged chart's monitor: %v", err)
+	}
+	var monitor []byte
+	for _, doc := range strings.Split(string(rendered), "\n---\n") {
+		if strings.Contains(doc, "\nkind: Deployment\n") {
+			monitor = []byte(doc)
+		}
+	}
+	if got := deploymentImage(t, monitor); got != pinned {
+		t.Errorf("the packaged chart's monitor runs %q, want %q", got, pinned)
 	}
 
 	sums := read(t, filepath.Join(out, "SHA256SUMS"))
@@ -155,6 +180,19 @@ func sidecarImage(t *testing.T, configMap []byte) string {
 		t.Fatal(err)
 	}
 	return c.Image
+}
+
+// deploymentImage is the image of a Deployment's only container.
+func deploymentImage(t *testing.T, deployment []byte) string {
+	t.Helper()
+	var d appsv1.Deployment
+	if err := yaml.Unmarshal(deployment, &d); err != nil {
+		t.Fatal(err)
+	}
+	if len(d.Spec.Template.Spec.Containers) != 1 {
+		t.Fatalf("Deployment %q has %d containers, want 1", d.Name, len(d.Spec.Template.Spec.Containers))
+	}
+	return d.Spec.Template.Spec.Containers[0].Image
 }
 
 func read(t *testing.T, path string) []byte {
