@@ -199,7 +199,7 @@ func TestMonitorCountsSparkStepsAndComesBackAfterAKill(t *testing.T) {
 	}
 
 	// A driver that runs: 1 application and 2 executors running.
-	running := Given(t).Workflow("@examples/spark-pi.yaml").Simulate(sim.Succeed(5 * time.Minute)).
+	running := Given(t).Workflow("@examples/spark-pi.yaml").Simulate(sim.Succeed(5*time.Minute)).
 		When().SubmitWorkflow().WaitForNode(framework.RootNode, framework.NodeMessage(`^RUNNING 2/2 executors`))
 	defer running.Terminate()
 	m.waitFor(t, "to count 1 running application and 2 running executors", 60*time.Second, func(s samples) bool {
