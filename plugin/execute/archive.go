@@ -68,20 +68,26 @@ func (r *request) archiveLog(rn *run, o state.Outcome) (*state.Outcome, error) {
 
 // driverLog is the node's driver-log output artifact, when the driver's
 // log was archived, and the note its final message ends with when it could
-// not be. The location is the workflow's repository's, as Argo resolved
-// it, and the key the one sparkplug gives this driver: the annotation is
-// only believed when it names that key, so no one who can write a pod's
-// annotations can point the Argo UI (which fetches the artifact with the
-// credentials the location names) at another server or Secret.
+// not be (driverLogOf).
 func (r *request) driverLog(driver *corev1.Pod) (*wfv1.Artifact, string) {
+	return driverLogOf(r.scope.WorkflowObject(), driver)
+}
+
+// driverLogOf is driverLog for workflow wf. The location is the workflow's
+// repository's, as Argo resolved it, and the key the one sparkplug gives
+// this driver: the annotation is only believed when it names that key, so
+// no one who can write a pod's annotations can point the Argo UI (which
+// fetches the artifact with the credentials the location names) at another
+// server, bucket, key or Secret.
+func driverLogOf(wf *wfv1.Workflow, driver *corev1.Pod) (*wfv1.Artifact, string) {
 	if why := driver.Annotations[spark.AnnotationDriverLogError]; why != "" {
 		return nil, "; driver log not archived: " + spec.Truncate(why, maxArchiveErrorBytes)
 	}
 	key := driver.Annotations[spark.AnnotationDriverLog]
-	if key == "" {
+	if key == "" || wf == nil {
 		return nil, ""
 	}
-	loc, err := archive.Location(r.scope.WorkflowObject(), driver.Name)
+	loc, err := archive.Location(wf, driver.Name)
 	if err != nil || loc.Key != key {
 		return nil, ""
 	}
