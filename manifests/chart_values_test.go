@@ -127,3 +127,116 @@ func sortedKeys[V any](m map[string]V) []string {
 	slices.Sort(keys)
 	return keys
 }
+
+// monitorFlagsSetByTheChart are the `sparkplug monitor` flags the chart
+// sets itself, each with why; monitorValueOf the values named otherwise
+// than their flag. The rest are monitor.<camelCase> values.
+var (
+	monitorFlagsSetByTheChart = map[string]string{
+		"namespaces":                "jobNamespaces, or the release's namespace",
+		"metrics-addr":              ":9090, the container port metrics the Service targets",
+		"health-addr":               ":8081, the container port health the probes ask",
+		"leader-elect":              "monitor.leaderElect, always passed",
+		"leader-election-id":        "<release>-monitor, the Lease its Role names",
+		"leader-election-namespace": "its default, $POD_NAMESPACE: the release's namespace, where the Lease's Role is",
+		"kubeconfig":                "the monitor uses its ServiceAccount's token",
+	}
+	monitorValueOf = map[string]string{
+		"metrics-job-start-latency-buckets": "jobStartLatencyBuckets",
+	}
+)
+
+// TestChartCoversMonitorFlags: every `sparkplug monitor` flag is set by
+// the chart or is a chart value (monitor.<camelCase> in values.yaml and
+// values.schema.json) that templates/_monitor.tpl passes as that flag,
+// and the chart passes no flag monitor does not have. Runs without helm.
+func TestChartCoversMonitorFlags(t *testing.T) {
+	src, err := os.ReadFile("../cmd/sparkplug/monitor.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var flags []string
+	for _, m := range regexp.MustCompile(`fs\.\w*Var\(&[^,]+, "([a-z0-9-]+)"`).FindAllSubmatch(src, -1) {
+		flags = append(flags, string(m[1]))
+	}
+	if len(flags) < 13 {
+		t.Fatalf("found %d monitor flags in cmd/sparkplug/monitor.go: %q", len(flags), flags)
+	}
+	tpl, err := os.ReadFile("chart/sparkplug/templates/_monitor.tpl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	chart := map[string]string{} // flag -> value key
+	for _, m := range regexp.MustCompile(`\(list "([a-z0-9-]+)" [^\n]*?\$m\.(\w+)`).FindAllSubmatch(tpl, -1) {
+		chart[string(m[1])] = string(m[2])
+	}
+	if len(chart) < 5 {
+		t.Fatalf("found %d monitor values passed as flags in _monitor.tpl: %v", len(chart), chart)
+	}
+	passed := map[string]bool{} // every flag the template writes
+	for _, m := range regexp.MustCompile(`"--([a-z0-9-]+)=`).FindAllSubmatch(tpl, -1) {
+		passed[string(m[1])] = true
+	}
+	for f := range chart {
+		passed[f] = true
+	}
+
+	var values struct {
+		Monitor map[string]any `json:"monitor"`
+	}
+	b, err := os.ReadFile("chart/sparkplug/values.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := yaml.Unmarshal(b, &values); err != nil {
+		t.Fatal(err)
+	}
+	var schema struct {
+		Properties struct {
+			Monitor struct {
+				Properties map[string]any `json:"properties"`
+			} `json:"monitor"`
+		} `json:"properties"`
+	}
+	b, err = os.ReadFile("chart/sparkplug/values.schema.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, &schema); err != nil {
+		t.Fatal(err)
+	}
+
+	for _, flag := range flags {
+		if _, ok := monitorFlagsSetByTheChart[flag]; ok {
+			continue
+		}
+		key, ok := chart[flag]
+		if !ok {
+			t.Errorf("monitor --%s is not passed by the chart (_monitor.tpl), nor set by it", flag)
+			continue
+		}
+		want := camel(flag)
+		if k, ok := monitorValueOf[flag]; ok {
+			want = k
+		}
+		if !strings.EqualFold(key, want) {
+			t.Errorf("--%s comes from monitor.%s, want monitor.%s", flag, key, want)
+		}
+		if _, ok := values.Monitor[key]; !ok {
+			t.Errorf("monitor.%s (--%s) is not in values.yaml", key, flag)
+		}
+		if _, ok := schema.Properties.Monitor.Properties[key]; !ok {
+			t.Errorf("monitor.%s (--%s) is not in values.schema.json", key, flag)
+		}
+	}
+	for flag := range passed {
+		if !slices.Contains(flags, flag) {
+			t.Errorf("the chart passes --%s, which monitor does not have", flag)
+		}
+	}
+	for flag, why := range monitorFlagsSetByTheChart {
+		if !slices.Contains(flags, flag) {
+			t.Errorf("--%s (%s) is not a monitor flag", flag, why)
+		}
+	}
+}

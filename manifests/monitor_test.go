@@ -19,6 +19,8 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	"sigs.k8s.io/yaml"
+
+	"github.com/sparkplug-io/sparkplug/plugin/monitor"
 )
 
 // manifests/monitor (sparkplug monitor for kustomize) and
@@ -144,15 +146,16 @@ func TestMonitorImageIsThePlugins(t *testing.T) {
 }
 
 // TestMonitoringMetricsExist: every metric the alerts and the dashboard
-// query is one sparkplug monitor exports (a histogram's or summary's
-// _bucket, _sum and _count series are its family's).
+// query is one sparkplug monitor exports, by the names of the collectors
+// it registers (monitor.MetricNames; a histogram's or summary's _bucket,
+// _sum and _count series are its family's).
 func TestMonitoringMetricsExist(t *testing.T) {
 	exported := map[string]bool{}
-	for _, n := range monitorMetricNames() {
+	for _, n := range monitor.MetricNames() {
 		exported[n] = true
 	}
 	if len(exported) < 10 {
-		t.Fatalf("monitor exports %d metrics: %q", len(exported), monitorMetricNames())
+		t.Fatalf("monitor exports %d metrics: %q", len(exported), monitor.MetricNames())
 	}
 	used := map[string][]string{} // metric -> where
 	for where, expr := range queries(t) {
