@@ -29,6 +29,14 @@ import (
 // reading the Workflow from the API server: never on what its cache lacks
 // alone, never on a completed label a retried workflow just dropped.
 
+// The reasons of the Events the monitor records on a Workflow: the
+// sidecar's (execute.ReasonDriverExpired and ReasonDriverDeleted), since
+// they say the same thing happened; a test keeps them equal.
+const (
+	eventDriverExpired = "SparkDriverExpired"
+	eventDriverDeleted = "SparkDriverDeleted"
+)
+
 // workflowState is what the API server says of a driver's Workflow.
 type workflowState uint8
 
@@ -140,9 +148,9 @@ func (c *cleaner) delete(ctx context.Context, wf spark.WorkflowRef, p *corev1.Po
 	var eventReason, why string
 	switch reason {
 	case reasonExpired:
-		eventReason, why = "SparkDriverExpired", "timeToLiveSeconds ran out after the workflow finished"
+		eventReason, why = eventDriverExpired, "timeToLiveSeconds ran out after the workflow finished"
 	case reasonWorkflowEnded:
-		eventReason, why = "SparkDriverDeleted", "its workflow ended while no sidecar watched"
+		eventReason, why = eventDriverDeleted, "its workflow ended while no sidecar watched"
 	default:
 		why = "its workflow is gone"
 	}

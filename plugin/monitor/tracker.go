@@ -8,8 +8,9 @@ import (
 )
 
 // ReasonSubmissionFailed is the reason of the Event the sidecar records
-// on a Workflow for a submission that made no driver (plugin/execute's
-// eventReasons).
+// on a Workflow for each submission that made no driver
+// (execute.ReasonSubmissionFailed; a test keeps the two equal without
+// making the monitor import the sidecar's core).
 const ReasonSubmissionFailed = "SparkSubmissionFailed"
 
 // tracker turns what the informers see into metric changes. It remembers,
