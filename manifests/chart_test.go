@@ -221,6 +221,8 @@ func TestChartJobNamespaces(t *testing.T) {
 		"RoleBinding/sparkplug-argo-agent",
 		"RoleBinding/sparkplug-spark-driver",
 		"RoleBinding/spark-executor-plugin",
+		"Role/spark-executor-plugin-log-archive",
+		"RoleBinding/spark-executor-plugin-log-archive",
 		"Secret/spark-executor-plugin.service-account-token",
 		"ServiceAccount/spark",
 		"ServiceAccount/spark-executor-plugin",
@@ -238,6 +240,14 @@ func TestChartJobNamespaces(t *testing.T) {
 	for _, o := range objs {
 		switch o := o.(type) {
 		case *rbacv1.Role:
+			if o.Name == "spark-executor-plugin-log-archive" {
+				// get on the named Secrets (each once), nothing else.
+				wantRules := []rbacv1.PolicyRule{{APIGroups: []string{""}, Resources: []string{"secrets"}, ResourceNames: []string{"s3-credentials"}, Verbs: []string{"get"}}}
+				if diff := cmp.Diff(wantRules, o.Rules); diff != "" {
+					t.Errorf("%s log archive Role (-want +got):\n%s", o.Namespace, diff)
+				}
+				continue
+			}
 			if o.Name != "sparkplug-argo-agent" {
 				continue
 			}
@@ -258,6 +268,8 @@ func TestChartJobNamespaces(t *testing.T) {
 				}
 			case "sparkplug-spark-driver":
 				want = []rbacv1.Subject{{Kind: "ServiceAccount", Name: "spark", Namespace: o.Namespace}}
+			case "spark-executor-plugin-log-archive":
+				want = []rbacv1.Subject{{Kind: "ServiceAccount", Name: "spark-executor-plugin", Namespace: o.Namespace}}
 			default:
 				continue
 			}
@@ -289,7 +301,7 @@ func TestChartImageAndFlags(t *testing.T) {
 		"--ingress-url-format={{$appName}}.spark.example.com", "--ingress-class-name=nginx",
 		"--log-format=text", "--log-level=debug", "--metrics-addr=:9090",
 		"--launcher=spark-submit", "--spark-home=/opt/spark",
-		"--max-spark-submits=2", "--submit-timeout=3m",
+		"--max-spark-submits=2", "--submit-timeout=3m", "--archive-logs=true", "--archive-logs-max-bytes=4194304", "--archive-logs-timeout=90s",
 		"--not-found-grace=45s",
 	}
 	if diff := cmp.Diff(wantArgs, c.Args); diff != "" {

@@ -55,6 +55,9 @@ serve flag that is set, then extraArgs. A JSON list.
   (list "submit-timeout" .Values.serve.submitTimeout)
   (list "kubernetes-request-timeout" .Values.serve.kubernetesRequestTimeout)
   (list "history-server-url" .Values.serve.historyServerURL)
+  (list "archive-logs" .Values.serve.archiveLogs)
+  (list "archive-logs-max-bytes" .Values.serve.archiveLogsMaxBytes)
+  (list "archive-logs-timeout" .Values.serve.archiveLogsTimeout)
 -}}
 {{- $args = concat $args (include "sparkplug.flags" $flags | fromJsonArray) -}}
 {{- toJson (concat $args .Values.extraArgs) -}}
