@@ -19,12 +19,11 @@ import (
 	"k8s.io/client-go/kubernetes/scheme"
 	typedcorev1 "k8s.io/client-go/kubernetes/typed/core/v1"
 	"k8s.io/client-go/metadata"
-	"k8s.io/client-go/rest"
-	"k8s.io/client-go/tools/clientcmd"
 	"k8s.io/client-go/tools/leaderelection"
 	"k8s.io/client-go/tools/leaderelection/resourcelock"
 	"k8s.io/client-go/tools/record"
 
+	"github.com/sparkplug-io/sparkplug/plugin/kube"
 	"github.com/sparkplug-io/sparkplug/plugin/server"
 )
 
@@ -67,7 +66,7 @@ func Run(ctx context.Context, o Options, log *slog.Logger) error {
 	}
 	defer stop()
 
-	cfg, err := restConfig(o.Kubeconfig)
+	cfg, err := kube.RESTConfig(o.Kubeconfig)
 	if err != nil {
 		return err
 	}
@@ -86,7 +85,7 @@ func Run(ctx context.Context, o Options, log *slog.Logger) error {
 	broadcaster.StartRecordingToSink(&typedcorev1.EventSinkImpl{Interface: m.kube.CoreV1().Events("")})
 	defer broadcaster.Shutdown()
 	m.recorder = broadcaster.NewRecorder(scheme.Scheme, corev1.EventSource{Component: "sparkplug-monitor"})
-	go watchReadiness(ctx, m.kube, ready, log)
+	go kube.WatchReadiness(ctx, m.kube, ready.Set, log)
 
 	log.Info("monitor starting", "namespaces", o.Namespaces, "leader_elect", o.LeaderElect, "version", o.Version.Version)
 	if !o.LeaderElect {
@@ -254,36 +253,4 @@ func (m *monitor) serve(ready *server.Ready, watchdog *leaderelection.HealthzAda
 		m.o.Listening(bound[0], bound[len(bound)-1])
 	}
 	return stop, nil
-}
-
-// watchReadiness marks the monitor ready once the API server answers.
-func watchReadiness(ctx context.Context, kube kubernetes.Interface, ready *server.Ready, log *slog.Logger) {
-	for {
-		_, err := kube.Discovery().ServerVersion()
-		ready.Set(err)
-		if err == nil {
-			return
-		}
-		log.Warn("API server not reachable yet", "error", err.Error())
-		select {
-		case <-ctx.Done():
-			return
-		case <-time.After(2 * time.Second):
-		}
-	}
-}
-
-func restConfig(kubeconfig string) (*rest.Config, error) {
-	if kubeconfig == "" {
-		cfg, err := rest.InClusterConfig()
-		if err != nil {
-			return nil, fmt.Errorf("in-cluster config (set --kubeconfig outside a cluster): %w", err)
-		}
-		return cfg, nil
-	}
-	cfg, err := clientcmd.BuildConfigFromFlags("", kubeconfig)
-	if err != nil {
-		return nil, fmt.Errorf("load kubeconfig %s: %w", kubeconfig, err)
-	}
-	return cfg, nil
 }

@@ -7,7 +7,6 @@ import (
 	"log/slog"
 	"net"
 	"os"
-	"time"
 
 	wfclient "github.com/argoproj/argo-workflows/v3/pkg/client/clientset/versioned"
 	corev1 "k8s.io/api/core/v1"
@@ -16,10 +15,10 @@ import (
 	"k8s.io/client-go/kubernetes/scheme"
 	typedcorev1 "k8s.io/client-go/kubernetes/typed/core/v1"
 	"k8s.io/client-go/rest"
-	"k8s.io/client-go/tools/clientcmd"
 	"k8s.io/client-go/tools/record"
 
 	"github.com/sparkplug-io/sparkplug/plugin/execute"
+	"github.com/sparkplug-io/sparkplug/plugin/kube"
 	"github.com/sparkplug-io/sparkplug/plugin/metrics"
 	"github.com/sparkplug-io/sparkplug/plugin/objects"
 	"github.com/sparkplug-io/sparkplug/plugin/scope"
@@ -39,7 +38,7 @@ func Run(ctx context.Context, c Config, log *slog.Logger) error {
 	}
 	defer ln.Close()
 
-	cfg, err := restConfig(c.Kubeconfig)
+	cfg, err := kube.RESTConfig(c.Kubeconfig)
 	if err != nil {
 		return err
 	}
@@ -90,7 +89,7 @@ func Run(ctx context.Context, c Config, log *slog.Logger) error {
 	}
 	go registry.Run(ctx)
 	go core.Run(ctx, c.TTLInterval)
-	go watchReadiness(ctx, clients.Kube, ready, log)
+	go kube.WatchReadiness(ctx, clients.Kube, ready.Set, log)
 
 	serveErr := make(chan error, 1)
 	go func() { serveErr <- srv.Serve(ln) }()
@@ -145,36 +144,4 @@ func serveMetrics(addr string, m *metrics.Metrics, limits server.Limits, log *sl
 	go func() { _ = srv.Serve(ln) }()
 	log.Info("serving metrics", "addr", ln.Addr().String())
 	return func() { srv.Close() }, nil
-}
-
-// watchReadiness marks the server ready once the API server answers.
-func watchReadiness(ctx context.Context, kube kubernetes.Interface, ready *server.Ready, log *slog.Logger) {
-	for {
-		_, err := kube.Discovery().ServerVersion()
-		ready.Set(err)
-		if err == nil {
-			return
-		}
-		log.Warn("API server not reachable yet", "error", err.Error())
-		select {
-		case <-ctx.Done():
-			return
-		case <-time.After(2 * time.Second):
-		}
-	}
-}
-
-func restConfig(kubeconfig string) (*rest.Config, error) {
-	if kubeconfig == "" {
-		cfg, err := rest.InClusterConfig()
-		if err != nil {
-			return nil, fmt.Errorf("in-cluster config (set a kubeconfig outside a cluster): %w", err)
-		}
-		return cfg, nil
-	}
-	cfg, err := clientcmd.BuildConfigFromFlags("", kubeconfig)
-	if err != nil {
-		return nil, fmt.Errorf("load kubeconfig %s: %w", kubeconfig, err)
-	}
-	return cfg, nil
 }

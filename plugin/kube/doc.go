@@ -1,0 +1,5 @@
+// Package kube is the Kubernetes client setup the two long-running
+// commands share, sparkplug serve (plugin/sidecar) and sparkplug monitor
+// (plugin/monitor): the REST config from a kubeconfig or the in-cluster
+// ServiceAccount, and readiness once the API server answers.
+package kube
