@@ -3,6 +3,7 @@ package state
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	wfv1 "github.com/argoproj/argo-workflows/v3/pkg/apis/workflow/v1alpha1"
 
@@ -22,19 +23,31 @@ type Outcome struct {
 	Phase wfv1.NodePhase
 	// Counts follows the state after a space: "RUNNING 3/3 executors".
 	Counts string
+	// Elapsed follows the counts after a comma, when not 0: how long the
+	// driver has run, already rounded down to the progress interval
+	// (Elapsed): "RUNNING 3/3 executors, 4m30s".
+	Elapsed time.Duration
 	// Detail follows after a colon: "FAILED: driver exited 1 (Error)".
 	Detail string
 	// Note ends the message: "; waiting", " (attempt 2/3)".
 	Note string
+	// ExitCode is the exit code of the driver container the outcome is
+	// about, once it terminated: the node's outputs.exitCode. nil while it
+	// has not terminated, when it never ran, and when sparkplug stopped it
+	// (a limit ended the attempt, not the driver).
+	ExitCode *int32
 }
 
 // Message is the one line a person reads in the Argo UI, for example
-// "RUNNING 1/3 executors (2 pending)" or
+// "RUNNING 1/3 executors (2 pending), 4m30s" or
 // "FAILED: driver exited 1 (Error): java.lang.IllegalArgumentException: bad input".
 func (o Outcome) Message() string {
 	head := string(o.State)
 	if o.Counts != "" {
 		head += " " + o.Counts
+	}
+	if o.Elapsed > 0 {
+		head += ", " + FormatElapsed(o.Elapsed)
 	}
 	return colon(head, o.Detail) + o.Note
 }
@@ -57,14 +70,14 @@ func (a Assessment) Message() string { return a.Outcome().Message() }
 // Outcome is what the attempt tells its node. An attempt that is over says
 // COMPLETED or FAILED, not SUCCEEDING or FAILING.
 func (a Assessment) Outcome() Outcome {
-	o := Outcome{State: a.State, Phase: a.Phase(), Detail: a.Detail}
+	o := Outcome{State: a.State, Phase: a.Phase(), Detail: a.Detail, ExitCode: a.ExitCode}
 	switch a.State {
 	case spark.StateSubmitted:
 		if a.Waiting != "" {
 			o.Detail = "driver pending (" + colon(a.Waiting, a.Detail) + ")"
 		}
 	case spark.StateRunning:
-		o.Counts = a.Executors.String()
+		o.Counts, o.Elapsed = a.Executors.String(), a.Elapsed
 	case spark.StateSucceeding:
 		o.State = spark.StateCompleted
 	case spark.StateFailing:

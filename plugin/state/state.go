@@ -31,6 +31,9 @@ type Observed struct {
 	// NotFoundGrace is how long after SubmittedAt a missing driver is
 	// tolerated (cache lag) before the attempt fails "driver pod not found".
 	NotFoundGrace time.Duration
+	// ProgressInterval is the step of the elapsed time a RUNNING message
+	// shows (see Elapsed); 0 shows none.
+	ProgressInterval time.Duration
 }
 
 // ExecutorCounts counts executor pods by what they are doing.
@@ -74,6 +77,9 @@ type Assessment struct {
 	Infrastructure bool
 	// Executors counts the executor pods.
 	Executors ExecutorCounts
+	// Elapsed is, while RUNNING, how long the driver container has run,
+	// rounded down to Observed.ProgressInterval (Elapsed); 0 shows none.
+	Elapsed time.Duration
 }
 
 // Kubernetes words this package reads; the API has no constants for them.
@@ -156,7 +162,7 @@ func assessDriver(o Observed) Assessment {
 			// (e.g. its image cannot be pulled): not running yet.
 			return pending(pod, driver)
 		}
-		a := Assessment{State: spark.StateRunning}
+		a := Assessment{State: spark.StateRunning, Elapsed: Elapsed(o.Now, startedAt(driver), o.ProgressInterval)}
 		if pod.DeletionTimestamp != nil {
 			a.Detail = detailDeleting
 		}
@@ -376,6 +382,15 @@ func podCondition(pod *corev1.Pod, typ corev1.PodConditionType) *corev1.PodCondi
 		}
 	}
 	return nil
+}
+
+// startedAt is when a running container started; the zero time when that
+// is not known.
+func startedAt(s *corev1.ContainerStatus) time.Time {
+	if s == nil || s.State.Running == nil {
+		return time.Time{}
+	}
+	return s.State.Running.StartedAt.Time
 }
 
 func exitCode(t *corev1.ContainerStateTerminated) *int32 {
