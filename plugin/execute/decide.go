@@ -28,6 +28,8 @@ type policy struct {
 	// notFoundGrace and handoutGrace are Options.NotFoundGrace and
 	// Options.HandoutGrace.
 	notFoundGrace, handoutGrace time.Duration
+	// progressInterval is Options.ProgressInterval.
+	progressInterval time.Duration
 }
 
 // plan is what one request must do: launch, adopt, make sure of the live
@@ -154,6 +156,9 @@ func verdict(s *snapshot, p policy, rn *run) (Verdict, limit) {
 		SubmittedAt:   submittedAt(rn),
 		Now:           s.now,
 		NotFoundGrace: p.notFoundGrace,
+		// Identity reads only the verdict's Final, never the message, so
+		// a message that moves with the clock changes no decision.
+		ProgressInterval: p.progressInterval,
 	})
 	pending := p.body.PendingTimeout()
 	a, l := limits(a, rn.observedHead(), runStart(rn), s.now, p.timeout, pending)

@@ -115,7 +115,8 @@ func (c *Core) Execute(ctx context.Context, args executor.ExecuteTemplateArgs) (
 	defer unlock()
 
 	r := &request{core: c, ctx: ctx, log: log, wf: wf, scope: sc, step: st, now: c.opts.Now()}
-	r.policy = policy{body: st.Body, timeout: st.Timeout, notFoundGrace: c.opts.NotFoundGrace, handoutGrace: c.opts.HandoutGrace}
+	r.policy = policy{body: st.Body, timeout: st.Timeout, notFoundGrace: c.opts.NotFoundGrace, handoutGrace: c.opts.HandoutGrace,
+		progressInterval: c.opts.ProgressInterval}
 	return r.answer()
 }
 
@@ -166,6 +167,12 @@ func reply(o state.Outcome, driver *corev1.Pod, json bool, body *spec.SparkAppli
 		}
 		if u := spec.HistoryUIURL(body.HistoryServerURL(), appID); u != "" {
 			node.Outputs.Parameters = append(node.Outputs.Parameters, wfv1.Parameter{Name: OutputHistoryUI, Value: wfv1.AnyStringPtr(u)})
+		}
+		if o.ExitCode != nil {
+			// Argo puts it in scope as {{tasks.<name>.exitCode}} and
+			// {{steps.<name>.exitCode}}, and the UI shows it.
+			code := strconv.Itoa(int(*o.ExitCode))
+			node.Outputs.ExitCode = &code
 		}
 	}
 	r := executor.ExecuteTemplateReply{Node: node}

@@ -69,7 +69,9 @@ func judge(a state.Assessment, attempt int, p spec.RestartPolicy, endedAt, now t
 
 // pendingRerun: the attempt that a ended is followed by another.
 func pendingRerun(what string, a state.Assessment) state.Outcome {
-	return state.Outcome{State: spark.StatePendingRerun, Phase: wfv1.NodeRunning, Detail: what + ": " + a.Message()}
+	// The driver that ended is still the one the outputs name, so its
+	// exit code goes with them until the next attempt's driver exists.
+	return state.Outcome{State: spark.StatePendingRerun, Phase: wfv1.NodeRunning, Detail: what + ": " + a.Message(), ExitCode: a.ExitCode}
 }
 
 // attemptSuffix is " (attempt 2/3)" when the policy can rerun, else "".

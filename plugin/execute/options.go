@@ -50,6 +50,13 @@ type Options struct {
 	// MaxSubmits is how many spark-submit runs (each a JVM) may run at
 	// once; a step beyond it waits, Pending, for a slot.
 	MaxSubmits int
+	// ProgressInterval is the step of the elapsed time a RUNNING message
+	// shows ("RUNNING 3/3 executors, 4m30s", state.Elapsed): the message,
+	// and with it the node's duration in the Argo UI, moves once per
+	// interval, each move a write of the Workflow. 0 turns it off: unlike
+	// the durations above, Validate leaves it 0 (DefaultOptions holds the
+	// default).
+	ProgressInterval time.Duration
 	// SubmitWait is how long a request waits for a spark-submit run before
 	// replying Pending; the run goes on and a later request takes its
 	// result. It stays well under the agent's 30 s request timeout.
@@ -61,6 +68,20 @@ type Options struct {
 // MaxSubmitWait is the longest SubmitWait: Argo's agent gives up on a
 // request after 30 s.
 const MaxSubmitWait = 20 * time.Second
+
+// DefaultProgressInterval is ProgressInterval's default. The agent asks
+// about a running node every RequeueRunning (15 s) and writes changed
+// results to the WorkflowTaskSet at most every ARGO_AGENT_PATCH_RATE
+// (10 s) per workflow, and each written change is a Workflow update by
+// the controller: 30 s is twice the requeue, so every step shows, keeps
+// a running node's duration in the UI within about a minute of the truth,
+// and costs at most 2 Workflow updates a minute per running node (never
+// more than the agent's 6 a minute per workflow, however many nodes run).
+const DefaultProgressInterval = 30 * time.Second
+
+// MinProgressInterval is the shortest ProgressInterval but 0: the message
+// shows whole seconds, so a shorter step could not be seen.
+const MinProgressInterval = time.Second
 
 // DefaultOptions are the core's defaults, defined here once: Validate
 // fills a zero setting from them, and sparkplug serve's flags start from
@@ -74,6 +95,7 @@ func DefaultOptions() Options {
 		CacheWait:        10 * time.Second,
 		LeftoverInterval: time.Minute,
 		SubmitWait:       10 * time.Second,
+		ProgressInterval: DefaultProgressInterval,
 		MaxSubmits:       4,
 		Launcher:         spec.LauncherNative,
 		Submit:           submit.Options{Timeout: submit.DefaultTimeout, RequestTimeout: submit.DefaultRequestTimeout},
@@ -130,6 +152,9 @@ func (o *Options) Validate() error {
 		if s.d < 0 {
 			return setting.Errorf(s.name, "must not be negative, got %s", s.d)
 		}
+	}
+	if o.ProgressInterval < 0 || (o.ProgressInterval > 0 && o.ProgressInterval < MinProgressInterval) {
+		return setting.Errorf("progress-interval", "%s: want 0 (off) or at least %s, as the message shows whole seconds", o.ProgressInterval, MinProgressInterval)
 	}
 	if o.SubmitWait < 0 || o.SubmitWait > MaxSubmitWait {
 		return setting.Errorf("submit-wait", "%s: want between 0 and %s, as Argo's agent gives up on a request after 30 s", o.SubmitWait, MaxSubmitWait)

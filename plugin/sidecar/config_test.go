@@ -36,6 +36,8 @@ func TestValidateNamesTheSetting(t *testing.T) {
 		{func(c *Config) { c.Core.Submit.Timeout = -time.Second }, "submit-timeout"},
 		{func(c *Config) { c.Core.IngressURLFormat = "{{$nope}}" }, "ingress-url-format"},
 		{func(c *Config) { c.Core.HistoryServerURL = "spark-history:18080" }, "history-server-url"},
+		{func(c *Config) { c.Core.ProgressInterval = -time.Second }, "progress-interval"},
+		{func(c *Config) { c.Core.ProgressInterval = time.Millisecond }, "progress-interval"},
 	} {
 		c := DefaultConfig()
 		tc.change(&c)
