@@ -296,7 +296,7 @@ func TestChartImageAndFlags(t *testing.T) {
 	}
 	wantArgs := []string{
 		"serve", "--addr=127.0.0.1:4355",
-		"--requeue-pending=5s", "--requeue-running=20s",
+		"--requeue-pending=5s", "--requeue-running=20s", "--progress-interval=1m",
 		"--kube-api-qps=50", "--kube-api-burst=100",
 		"--ingress-url-format={{$appName}}.spark.example.com", "--ingress-class-name=nginx",
 		"--log-format=text", "--log-level=debug", "--metrics-addr=:9090",

@@ -58,6 +58,8 @@ func TestServeRejectsBadOptionsBeforeListening(t *testing.T) {
 		{[]string{"--launcher", "spark-submit"}, "--launcher: spark-submit needs spark-home"},
 		{[]string{"--ingress-class-name", "Nginx"}, `--ingress-class-name: "Nginx": is not an IngressClass name`},
 		{[]string{"--submit-timeout", "-1s"}, "--submit-timeout: must be positive"},
+		{[]string{"--progress-interval", "-30s"}, "--progress-interval: -30s: want 0 (off) or at least 1s"},
+		{[]string{"--progress-interval", "500ms"}, "--progress-interval: 500ms: want 0 (off) or at least 1s"},
 		{[]string{"--history-server-url", "spark-history:18080"}, `--history-server-url: "spark-history:18080": must be an absolute URL starting with http:// or https://`},
 		{[]string{"--history-server-url", "https://spark-history.example.com?x=1"}, `--history-server-url: "https://spark-history.example.com?x=1": must not hold a query or a fragment`},
 	} {
@@ -81,6 +83,7 @@ func TestServeFlagDefaultsAreTheSidecars(t *testing.T) {
 		"--not-found-grace": d.Core.NotFoundGrace.String(), "--handout-grace": d.Core.HandoutGrace.String(),
 		"--idle-timeout": d.IdleTimeout.String(), "--submit-timeout": d.Core.Submit.Timeout.String(),
 		"--kubernetes-request-timeout": d.Core.Submit.RequestTimeout.String(), "--addr": d.Addr,
+		"--progress-interval": d.Core.ProgressInterval.String(),
 	} {
 		line := ""
 		for _, l := range strings.Split(out.String(), "\n") {

@@ -43,6 +43,7 @@ func serveFlags(o *serveOptions, stdout io.Writer) *pflag.FlagSet {
 	fs.StringVar(&o.logFormat, "log-format", "json", "json or text")
 	fs.DurationVar(&c.RequeuePending, "requeue-pending", d.Core.RequeuePending, "how soon the agent asks again while a driver is submitted or pending")
 	fs.DurationVar(&c.RequeueRunning, "requeue-running", d.Core.RequeueRunning, "how soon the agent asks again while a driver runs")
+	fs.DurationVar(&c.ProgressInterval, "progress-interval", d.Core.ProgressInterval, "step of the elapsed time a running node's message shows (\"RUNNING 3/3 executors, 4m30s\"), rounded down to it so the message, and with it the node's duration in the Argo UI, changes at most once per interval; each change is a Workflow update. The default is twice --requeue-running, so each step shows, and costs at most 2 Workflow updates a minute per running node (the agent writes at most every 10s per workflow); 0 turns it off")
 	fs.DurationVar(&c.NotFoundGrace, "not-found-grace", d.Core.NotFoundGrace, "how long a missing driver pod is tolerated before the attempt fails \"driver pod not found\"")
 	fs.DurationVar(&c.HandoutGrace, "handout-grace", d.Core.HandoutGrace, "how long a result handed to one of several identical steps may take to be recorded before it counts as lost")
 	fs.DurationVar(&c.CacheWait, "cache-wait", d.Core.CacheWait, "how long a first request waits for its workflow's cache before answering 503")

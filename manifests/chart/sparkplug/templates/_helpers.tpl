@@ -35,6 +35,7 @@ serve flag that is set, then extraArgs. A JSON list.
 {{- $flags := list
   (list "requeue-pending" .Values.serve.requeuePending)
   (list "requeue-running" .Values.serve.requeueRunning)
+  (list "progress-interval" .Values.serve.progressInterval)
   (list "not-found-grace" .Values.serve.notFoundGrace)
   (list "handout-grace" .Values.serve.handoutGrace)
   (list "cache-wait" .Values.serve.cacheWait)
