@@ -29,6 +29,9 @@ func TestTemplateTimeoutStopsTheDriver(t *testing.T) {
 	if !strings.Contains(r.Node.Message, "timed out after 3s") {
 		t.Fatalf("message %q, want the timeout", r.Node.Message)
 	}
+	if r.Node.Outputs == nil || r.Node.Outputs.ExitCode != nil {
+		t.Fatalf("outputs %s: a driver sparkplug stopped has no exit code to report", describe(r))
+	}
 	if !e.deleted(d.Name) {
 		t.Fatalf("driver %s still runs after the timeout", d.Name)
 	}
