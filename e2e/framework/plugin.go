@@ -82,6 +82,12 @@ type Sidecars struct {
 // fault-injecting proxy (Env.Faults).
 const FaultsLabel = "e2e.sparkplug.io/faults"
 
+// ServeArgsAnnotation on a workflow's spec.podMetadata (Argo copies it onto
+// the agent pod) adds its space-separated words to that workflow's
+// sidecar's serve flags, after the suite's own: a test's setting of a
+// plugin-wide flag for one workflow.
+const ServeArgsAnnotation = "e2e.sparkplug.io/serve-args"
+
 // Binary is the sparkplug binary the sidecars run, for tests that run its
 // other commands (logs, monitor) as a person or a Deployment would.
 func (s *Sidecars) Binary() string { return s.bin }
@@ -126,6 +132,7 @@ func (s *Sidecars) command(ctx context.Context, pod *corev1.Pod, c corev1.Contai
 		"--log-format=text",
 		"--log-level=debug",
 	)
+	args = append(args, strings.Fields(pod.Annotations[ServeArgsAnnotation])...)
 	env, err := containerEnv(pod, c)
 	if err != nil {
 		return argo.Command{}, err
