@@ -84,7 +84,7 @@ func TestARunningNodesMessageAndDurationAdvance(t *testing.T) {
 	var history []seen
 	w := Given(t).
 		Workflow(fanOut(1, "--progress-interval=3s")).
-		Simulate(sim.Succeed(20*time.Second)).
+		Simulate(sim.Succeed(20 * time.Second)).
 		When().
 		SubmitWorkflow()
 	w.WaitForNode("s0", framework.NodeCondition{Name: "running with its elapsed time, three times", Done: func(n *wfv1.NodeStatus) bool {
