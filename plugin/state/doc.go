@@ -3,8 +3,8 @@
 // application state of that attempt, the Argo node phase, and the one-line
 // message a person reads in the Argo UI.
 //
-// What a node is told is a typed Outcome (state, phase, counts, detail,
-// note); Outcome.Message, in message.go, is the one place that renders it
+// What a node is told is a typed Outcome (state, phase, counts, elapsed
+// time, detail, note, and the driver's exit code); Outcome.Message, in message.go, is the one place that renders it
 // as text, for every answer sparkplug gives, so nothing parses a message
 // back into a state.
 //
