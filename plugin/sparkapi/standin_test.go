@@ -29,6 +29,15 @@ type standIn struct {
 	appID string
 	// body is the job list served, in testdata's JSON.
 	body []byte
+
+	requests    atomic.Int32
+	inFlight    atomic.Int32
+	maxInFlight atomic.Int32
+
+	// mu guards what follows: tests change the behaviour between
+	// requests, and a TCP connection is no synchronisation the race
+	// detector sees.
+	mu sync.Mutex
 	// ignoreFilter serves every job whatever the status parameter, like a
 	// server that does not know the parameter.
 	ignoreFilter bool
@@ -37,14 +46,15 @@ type standIn struct {
 	hold chan struct{}
 	// handler, when set, answers instead of the API.
 	handler http.HandlerFunc
-
-	requests    atomic.Int32
-	inFlight    atomic.Int32
-	maxInFlight atomic.Int32
-
-	mu      sync.Mutex
 	queries []string // path?query of each request
 	apps    map[string]int
+}
+
+// set changes the stand-in's behaviour under its lock.
+func (s *standIn) set(f func(s *standIn)) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	f(s)
 }
 
 func newStandIn(t *testing.T, appID, file string) (*standIn, *httptest.Server) {
@@ -75,16 +85,17 @@ func (s *standIn) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	s.mu.Lock()
 	s.queries = append(s.queries, r.URL.RequestURI())
+	hold, handler := s.hold, s.handler
 	s.mu.Unlock()
-	if s.hold != nil {
+	if hold != nil {
 		select {
-		case <-s.hold:
+		case <-hold:
 		case <-r.Context().Done():
 			return
 		}
 	}
-	if s.handler != nil {
-		s.handler(w, r)
+	if handler != nil {
+		handler(w, r)
 		return
 	}
 	s.jobs(w, r)
@@ -100,6 +111,7 @@ func (s *standIn) jobs(w http.ResponseWriter, r *http.Request) {
 	}
 	s.mu.Lock()
 	s.apps[app]++
+	ignoreFilter := s.ignoreFilter
 	s.mu.Unlock()
 	if app != s.appID {
 		http.Error(w, "no such app: "+app, http.StatusNotFound)
@@ -113,7 +125,7 @@ func (s *standIn) jobs(w http.ResponseWriter, r *http.Request) {
 	statuses := r.URL.Query()["status"]
 	out := []map[string]any{}
 	for _, j := range jobs {
-		if s.ignoreFilter || len(statuses) == 0 || anyFold(statuses, j["status"]) {
+		if ignoreFilter || len(statuses) == 0 || anyFold(statuses, j["status"]) {
 			out = append(out, j)
 		}
 	}
