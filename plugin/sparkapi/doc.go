@@ -14,8 +14,8 @@
 // the oldest, and renders it as "stage S/N, D/T tasks" with the numbers
 // Spark's own jobs page shows for it (AllJobsPage):
 //
-//   - N = len(stageIds) - numSkippedStages, S = numCompletedStages + 1,
-//     at most N: the stage being worked on. While the job runs, stages
+//   - N = len(stageIds) - numSkippedStages, S = numCompletedStages + 1
+//     (between 1 and N): the stage being worked on. While the job runs, stages
 //     Spark will skip (their shuffle output is reused from an earlier job)
 //     are counted in N until the job ends, as on Spark's page.
 //   - T = numTasks - numSkippedTasks, D = numCompletedIndices (distinct
@@ -34,9 +34,9 @@
 // # Why the request path never waits
 //
 // The Argo agent waits for the plugin's reply before it records a node's
-// result, with a few workers for all the nodes of a workflow: a reply held
-// up by one slow driver would hold up its node and the nodes queued
-// behind it. So the request path
+// result, with a bounded number of workers for all the nodes of a
+// workflow: a reply held up by one slow driver would hold up its node and
+// the nodes queued behind it. So the request path
 // calls Tracker.Get, which returns the text the last refresh left at once
 // and, when that text is older than the refresh interval, starts a
 // refresh in the background. Everything about a refresh is bounded: one
@@ -49,6 +49,19 @@
 // (the least recently asked go first), so a missed Forget costs nothing
 // lasting. The first Get of a driver returns ""; its progress shows from
 // the next reply on.
+//
+// # Use
+//
+// One Tracker for the process (NewTracker(NewClient(0), TrackerOptions{...})).
+// For a running driver pod, the request path calls
+//
+//	text, _ := tracker.Get(string(driver.UID), uiURL, driver.Labels["spark-app-selector"])
+//
+// with uiURL the driver's UI inside the cluster (http://<ui or driver
+// Service>.<namespace>.svc:<port>, never an Ingress URL meant for a
+// browser), appends text to the message when it is not "", and calls
+// Forget with the same key once the driver has ended or is deleted. The
+// pod's UID keys a driver, not a node: a new attempt is a new pod.
 //
 // # When the driver's UI cannot be reached
 //
