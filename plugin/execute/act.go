@@ -153,6 +153,7 @@ func (r *request) report(snap *snapshot, rn *run, record identity.Mode) (executo
 		r.log.Info("final result handed out", "node", rn.nodeID, "driver", head.Name, "mode", rep.record, "phase", v.Outcome.Phase, "message", v.Outcome.Message())
 	}
 	r.core.stateEvent(r.wf, rn.nodeID, head.Name, v.Outcome)
+	v.Outcome = r.core.withSparkProgress(v.Outcome, r.step.Body, head)
 	out := reply(v.Outcome, head, rep.json, r.step.Body, r.core.opts)
 	if artifact != nil && out.Node.Outputs != nil {
 		out.Node.Outputs.Artifacts = append(out.Node.Outputs.Artifacts, *artifact)

@@ -64,6 +64,8 @@ type Core struct {
 	// archives are the driver log uploads in flight, store what makes one.
 	archives *archive.Jobs
 	store    *archive.Store
+	// progress is Spark's own progress of running drivers (nil: off).
+	progress ProgressSource
 }
 
 // New returns a Core. opts must have been validated; recorder may be nil
@@ -74,6 +76,10 @@ func New(opts Options, clients scope.Clients, scopes *scope.Registry, builder *o
 		failures: submissionFailures{m: map[string]submissionFailure{}}, missing: missingSince{m: map[string]time.Time{}},
 		submits:  submitRuns{now: opts.Now, max: opts.MaxSubmits},
 		archives: archive.NewJobs(opts.Archive.Concurrency), store: &archive.Store{Kube: clients.Kube, Settings: opts.Archive}}
+	c.progress = opts.Progress
+	if c.progress == nil {
+		c.progress = newProgressSource(opts.ProgressInterval)
+	}
 	scopes.OnEnding(c.OnWorkflowEnding)
 	return c
 }

@@ -57,6 +57,10 @@ type Options struct {
 	// the durations above, Validate leaves it 0 (DefaultOptions holds the
 	// default).
 	ProgressInterval time.Duration
+	// Progress is where running drivers' Spark progress comes from; nil:
+	// Spark's REST API on each driver's UI (sparkapi), refreshed every
+	// ProgressInterval, when that is not 0. Tests set a stand-in.
+	Progress ProgressSource
 	// SubmitWait is how long a request waits for a spark-submit run before
 	// replying Pending; the run goes on and a later request takes its
 	// result. It stays well under the agent's 30 s request timeout.

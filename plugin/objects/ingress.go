@@ -166,12 +166,22 @@ func SparkUIURL(s *spec.SparkApplicationSpec, driver *corev1.Pod) string {
 			return scheme + "://" + u.Host + u.Path
 		}
 	}
+	return SparkUIClusterURL(s, driver)
+}
+
+// SparkUIClusterURL is the in-cluster URL of a driver's UI, whatever
+// Ingress it has: its UI Service's (sparkUIOptions), else the headless
+// driver Service's at spark.ui.port (headless: the name resolves to the
+// pod, so the port is the driver's own).
+func SparkUIClusterURL(s *spec.SparkApplicationSpec, driver *corev1.Pod) string {
 	svc, port := ServiceName(driver.Name), int32(spark.UIPort)
 	if s.HasUIService() {
 		svc = UIServiceName(driver.Name)
 		if o := s.SparkUIOptions; o != nil && o.ServicePort != nil {
 			port = *o.ServicePort
 		}
+	} else if p, err := strconv.ParseInt(s.SparkConf[spark.ConfUIPort], 10, 32); err == nil && p > 0 && p < 65536 {
+		port = int32(p)
 	}
 	return fmt.Sprintf("http://%s.%s.svc:%d", svc, driver.Namespace, port)
 }

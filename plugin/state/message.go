@@ -27,6 +27,10 @@ type Outcome struct {
 	// driver has run, already rounded down to the progress interval
 	// (Elapsed): "RUNNING 3/3 executors, 4m30s".
 	Elapsed time.Duration
+	// Progress follows the elapsed time after a comma, when not empty:
+	// Spark's own progress of the running job, from the driver's REST API
+	// ("RUNNING 3/3 executors, 4m30s, stage 4/7, 1,200/3,000 tasks").
+	Progress string
 	// Detail follows after a colon: "FAILED: driver exited 1 (Error)".
 	Detail string
 	// Note ends the message: "; waiting", " (attempt 2/3)".
@@ -48,6 +52,9 @@ func (o Outcome) Message() string {
 	}
 	if o.Elapsed > 0 {
 		head += ", " + FormatElapsed(o.Elapsed)
+	}
+	if o.Progress != "" {
+		head += ", " + o.Progress
 	}
 	return colon(head, o.Detail) + o.Note
 }

@@ -1,0 +1,98 @@
+package execute
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	wfv1 "github.com/argoproj/argo-workflows/v3/pkg/apis/workflow/v1alpha1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/sparkplug-io/sparkplug/plugin/spark"
+	"github.com/sparkplug-io/sparkplug/plugin/sparkapi"
+	"github.com/sparkplug-io/sparkplug/plugin/spec"
+	"github.com/sparkplug-io/sparkplug/plugin/state"
+)
+
+// fakeProgress records what it was asked and answers a fixed text.
+type fakeProgress struct {
+	text          string
+	asked, forgot []string
+	urls, appIDs  []string
+}
+
+func (f *fakeProgress) Get(key, baseURL, appID string) (string, bool) {
+	f.asked, f.urls, f.appIDs = append(f.asked, key), append(f.urls, baseURL), append(f.appIDs, appID)
+	return f.text, f.text != ""
+}
+func (f *fakeProgress) Forget(key string) { f.forgot = append(f.forgot, key) }
+
+func progressDriver() *corev1.Pod {
+	return &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "etl-1a2b3c4d-driver", Namespace: "jobs", UID: "u-1",
+		Labels: map[string]string{spark.LabelAppSelector: "spark-0123"}}}
+}
+
+func TestRunningMessageCarriesSparksProgress(t *testing.T) {
+	f := &fakeProgress{text: "stage 4/7, 1,200/3,000 tasks"}
+	c := &Core{progress: f}
+	body := &spec.SparkApplicationSpec{SparkConf: map[string]string{spark.ConfUIPort: "4050"}}
+	running := state.Outcome{State: spark.StateRunning, Phase: wfv1.NodeRunning, Counts: "3/3 executors", Elapsed: 4*time.Minute + 30*time.Second}
+
+	got := c.withSparkProgress(running, body, progressDriver()).Message()
+	if want := "RUNNING 3/3 executors, 4m30s, stage 4/7, 1,200/3,000 tasks"; got != want {
+		t.Errorf("message %q, want %q", got, want)
+	}
+	if len(f.asked) != 1 || f.asked[0] != "u-1" || f.appIDs[0] != "spark-0123" || f.urls[0] != "http://etl-1a2b3c4d-driver-svc.jobs.svc:4050" {
+		t.Errorf("asked %v at %v for %v; want the driver's uid, its in-cluster UI at spark.ui.port, its application id", f.asked, f.urls, f.appIDs)
+	}
+
+	f.text = "" // the UI does not answer: the executor count and elapsed time alone, never an error
+	if got := c.withSparkProgress(running, body, progressDriver()).Message(); got != "RUNNING 3/3 executors, 4m30s" {
+		t.Errorf("unreachable UI: message %q", got)
+	}
+
+	done := state.Outcome{State: spark.StateCompleted, Phase: wfv1.NodeSucceeded}
+	if got := c.withSparkProgress(done, body, progressDriver()).Message(); got != "COMPLETED" || len(f.forgot) != 1 || f.forgot[0] != "u-1" {
+		t.Errorf("finished driver: message %q, forgot %v; want COMPLETED and the driver forgotten", got, f.forgot)
+	}
+
+	off := &Core{}
+	if got := off.withSparkProgress(running, body, progressDriver()).Message(); got != "RUNNING 3/3 executors, 4m30s" {
+		t.Errorf("progress off: %q", got)
+	}
+	if newProgressSource(0) != nil {
+		t.Error("a progress interval of 0 must make no tracker")
+	}
+}
+
+// Through the real tracker against a stand-in of Spark's REST API (Spark's
+// containers cannot run here): the first reply never waits and shows no
+// progress; a later one carries the stage and task counts.
+func TestSparkProgressFromAStandIn(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !strings.HasSuffix(r.URL.Path, "/api/v1/applications/spark-0123/jobs") {
+			http.NotFound(w, r)
+			return
+		}
+		fmt.Fprint(w, `[{"jobId":3,"name":"count","status":"RUNNING","stageIds":[5,6,7],"numTasks":3000,"numCompletedTasks":1200,"numCompletedIndices":1200,"numSkippedTasks":0,"numCompletedStages":1,"numSkippedStages":0,"numActiveTasks":8}]`)
+	}))
+	defer srv.Close()
+	tr := sparkapi.NewTracker(sparkapi.NewClient(0), sparkapi.TrackerOptions{Refresh: time.Millisecond})
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	for ctx.Err() == nil {
+		if text, _ := tr.Get("u-1", srv.URL, "spark-0123"); text != "" {
+			if text != "stage 2/3, 1,200/3,000 tasks" {
+				t.Fatalf("progress %q", text)
+			}
+			return
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	t.Fatal("the tracker never showed the stand-in's progress")
+}
