@@ -2,7 +2,9 @@ package execute
 
 import (
 	"fmt"
+	"slices"
 	"sort"
+	"strings"
 	"time"
 
 	wfv1 "github.com/argoproj/argo-workflows/v3/pkg/apis/workflow/v1alpha1"
@@ -76,7 +78,7 @@ type launchOrder struct {
 // decide resolves which node asks (package identity) and plans the
 // request.
 func decide(s *snapshot, p policy) plan {
-	d := identity.Resolve(s.tasks, views(s, p), s.now, p.handoutGrace)
+	d := identity.Resolve(append(slices.Clip(s.tasks), recentlyUnlisted(s)...), views(s, p), s.now, p.handoutGrace)
 	pl := plan{closed: d.Closed, adopt: d.Adopt, answer: d.Answer, record: d.Record, unanswered: d.Ambiguous}
 	switch {
 	case d.Unlisted:
@@ -324,4 +326,42 @@ func expectedExecutors(s *spec.SparkApplicationSpec) int32 {
 		return 1
 	}
 	return *s.Executor.Instances
+}
+
+// unlistedAskWindow is how long after Argo recorded a node's final result
+// (the node's finishedAt) an agent may still ask about it once Argo no
+// longer lists it: an agent's view of the TaskSet lags (more so while its
+// watch is cut and it lists again), and a request it had queued goes out
+// anyway. Argo writes whatever answer it
+// gets over the recorded result, so until then such a node makes a request
+// ambiguous (identity.Task.Unlisted); the cost is an identical open
+// sibling answered up to that much later. Seen under API faults: a twin's
+// request, answered for its open identical sibling a moment after the twin
+// left the list, gave both twins one application.
+const unlistedAskWindow = 30 * time.Second
+
+// recentlyUnlisted are the nodes with a run of the request's key that Argo
+// no longer lists and completed less than unlistedAskWindow ago.
+func recentlyUnlisted(s *snapshot) []identity.Task {
+	listed := map[string]bool{}
+	for _, t := range s.tasks {
+		listed[t.NodeID] = true
+	}
+	candidates := map[string]bool{}
+	for id, rn := range s.runs {
+		candidates[id] = true
+		if by := rn.head().Annotations[spark.AnnotationAdoptedBy]; by != "" {
+			candidates[by] = true
+		}
+	}
+	var out []identity.Task
+	for id := range candidates {
+		n, ok := s.nodes[id]
+		if listed[id] || !ok || !n.Phase.Completed() || n.FinishedAt.IsZero() || s.now.Sub(n.FinishedAt.Time) > unlistedAskWindow {
+			continue
+		}
+		out = append(out, identity.Task{NodeID: id, Recorded: &wfv1.NodeResult{Phase: n.Phase, Message: n.Message}, Unlisted: true})
+	}
+	slices.SortFunc(out, func(a, b identity.Task) int { return strings.Compare(a.NodeID, b.NodeID) })
+	return out
 }

@@ -14,6 +14,12 @@ type Task struct {
 	// Recorded is the result the agent already patched into status.nodes
 	// for this node, if any.
 	Recorded *wfv1.NodeResult
+	// Unlisted: Argo no longer lists this node, whose final result it
+	// recorded moments ago. An agent whose view of the TaskSet lags may
+	// still ask about it, and Argo would write the answer over that
+	// result; so, like a recorded node still listed, it makes a request
+	// ambiguous. It is never launched for nor answered.
+	Unlisted bool
 }
 
 // Open reports whether the node still waits for a final result.
@@ -110,7 +116,8 @@ type Decision struct {
 //     again, by the node that held it or, once that node is closed with
 //     another run's result, as an orphan.
 //   - A request is ambiguous while an identical node whose final result is
-//     recorded is still listed next to another with a different answer:
+//     recorded is still listed (or was unlisted moments ago: Task.Unlisted)
+//     next to another with a different answer:
 //     it may be the recorded node asking again, and any final or running
 //     answer would overwrite its result. Nothing is answered then.
 //   - With no open node, a result recorded in the TaskSet is repeated when
@@ -122,7 +129,13 @@ func Resolve(tasks []Task, runs []Run, now time.Time, grace time.Duration) Decis
 	open := map[string]bool{}
 	var openIDs []string
 	recordedListed := false
+	var listed []Task
 	for _, t := range tasks {
+		if t.Unlisted {
+			recordedListed = true
+			continue
+		}
+		listed = append(listed, t)
 		if t.Open() {
 			open[t.NodeID] = true
 			openIDs = append(openIDs, t.NodeID)
@@ -137,7 +150,7 @@ func Resolve(tasks []Task, runs []Run, now time.Time, grace time.Duration) Decis
 	}
 
 	if len(openIDs) == 0 {
-		d := resolveClosed(tasks, runs)
+		d := resolveClosed(listed, runs)
 		d.Closed = true
 		return d
 	}

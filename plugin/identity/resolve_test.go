@@ -14,6 +14,9 @@ var (
 )
 
 func open(id string) Task { return Task{NodeID: id} }
+func unlisted(id string) Task {
+	return Task{NodeID: id, Recorded: &wfv1.NodeResult{Phase: wfv1.NodeSucceeded}, Unlisted: true}
+}
 func running(id string) Task {
 	return Task{NodeID: id, Recorded: &wfv1.NodeResult{Phase: wfv1.NodeRunning}}
 }
@@ -109,6 +112,27 @@ func TestResolve(t *testing.T) {
 		runs:  []Run{{NodeID: "a", Final: true, Reported: ModeShared, ReportedAt: t0, Landed: true}, {NodeID: "b", Final: true}},
 		now:   t0.Add(time.Second),
 		want:  Decision{Ambiguous: true},
+	}, {
+		// The API-fault e2e test saw this: twin-a recorded and just
+		// unlisted, the agent's queued request for twin-a went out, and
+		// was answered with twin-b's result as twin-b's own.
+		name:  "an identical node recorded and unlisted a moment ago, next to an open one: nothing is answered",
+		tasks: []Task{open("b"), unlisted("a")},
+		runs:  []Run{{NodeID: "a", Final: true, Reported: ModeShared, ReportedAt: t0, Landed: true}, {NodeID: "b", Final: true}},
+		now:   t0.Add(time.Second),
+		want:  Decision{Ambiguous: true},
+	}, {
+		name:  "once the unlisted node's moment has passed, the open node's own run answers",
+		tasks: []Task{open("b")},
+		runs:  []Run{{NodeID: "a", Final: true, Reported: ModeShared, ReportedAt: t0, Landed: true}, {NodeID: "b", Final: true}},
+		now:   t0.Add(time.Second),
+		want:  Decision{Answer: "b", Record: ModeOwn},
+	}, {
+		name:  "an unlisted node is never answered nor repeated: with nothing open, the listed nodes decide",
+		tasks: []Task{unlisted("a")},
+		runs:  []Run{{NodeID: "a", Final: true, Reported: ModeOwn, ReportedAt: t0, Landed: true}},
+		now:   t0.Add(time.Second),
+		want:  Decision{Answer: "a", Closed: true},
 	}, {
 		name:  "every listed identical node recorded, with different results: nothing is answered",
 		tasks: []Task{done("a", wfv1.NodeSucceeded), done("b", wfv1.NodeSucceeded)},
