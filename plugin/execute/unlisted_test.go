@@ -14,7 +14,9 @@ import (
 
 func TestRecentlyUnlistedNodes(t *testing.T) {
 	now := time.Date(2026, 11, 25, 10, 0, 0, 0, time.UTC)
-	pod := func(ann map[string]string) *corev1.Pod { return &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Annotations: ann}} }
+	pod := func(ann map[string]string) *corev1.Pod {
+		return &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Annotations: ann}}
+	}
 	node := func(phase wfv1.NodePhase, ago time.Duration) wfv1.NodeStatus {
 		return wfv1.NodeStatus{Phase: phase, FinishedAt: metav1.NewTime(now.Add(-ago))}
 	}
