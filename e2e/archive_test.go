@@ -237,12 +237,9 @@ spec:
 	if art.S3.Key != wantKey || art.S3.Bucket != s3Bucket || art.S3.AccessKeySecret == nil || art.S3.AccessKeySecret.Name != secretName {
 		t.Errorf("artifact %+v, want key %s in bucket %s with the repository's Secret names", art.S3, wantKey, s3Bucket)
 	}
-	if driver.Annotations[spark.AnnotationDriverLog] == "" {
-		// the ExpectDrivers snapshot may predate the annotation; re-read
-		p, err := env.Kube.CoreV1().Pods(ns).Get(ctx, driver.Name, metav1.GetOptions{})
-		if err != nil || p.Annotations[spark.AnnotationDriverLog] != wantKey {
-			t.Errorf("driver pod does not record the archived key %s: %v", wantKey, err)
-		}
+	// Read afresh: the ExpectDrivers snapshot may predate the annotation.
+	if p, err := env.Kube.CoreV1().Pods(ns).Get(ctx, driver.Name, metav1.GetOptions{}); err != nil || p.Annotations[spark.AnnotationDriverLog] != wantKey {
+		t.Errorf("driver pod does not record the archived key %s: %v", wantKey, err)
 	}
 
 	// In S3: the driver's log as the kubelet (KWOK) served it.

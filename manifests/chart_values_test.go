@@ -47,30 +47,7 @@ func TestChartCoversServeFlags(t *testing.T) {
 		chart[string(m[1])] = string(m[2])
 	}
 
-	var values struct {
-		Serve map[string]any `json:"serve"`
-	}
-	b, err := os.ReadFile("chart/sparkplug/values.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := yaml.Unmarshal(b, &values); err != nil {
-		t.Fatal(err)
-	}
-	var schema struct {
-		Properties struct {
-			Serve struct {
-				Properties map[string]any `json:"properties"`
-			} `json:"serve"`
-		} `json:"properties"`
-	}
-	b, err = os.ReadFile("chart/sparkplug/values.schema.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := json.Unmarshal(b, &schema); err != nil {
-		t.Fatal(err)
-	}
+	values, schema := valuesSection(t, "serve")
 
 	for _, flag := range serve {
 		if _, ok := serveFlagsNotInChart[flag]; ok {
@@ -84,10 +61,10 @@ func TestChartCoversServeFlags(t *testing.T) {
 		if want := camel(flag); !strings.EqualFold(key, want) {
 			t.Errorf("--%s comes from serve.%s, want serve.%s", flag, key, want)
 		}
-		if _, ok := values.Serve[key]; !ok {
+		if _, ok := values[key]; !ok {
 			t.Errorf("serve.%s (--%s) is not in values.yaml", key, flag)
 		}
-		if _, ok := schema.Properties.Serve.Properties[key]; !ok {
+		if _, ok := schema[key]; !ok {
 			t.Errorf("serve.%s (--%s) is not in values.schema.json", key, flag)
 		}
 	}
@@ -96,9 +73,9 @@ func TestChartCoversServeFlags(t *testing.T) {
 			t.Errorf("the chart passes --%s (serve.%s), which serve does not have", flag, key)
 		}
 	}
-	if len(values.Serve) != len(chart) || len(schema.Properties.Serve.Properties) != len(chart) {
+	if len(values) != len(chart) || len(schema) != len(chart) {
 		t.Errorf("values.yaml has %d serve values, the schema %d, the chart passes %d flags",
-			len(values.Serve), len(schema.Properties.Serve.Properties), len(chart))
+			len(values), len(schema), len(chart))
 	}
 }
 
@@ -181,30 +158,7 @@ func TestChartCoversMonitorFlags(t *testing.T) {
 		passed[f] = true
 	}
 
-	var values struct {
-		Monitor map[string]any `json:"monitor"`
-	}
-	b, err := os.ReadFile("chart/sparkplug/values.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := yaml.Unmarshal(b, &values); err != nil {
-		t.Fatal(err)
-	}
-	var schema struct {
-		Properties struct {
-			Monitor struct {
-				Properties map[string]any `json:"properties"`
-			} `json:"monitor"`
-		} `json:"properties"`
-	}
-	b, err = os.ReadFile("chart/sparkplug/values.schema.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := json.Unmarshal(b, &schema); err != nil {
-		t.Fatal(err)
-	}
+	values, schema := valuesSection(t, "monitor")
 
 	for _, flag := range flags {
 		if _, ok := monitorFlagsSetByTheChart[flag]; ok {
@@ -222,10 +176,10 @@ func TestChartCoversMonitorFlags(t *testing.T) {
 		if !strings.EqualFold(key, want) {
 			t.Errorf("--%s comes from monitor.%s, want monitor.%s", flag, key, want)
 		}
-		if _, ok := values.Monitor[key]; !ok {
+		if _, ok := values[key]; !ok {
 			t.Errorf("monitor.%s (--%s) is not in values.yaml", key, flag)
 		}
-		if _, ok := schema.Properties.Monitor.Properties[key]; !ok {
+		if _, ok := schema[key]; !ok {
 			t.Errorf("monitor.%s (--%s) is not in values.schema.json", key, flag)
 		}
 	}
@@ -239,4 +193,35 @@ func TestChartCoversMonitorFlags(t *testing.T) {
 			t.Errorf("--%s (%s) is not a monitor flag", flag, why)
 		}
 	}
+}
+
+// valuesSection is one top-level section of the chart's values.yaml and
+// the properties values.schema.json declares for it.
+func valuesSection(t *testing.T, section string) (values, schema map[string]any) {
+	t.Helper()
+	var v map[string]any
+	b, err := os.ReadFile("chart/sparkplug/values.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := yaml.Unmarshal(b, &v); err != nil {
+		t.Fatal(err)
+	}
+	var sc struct {
+		Properties map[string]struct {
+			Properties map[string]any `json:"properties"`
+		} `json:"properties"`
+	}
+	b, err = os.ReadFile("chart/sparkplug/values.schema.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, &sc); err != nil {
+		t.Fatal(err)
+	}
+	values, _ = v[section].(map[string]any)
+	if values == nil || sc.Properties[section].Properties == nil {
+		t.Fatalf("values.yaml or values.schema.json has no %s section", section)
+	}
+	return values, sc.Properties[section].Properties
 }
