@@ -64,7 +64,7 @@ servers: ## build argo (for argo server) and versitygw (an S3 server), which e2e
 
 e2e: tools servers ## end-to-end tests: real Argo controller and agent, the plugin from manifests/, KWOK for pods (~5 min); ARGO=v4.0.2 for another Argo
 	$(if $(ARGO),bash hack/argo.sh build $(ARGO))
-	SPARKPLUG_E2E_ARGO=$(ARGO) $(GO) test -count=1 -tags e2e -timeout 30m -parallel 8 -v ./e2e/...
+	SPARKPLUG_E2E_ARGO=$(ARGO) GO=$(GO) bash hack/e2e.sh -count=1 -tags e2e -timeout 30m -parallel 8 -v ./e2e/...
 
 .PHONY: e2e-matrix
 e2e-matrix: tools ## the e2e suite against every Argo version sparkplug supports (before each release; ~5 min each, plus ~5 min per Argo build)
