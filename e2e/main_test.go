@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 	"testing"
 
@@ -54,6 +55,8 @@ func run(m *testing.M) int {
 	code := m.Run()
 	if code != 0 {
 		e.DumpLogs(os.Stderr, 40)
+		// The dump above is long; say last which tests failed.
+		fmt.Fprintf(os.Stderr, "e2e: failed tests: %s\n", strings.Join(e.FailedTests(), ", "))
 	}
 	if err := e.Stop(); err != nil {
 		fmt.Fprintf(os.Stderr, "e2e: stop the environment: %v\n", err)

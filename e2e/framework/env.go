@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -104,6 +105,26 @@ type Env struct {
 	helmOnce sync.Once
 	helm     string
 	helmErr  error
+	// failedMu guards failedTests, the tests with a fixture that failed.
+	failedMu    sync.Mutex
+	failedTests []string
+}
+
+// failed records that test name failed (once).
+func (e *Env) failed(name string) {
+	e.failedMu.Lock()
+	defer e.failedMu.Unlock()
+	if !slices.Contains(e.failedTests, name) {
+		e.failedTests = append(e.failedTests, name)
+	}
+}
+
+// FailedTests are the tests that used a fixture (Given) and failed, in
+// the order they ended.
+func (e *Env) FailedTests() []string {
+	e.failedMu.Lock()
+	defer e.failedMu.Unlock()
+	return slices.Clone(e.failedTests)
 }
 
 // Start brings up the whole environment. On error, everything started is

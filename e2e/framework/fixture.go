@@ -50,6 +50,11 @@ type Given struct {
 // Given starts a fixture for t.
 func (e *Env) Given(t *testing.T) *Given {
 	t.Helper()
+	t.Cleanup(func() {
+		if t.Failed() {
+			e.failed(t.Name())
+		}
+	})
 	return &Given{t: t, env: e}
 }
 
