@@ -19,11 +19,20 @@ func TestVersionOf(t *testing.T) {
 // The controller runs with plugins on, without leader election, with fast
 // requeues, on the admin kubeconfig.
 func TestControllerSettings(t *testing.T) {
-	env := ControllerEnv()
-	for _, want := range []string{"ARGO_EXECUTOR_PLUGINS=true", "LEADER_ELECTION_DISABLE=true", "DEFAULT_REQUEUE_TIME=1s"} {
+	env := ControllerEnv(false)
+	for _, want := range []string{"ARGO_EXECUTOR_PLUGINS=true", "LEADER_ELECTION_DISABLE=true", "DEFAULT_REQUEUE_TIME=1s", "ARGO_AGENT_PATCH_RATE=1s"} {
 		if !slices.Contains(env, want) {
 			t.Errorf("controller env %v lacks %s", env, want)
 		}
+	}
+	defaults := ControllerEnv(true)
+	for _, v := range defaults {
+		if strings.HasPrefix(v, "DEFAULT_REQUEUE_TIME=") || strings.HasPrefix(v, "ARGO_AGENT_PATCH_RATE=") {
+			t.Errorf("controller env with Argo's defaults sets %s", v)
+		}
+	}
+	if !slices.Contains(defaults, "ARGO_EXECUTOR_PLUGINS=true") {
+		t.Errorf("controller env with Argo's defaults %v lacks ARGO_EXECUTOR_PLUGINS=true", defaults)
 	}
 	args := strings.Join(ControllerArgs("/k"), " ")
 	for _, want := range []string{"--kubeconfig=/k", "--executor-plugins", "--namespace=argo", "--configmap=workflow-controller-configmap"} {

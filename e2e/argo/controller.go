@@ -31,14 +31,22 @@ const (
 )
 
 // ControllerEnv is the environment the controller runs with: executor
-// plugins on, no leader election, fast requeues.
-func ControllerEnv() []string {
-	return []string{
+// plugins on, no leader election, and, unless defaults, fast requeues.
+// With defaults the controller keeps Argo's own requeue time and agent
+// patch rate (10 s each), as a cluster runs it: the scale benchmark
+// measures those.
+func ControllerEnv(defaults bool) []string {
+	env := []string{
 		"ARGO_EXECUTOR_PLUGINS=true",
 		"LEADER_ELECTION_DISABLE=true",
-		"DEFAULT_REQUEUE_TIME=" + RequeueTime.String(),
-		"ARGO_AGENT_PATCH_RATE=" + RequeueTime.String(),
 	}
+	if defaults {
+		return env
+	}
+	return append(env,
+		"DEFAULT_REQUEUE_TIME="+RequeueTime.String(),
+		"ARGO_AGENT_PATCH_RATE="+RequeueTime.String(),
+	)
 }
 
 // ControllerArgs are the controller's flags: the admin kubeconfig (the
@@ -56,15 +64,15 @@ func ControllerArgs(kubeconfig string) []string {
 	}
 }
 
-// StartController runs the workflow-controller from binDir and waits until
-// it serves /healthz. Only one can run per machine: it listens on
-// 127.0.0.1:6060.
-func StartController(ctx context.Context, c *cluster.Cluster, binDir string) (*cluster.Process, error) {
+// StartController runs the workflow-controller from binDir with
+// ControllerEnv(defaults) and waits until it serves /healthz. Only one can
+// run per machine: it listens on 127.0.0.1:6060.
+func StartController(ctx context.Context, c *cluster.Cluster, binDir string, defaults bool) (*cluster.Process, error) {
 	if conn, err := net.DialTimeout("tcp", controllerAddr, time.Second); err == nil {
 		conn.Close()
 		return nil, fmt.Errorf("%s is in use: another workflow-controller runs on this machine (a kept demo? make demo-down)", controllerAddr)
 	}
-	p, err := c.StartProcess(binController, filepath.Join(binDir, binController), ControllerArgs(c.Kubeconfig), ControllerEnv(), "")
+	p, err := c.StartProcess(binController, filepath.Join(binDir, binController), ControllerArgs(c.Kubeconfig), ControllerEnv(defaults), "")
 	if err != nil {
 		return nil, err
 	}

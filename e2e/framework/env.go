@@ -53,6 +53,10 @@ type Options struct {
 	// AgentTokenMode forces how agents read the plugin token (see
 	// argo.TokenMode); empty chooses.
 	AgentTokenMode argo.TokenMode
+	// Defaults runs Argo's workflow-controller and sparkplug with their own
+	// defaults (requeue times, agent patch rate, sparkplug's info log)
+	// instead of the suite's fast ones: what the scale benchmark measures.
+	Defaults bool
 	// Argo is another Argo Workflows version to run than the tools' (one
 	// hack/argo.sh pins, e.g. v4.0.2): its workflow-controller and argoexec,
 	// built by hack/argo.sh, and its CRDs and agent Role. Empty: the tools'.
@@ -240,7 +244,7 @@ func Start(ctx context.Context, opts Options) (_ *Env, err error) {
 		return nil, err
 	}
 	step("starting the workflow-controller")
-	if e.controller, err = argo.StartController(ctx, e.Cluster, e.argoBinDir); err != nil {
+	if e.controller, err = argo.StartController(ctx, e.Cluster, e.argoBinDir, e.opts.Defaults); err != nil {
 		return nil, err
 	}
 
@@ -259,7 +263,7 @@ func Start(ctx context.Context, opts Options) (_ *Env, err error) {
 		return nil, b.err
 	}
 	e.Sidecars = &Sidecars{c: e.Cluster, kube: e.Kube, bin: b.bin, plugin: e.Install.Plugin, tokenFile: tokenFile,
-		dir: e.dir, kubeconfigs: map[string]string{}}
+		dir: e.dir, kubeconfigs: map[string]string{}, defaults: opts.Defaults}
 	if _, err := e.Sidecars.kubeconfig(ctx, e.Namespace, e.Cluster.Config.Host); err != nil {
 		return nil, err
 	}
@@ -326,7 +330,7 @@ func (e *Env) RestartController(ctx context.Context) error {
 	if err := e.controller.Stop(); err != nil {
 		return err
 	}
-	p, err := argo.StartController(ctx, e.Cluster, e.argoBinDir)
+	p, err := argo.StartController(ctx, e.Cluster, e.argoBinDir, e.opts.Defaults)
 	if err != nil {
 		return err
 	}

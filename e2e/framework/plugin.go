@@ -69,6 +69,9 @@ type Sidecars struct {
 	plugin    PluginSidecar
 	tokenFile string
 	dir       string
+	// defaults runs sparkplug with its own defaults, not the suite's fast
+	// requeues (Options.Defaults).
+	defaults bool
 
 	mu          sync.Mutex
 	kubeconfigs map[string]string // by namespace and API server
@@ -124,14 +127,18 @@ func (s *Sidecars) command(ctx context.Context, pod *corev1.Pod, c corev1.Contai
 		"--addr="+addr, // the pod's port, moved: every pod here shares one loopback
 		"--token-file="+s.tokenFile,
 		"--kubeconfig="+kubeconfig,
-		"--requeue-pending="+pluginRequeuePending.String(),
-		"--requeue-running="+pluginRequeueRunning.String(),
-		"--ttl-interval="+PluginTTLInterval.String(),
-		"--ttl-leftover-interval="+PluginTTLLeftoverInterval.String(),
-		"--handout-grace="+PluginHandoutGrace.String(),
 		"--log-format=text",
-		"--log-level=debug",
 	)
+	if !s.defaults {
+		args = append(args,
+			"--requeue-pending="+pluginRequeuePending.String(),
+			"--requeue-running="+pluginRequeueRunning.String(),
+			"--ttl-interval="+PluginTTLInterval.String(),
+			"--ttl-leftover-interval="+PluginTTLLeftoverInterval.String(),
+			"--handout-grace="+PluginHandoutGrace.String(),
+			"--log-level=debug",
+		)
+	}
 	args = append(args, strings.Fields(pod.Annotations[ServeArgsAnnotation])...)
 	env, err := containerEnv(pod, c)
 	if err != nil {
