@@ -18,8 +18,9 @@ type Metrics struct {
 	drivers  *prometheus.CounterVec
 }
 
-// New registers sparkplug's metrics and the Go and process collectors on a
-// fresh registry.
+// New registers sparkplug's metrics, the Kubernetes client's (shared by
+// the process, see client.go) and the Go and process collectors on a fresh
+// registry.
 func New() *Metrics {
 	m := &Metrics{
 		registry: prometheus.NewRegistry(),
@@ -37,7 +38,8 @@ func New() *Metrics {
 			Help: "What sparkplug did to driver pods: launched, or deleted because a limit ended the attempt (the reason), the workflow ended (workflow_ended) or timeToLiveSeconds ran out (expired).",
 		}, []string{"action", "reason"}),
 	}
-	m.registry.MustRegister(m.requests, m.duration, m.drivers,
+	hookClient()
+	m.registry.MustRegister(m.requests, m.duration, m.drivers, clientRequests, clientRateLimiterDuration,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
 }
