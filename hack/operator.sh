@@ -1,0 +1,141 @@
+#!/usr/bin/env bash
+# hack/operator.sh builds what the Spark operator column of the end-to-end
+# benchmark (make bench-e2e) runs: the Kubeflow Spark operator's binary, from
+# the module pinned in hack/operator/{go.mod,go.sum} (its controller runs as
+# `spark-operator controller start`; the webhook, another subcommand, stays
+# off), and a Spark home for it whose bin/spark-submit is the project's fake
+# (plugin/submit/testdata/fakesubmit), with a fake.json that has it create
+# the driver pod, its ConfigMap and Service at once, as Spark's
+# spark-submit would without a JVM to start. The operator runs spark-submit
+# from $SPARK_HOME/bin; no Spark distribution nor Java is installable here.
+#
+# It is apart from hack/tools.sh and hack/servers.sh so that pinning or
+# bumping the operator never changes their cache keys (and rebuilds them).
+# Everything goes to a cache outside the clone, keyed by a hash of this
+# script, the pins, and the fake's sources and module files:
+#
+#   ${SPARKPLUG_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/sparkplug}/operator/<key>/bin/spark-operator
+#   ${SPARKPLUG_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/sparkplug}/operator/<key>/spark-home/bin/spark-submit
+#
+# Usage:
+#   hack/operator.sh build      build whatever is missing (cold: ~3 min, warm: instant)
+#   hack/operator.sh bindir     print the bin dir (whether or not it is built yet)
+#   hack/operator.sh sparkhome  print the fake Spark home (SPARK_HOME of the operator)
+#   hack/operator.sh key        print the cache key
+#   hack/operator.sh prune      remove cached builds of other keys (older pins)
+set -euo pipefail
+
+HACK_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+ROOT=$(cd "$HACK_DIR/.." && pwd)
+MOD_DIR=$HACK_DIR/operator
+FAKE_DIR=plugin/submit/testdata/fakesubmit
+CACHE_ROOT=${SPARKPLUG_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/sparkplug}
+
+OPERATOR_MODULE=github.com/kubeflow/spark-operator/v2
+
+# As hack/tools.sh: only the pinned modules, no go.work, no edits to the
+# committed go.mod/go.sum, static binaries.
+export GOWORK=off
+export GOFLAGS="-mod=readonly -buildvcs=false"
+export CGO_ENABLED=0
+
+log() { printf '[operator] %s\n' "$*" >&2; }
+die() {
+	log "error: $*"
+	exit 1
+}
+
+# key hashes the pins and the fake spark-submit: its sources, and the
+# repository's go.mod/go.sum it is built with.
+key() {
+	(
+		cd "$ROOT"
+		sha256sum hack/operator.sh hack/operator/go.mod hack/operator/go.sum "$FAKE_DIR"/*.go go.mod go.sum
+	) | sha256sum | cut -c1-12
+}
+
+work_dir() { printf '%s/operator/%s\n' "$CACHE_ROOT" "$(key)"; }
+bin_dir() { printf '%s/bin\n' "$(work_dir)"; }
+spark_home() { printf '%s/spark-home\n' "$(work_dir)"; }
+
+version() { go -C "$MOD_DIR" list -m -f '{{.Version}}' "$OPERATOR_MODULE"; }
+
+# build_operator builds cmd/operator as upstream's Makefile does (its
+# version in component-base's gitVersion, which `spark-operator version`
+# and the controller's first log lines print), from the pinned module with
+# upstream's replace directives (hack/operator/go.mod).
+build_operator() {
+	local v out
+	v=$(version)
+	out=$(mktemp -d "$WORK/.build.XXXXXX")
+	go -C "$MOD_DIR" build -trimpath -ldflags "-s -w -X k8s.io/component-base/version.gitVersion=$v" \
+		-o "$out/spark-operator" "$OPERATOR_MODULE/cmd/operator"
+	mv -f "$out/spark-operator" "$BIN/spark-operator"
+	rm -rf "$out"
+}
+
+# build_spark_home builds the fake spark-submit into a Spark home of its
+# own; fake.json (`create`) has it create the driver pod through
+# $KUBECONFIG, which the operator passes on.
+build_spark_home() {
+	local home=$WORK/spark-home out
+	out=$(mktemp -d "$WORK/.build.XXXXXX")
+	go -C "$ROOT" build -trimpath -ldflags "-s -w" -o "$out/spark-submit" "./$FAKE_DIR"
+	mkdir -p "$home/bin"
+	printf '{"create": true}\n' >"$home/fake.json"
+	mv -f "$out/spark-submit" "$home/bin/spark-submit"
+	rm -rf "$out"
+}
+
+step() {
+	local target=$1 label=$2 cold=$3 start=$SECONDS
+	shift 3
+	if [[ -x $target ]]; then
+		log "$label: up to date"
+		return
+	fi
+	log "building $label... (cold: $cold)"
+	"$@"
+	log "built $label in $((SECONDS - start))s"
+}
+
+build() {
+	command -v go >/dev/null || die "go is not on PATH"
+	WORK=$(work_dir)
+	BIN=$WORK/bin
+	mkdir -p "$BIN"
+	if command -v flock >/dev/null; then
+		exec 9>"$WORK/.lock"
+		if ! flock -n 9; then
+			log "waiting for another build of $WORK"
+			flock 9
+		fi
+	fi
+	rm -rf "$WORK"/.build.*
+	step "$BIN/spark-operator" "spark-operator $(version)" "~3 min" build_operator
+	step "$WORK/spark-home/bin/spark-submit" "the fake spark-submit ($FAKE_DIR)" "~30 s" build_spark_home
+	log "spark-operator ready: $BIN; SPARK_HOME=$WORK/spark-home"
+}
+
+prune() {
+	local current d
+	current=$(key)
+	for d in "$CACHE_ROOT"/operator/*/; do
+		[[ -d $d && $(basename "$d") != "$current" ]] || continue
+		log "removing $d"
+		chmod -R u+w "$d"
+		rm -rf "$d"
+	done
+}
+
+case ${1:-} in
+build) build ;;
+bindir) bin_dir ;;
+sparkhome) spark_home ;;
+key) key ;;
+prune) prune ;;
+*)
+	sed -n '2,/^set -euo/p' "${BASH_SOURCE[0]}" | sed '$d; s/^# \{0,1\}//' >&2
+	exit 2
+	;;
+esac
