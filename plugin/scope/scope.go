@@ -191,6 +191,7 @@ func (r *Registry) start(wf spark.WorkflowRef) *Scope {
 
 	newInformer := func(lw *cache.ListWatch, obj runtime.Object) cache.SharedIndexInformer {
 		inf := cache.NewSharedIndexInformer(lw, obj, r.resync, indexers)
+		_ = inf.SetTransform(dropManagedFields) // fails only once the informer runs
 		s.informers = append(s.informers, inf)
 		return inf
 	}
@@ -339,4 +340,15 @@ func (s *Scope) TemplateKey(nodeID string, tmpl *wfv1.Template, key func(*wfv1.T
 	}
 	s.keys[nodeID] = k
 	return k, nil
+}
+
+// dropManagedFields drops the server-side apply bookkeeping nothing here
+// reads: it is a good part of each cached object (a driver pod's is
+// written by the API server, the scheduler and kubelet), and a sidecar
+// may follow a thousand drivers.
+func dropManagedFields(obj any) (any, error) {
+	if m, ok := obj.(metav1.Object); ok {
+		m.SetManagedFields(nil)
+	}
+	return obj, nil
 }
