@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 
 	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
@@ -154,11 +155,24 @@ func (r *request) companions(objs *objects.Set, driver *corev1.Pod) error {
 			r.core.event(r.wf, corev1.EventTypeWarning, ReasonObjectRefused, msg)
 		}
 	}
+	var todo []objects.Object
 	for _, o := range objs.Companions() {
-		if r.scope.Has(o) {
-			continue
+		if !r.scope.Has(o) {
+			todo = append(todo, o)
 		}
-		created, err := r.create(o)
+	}
+	// The companions only need the driver's uid, not each other: created
+	// side by side, a launch costs the driver's create and the slowest
+	// companion's, not the sum of all.
+	made := make([]runtime.Object, len(todo))
+	errs := make([]error, len(todo))
+	var wg sync.WaitGroup
+	for i, o := range todo {
+		wg.Go(func() { made[i], errs[i] = r.create(o) })
+	}
+	wg.Wait()
+	for i, o := range todo {
+		created, err := made[i], errs[i]
 		var status apierrors.APIStatus
 		switch {
 		case err == nil:
