@@ -138,7 +138,7 @@ spec:
 		SubmitWorkflow().
 		WaitForDrivers(drivers, 2*time.Minute)
 	sc := oneSidecar(t, w.Workflow())
-	cpu0, err := procCPU(sc.Pid)
+	cpu0, err := framework.ProcCPU(sc.Pid)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -148,10 +148,10 @@ spec:
 	// Read until the workflow ends; the sidecar goes with its agent pod
 	// right after, so the last readings stand.
 	w.WaitFor("every driver followed to its end", func() bool {
-		if p, r, err := procMemory(sc.Pid); err == nil {
+		if p, r, err := framework.ProcMemory(sc.Pid); err == nil {
 			peak, rss = max(peak, p), r
 		}
-		if c, err := procCPU(sc.Pid); err == nil {
+		if c, err := framework.ProcCPU(sc.Pid); err == nil {
 			cpu1, last = c, time.Now()
 		}
 		return w.Observe().Workflow().Status.Phase.Completed()

@@ -360,10 +360,11 @@ func fakeNode() *corev1.Node {
 	capacity := corev1.ResourceList{
 		// As large as a cluster's node pool: tests run side by side (one
 		// launches 40 drivers and 40 executors), and none may wait on
-		// another's pods for room.
-		corev1.ResourceCPU:    resource.MustParse("1000"),
-		corev1.ResourceMemory: resource.MustParse("4Ti"),
-		corev1.ResourcePods:   resource.MustParse("1000"),
+		// another's pods for room; the scale benchmark runs 1,000 drivers
+		// while the pods of its run before are still going.
+		corev1.ResourceCPU:    resource.MustParse("5000"),
+		corev1.ResourceMemory: resource.MustParse("20Ti"),
+		corev1.ResourcePods:   resource.MustParse("5000"),
 	}
 	return &corev1.Node{
 		ObjectMeta: metav1.ObjectMeta{

@@ -313,3 +313,10 @@ func namespaceOf(podKey string) string {
 	ns, _, _ := cutPodKey(podKey)
 	return ns
 }
+
+// Token is the bearer token the agents send the sidecars, for a test or
+// benchmark that calls a sidecar as its agent does.
+func (s *Sidecars) Token() (string, error) {
+	b, err := os.ReadFile(s.tokenFile)
+	return strings.TrimSpace(string(b)), err
+}

@@ -1,6 +1,4 @@
-//go:build e2e
-
-package e2e
+package framework
 
 import (
 	"fmt"
@@ -10,9 +8,9 @@ import (
 	"time"
 )
 
-// procMemory reads a process's peak and current resident set size in
+// ProcMemory reads a process's peak and current resident set size in
 // bytes (VmHWM, VmRSS) from /proc.
-func procMemory(pid int) (peak, now int64, err error) {
+func ProcMemory(pid int) (peak, now int64, err error) {
 	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
 	if err != nil {
 		return 0, 0, err
@@ -39,8 +37,8 @@ func procMemory(pid int) (peak, now int64, err error) {
 // every Linux architecture Go supports.
 const clockTicks = 100
 
-// procCPU reads the CPU time a process used so far (user and system).
-func procCPU(pid int) (time.Duration, error) {
+// ProcCPU reads the CPU time a process used so far (user and system).
+func ProcCPU(pid int) (time.Duration, error) {
 	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
 	if err != nil {
 		return 0, err
