@@ -14,12 +14,16 @@
 // spec of spark.kubernetes.driver.podTemplateFile, labels and annotations
 // from spark.kubernetes.driver.label.* and .annotation.*, Spark's own
 // labels with an application id of its own, the image, the driver's
-// arguments), then its ConfigMap and headless driver Service owned by it,
-// applied server-side as Spark 4's spark-submit applies them (a PATCH
-// that creates, so the plugin's Role must allow patch and create on
-// both), deleting the pod when they fail. Like spark-submit, it sets no
-// owner on the pod, whatever the template says, and fails with a
-// fabric8-like exception when the pod exists.
+// arguments, and the ConfigMap mounted at /opt/spark/conf as volume
+// spark-conf-volume-driver), then that ConfigMap, whose spark.properties
+// holds the --conf entries and the application id as Spark's does (the e2e
+// Spark simulator reads it to create the executors), and the headless
+// driver Service, both owned by the pod and applied server-side as Spark
+// 4's spark-submit applies them (a PATCH that creates, so the plugin's
+// Role must allow patch and create on both), deleting the pod when they
+// fail. Like spark-submit, it sets no owner on the pod, whatever the
+// template says, and fails with a fabric8-like exception when the pod
+// exists.
 package main
 
 import (
@@ -28,8 +32,10 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -41,7 +47,16 @@ import (
 	metav1ac "k8s.io/client-go/applyconfigurations/meta/v1"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/clientcmd"
+	"k8s.io/utils/ptr"
 	"sigs.k8s.io/yaml"
+)
+
+// Spark's driver conf directory and the volume that carries it
+// (SPARK_CONF_DIR_INTERNAL, SPARK_CONF_VOLUME_DRIVER).
+const (
+	confDir        = "/opt/spark/conf"
+	confVolume     = "spark-conf-volume-driver"
+	propertiesFile = "spark.properties"
 )
 
 type config struct {
@@ -191,7 +206,16 @@ func create(s submission) error {
 		ctr.Image = s.conf["spark.kubernetes.container.image"]
 	}
 	ctr.Args = append([]string{"driver", "--properties-file", "/opt/spark/conf/spark.properties", "--class", s.class, s.resource}, s.args...)
-	ctr.Env = append(ctr.Env, corev1.EnvVar{Name: "SPARK_APPLICATION_ID", Value: appID})
+	ctr.Env = append(ctr.Env, corev1.EnvVar{Name: "SPARK_APPLICATION_ID", Value: appID}, corev1.EnvVar{Name: "SPARK_CONF_DIR", Value: confDir})
+	// Spark's own conf volume, as its Client adds it to every driver.
+	confMap := "spark-drv-" + hex.EncodeToString(id[:8]) + "-conf-map"
+	ctr.VolumeMounts = append(ctr.VolumeMounts, corev1.VolumeMount{Name: confVolume, MountPath: confDir})
+	pod.Spec.Volumes = append(pod.Spec.Volumes, corev1.Volume{Name: confVolume, VolumeSource: corev1.VolumeSource{
+		ConfigMap: &corev1.ConfigMapVolumeSource{
+			LocalObjectReference: corev1.LocalObjectReference{Name: confMap},
+			Items:                []corev1.KeyToPath{{Key: propertiesFile, Path: propertiesFile, Mode: ptr.To[int32](0o644)}},
+		},
+	}})
 
 	ctx := context.Background()
 	created, err := kube.CoreV1().Pods(ns).Create(ctx, pod, metav1.CreateOptions{})
@@ -207,9 +231,9 @@ func create(s submission) error {
 	// they fail.
 	owner := metav1ac.OwnerReference().WithAPIVersion("v1").WithKind("Pod").WithName(created.Name).WithUID(created.UID).WithController(true)
 	apply := metav1.ApplyOptions{FieldManager: "fabric8", Force: true}
-	cm := corev1ac.ConfigMap("spark-drv-"+hex.EncodeToString(id[:8])+"-conf-map", ns).
+	cm := corev1ac.ConfigMap(confMap, ns).
 		WithOwnerReferences(owner).
-		WithData(map[string]string{"spark.properties": "spark.app.id=" + appID + "\n"})
+		WithData(map[string]string{propertiesFile: properties(s.conf, appID)})
 	svc := corev1ac.Service("spark-"+hex.EncodeToString(id[8:])+"-driver-svc", ns).
 		WithOwnerReferences(owner).
 		WithSpec(corev1ac.ServiceSpec().
@@ -230,4 +254,46 @@ func create(s submission) error {
 	}
 	fmt.Printf("Deployed Spark application %s with application ID %s into Kubernetes\n", s.conf["spark.app.name"], appID)
 	return nil
+}
+
+// properties renders the driver's spark.properties: the --conf entries
+// and the application id, sorted, escaped as java.util.Properties.store
+// escapes them.
+func properties(conf map[string]string, appID string) string {
+	all := maps.Clone(conf)
+	all["spark.app.id"] = appID
+	var b strings.Builder
+	for _, k := range slices.Sorted(maps.Keys(all)) {
+		b.WriteString(escapeProperty(k, true) + "=" + escapeProperty(all[k], false) + "\n")
+	}
+	return b.String()
+}
+
+// escapeProperty escapes s as a key or value of a properties file. Non-ASCII
+// characters stay as they are: Spark reads the file as UTF-8.
+func escapeProperty(s string, key bool) string {
+	var b strings.Builder
+	for i, r := range s {
+		switch r {
+		case '\\', '=', ':', '#', '!':
+			b.WriteString("\\" + string(r))
+		case ' ':
+			if i == 0 || key {
+				b.WriteString("\\ ")
+			} else {
+				b.WriteByte(' ')
+			}
+		case '\t':
+			b.WriteString(`\t`)
+		case '\n':
+			b.WriteString(`\n`)
+		case '\r':
+			b.WriteString(`\r`)
+		case '\f':
+			b.WriteString(`\f`)
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
 }
