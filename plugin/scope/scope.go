@@ -191,7 +191,7 @@ func (r *Registry) start(wf spark.WorkflowRef) *Scope {
 
 	newInformer := func(lw *cache.ListWatch, obj runtime.Object) cache.SharedIndexInformer {
 		inf := cache.NewSharedIndexInformer(lw, obj, r.resync, indexers)
-		_ = inf.SetTransform(dropManagedFields) // fails only once the informer runs
+		_ = inf.SetTransform(slim) // fails only once the informer runs
 		s.informers = append(s.informers, inf)
 		return inf
 	}
@@ -314,6 +314,7 @@ func has(c cache.MutationCache, ns, name string) bool {
 
 // Wrote folds an object this process created or updated into the cache.
 func (s *Scope) Wrote(obj runtime.Object) {
+	_, _ = slim(obj) // as the informers keep it
 	switch obj.(type) {
 	case *corev1.Pod:
 		s.pods.Mutation(obj)
@@ -342,13 +343,35 @@ func (s *Scope) TemplateKey(nodeID string, tmpl *wfv1.Template, key func(*wfv1.T
 	return k, nil
 }
 
-// dropManagedFields drops the server-side apply bookkeeping nothing here
-// reads: it is a good part of each cached object (a driver pod's is
-// written by the API server, the scheduler and kubelet), and a sidecar
-// may follow a thousand drivers.
-func dropManagedFields(obj any) (any, error) {
+// slim is what the caches keep of an object, which is what sparkplug
+// reads of it; a sidecar may follow a thousand drivers. Dropped:
+//   - every object's managedFields, the server-side apply bookkeeping
+//     (a driver pod's is written by the API server, the scheduler and
+//     kubelet): a good part of each;
+//   - a ConfigMap's data: driver ConfigMaps and tombstones are told by
+//     their labels and annotations, and their data (spark.properties, pod
+//     templates) is never read back;
+//   - of the Workflow, all but its shutdown, phase, message, times, node
+//     statuses and artifact repository: its templates and the copies Argo
+//     stores of them (storedTemplates, storedWorkflowTemplateSpec) are
+//     Argo's, and the TaskSet holds each node's template.
+//
+// It changes obj in place: the informers hand it objects fresh from the
+// API server, Wrote objects this process made and no longer uses.
+func slim(obj any) (any, error) {
 	if m, ok := obj.(metav1.Object); ok {
 		m.SetManagedFields(nil)
+	}
+	switch o := obj.(type) {
+	case *corev1.ConfigMap:
+		o.Data, o.BinaryData = nil, nil
+	case *wfv1.Workflow:
+		o.Spec = wfv1.WorkflowSpec{Shutdown: o.Spec.Shutdown}
+		o.Status = wfv1.WorkflowStatus{
+			Phase: o.Status.Phase, Message: o.Status.Message,
+			StartedAt: o.Status.StartedAt, FinishedAt: o.Status.FinishedAt,
+			Nodes: o.Status.Nodes, ArtifactRepositoryRef: o.Status.ArtifactRepositoryRef,
+		}
 	}
 	return obj, nil
 }

@@ -3,18 +3,19 @@ package scope
 import (
 	"testing"
 
+	wfv1 "github.com/argoproj/argo-workflows/v3/pkg/apis/workflow/v1alpha1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
-// The caches keep objects without their managedFields, and with all else.
-func TestDropManagedFields(t *testing.T) {
+// The caches keep pods without their managedFields, and with all else.
+func TestSlimPod(t *testing.T) {
 	p := &corev1.Pod{
 		ObjectMeta: metav1.ObjectMeta{Name: "d", Labels: map[string]string{"spark-role": "driver"},
 			ManagedFields: []metav1.ManagedFieldsEntry{{Manager: "kube-scheduler"}, {Manager: "kubelet"}}},
 		Status: corev1.PodStatus{Phase: corev1.PodRunning},
 	}
-	got, err := dropManagedFields(p)
+	got, err := slim(p)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -26,7 +27,42 @@ func TestDropManagedFields(t *testing.T) {
 		t.Errorf("more than managedFields dropped: %+v", gp)
 	}
 	// Not an object (a tombstone of a deleted one): passed on as it is.
-	if got, err := dropManagedFields("x"); err != nil || got != "x" {
-		t.Errorf("dropManagedFields(\"x\") = %v, %v", got, err)
+	if got, err := slim("x"); err != nil || got != "x" {
+		t.Errorf("slim(\"x\") = %v, %v", got, err)
+	}
+}
+
+// Of a ConfigMap the caches keep its metadata, not its data; of a Workflow
+// what sparkplug reads.
+func TestSlimConfigMapAndWorkflow(t *testing.T) {
+	cm := &corev1.ConfigMap{
+		ObjectMeta: metav1.ObjectMeta{Name: "c", Annotations: map[string]string{"sparkplug.io/stopped": "timeout"}},
+		Data:       map[string]string{"spark.properties": "spark.app.name=x"}, BinaryData: map[string][]byte{"b": {1}},
+	}
+	got, _ := slim(cm)
+	if c := got.(*corev1.ConfigMap); c.Data != nil || c.BinaryData != nil || c.Annotations["sparkplug.io/stopped"] != "timeout" {
+		t.Errorf("slim ConfigMap = %+v", c)
+	}
+
+	repo := &wfv1.ArtifactRepositoryRefStatus{Default: true}
+	wf := &wfv1.Workflow{
+		ObjectMeta: metav1.ObjectMeta{Name: "w", UID: "u", Labels: map[string]string{"l": "v"}},
+		Spec:       wfv1.WorkflowSpec{Shutdown: wfv1.ShutdownStrategyStop, Entrypoint: "main", Templates: []wfv1.Template{{Name: "main"}}},
+		Status: wfv1.WorkflowStatus{
+			Phase: wfv1.WorkflowRunning, Message: "m",
+			Nodes:                 wfv1.Nodes{"n": {ID: "n", Phase: wfv1.NodeRunning}},
+			ArtifactRepositoryRef: repo,
+			StoredTemplates:       map[string]wfv1.Template{"x": {Name: "main"}},
+			StoredWorkflowSpec:    &wfv1.WorkflowSpec{Entrypoint: "main"},
+		},
+	}
+	got, _ = slim(wf)
+	w := got.(*wfv1.Workflow)
+	if w.Spec.Shutdown != wfv1.ShutdownStrategyStop || w.Status.Phase != wfv1.WorkflowRunning || w.Status.Message != "m" ||
+		w.Status.Nodes["n"].Phase != wfv1.NodeRunning || w.Status.ArtifactRepositoryRef != repo || w.Labels["l"] != "v" || w.UID != "u" {
+		t.Errorf("slim dropped what sparkplug reads: %+v", w)
+	}
+	if len(w.Spec.Templates) != 0 || w.Status.StoredTemplates != nil || w.Status.StoredWorkflowSpec != nil {
+		t.Errorf("slim kept Argo's templates: %+v", w)
 	}
 }
