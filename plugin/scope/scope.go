@@ -1,9 +1,14 @@
 package scope
 
 import (
+	"bytes"
+	"compress/gzip"
 	"context"
+	"encoding/base64"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"sync"
 	"time"
@@ -352,9 +357,10 @@ func (s *Scope) TemplateKey(nodeID string, tmpl *wfv1.Template, key func(*wfv1.T
 //     their labels and annotations, and their data (spark.properties, pod
 //     templates) is never read back;
 //   - of the Workflow, all but its shutdown, phase, message, times, node
-//     statuses and artifact repository: its templates and the copies Argo
-//     stores of them (storedTemplates, storedWorkflowTemplateSpec) are
-//     Argo's, and the TaskSet holds each node's template.
+//     statuses (decompressed, when Argo compressed them) and artifact
+//     repository: its templates and the copies Argo stores of them
+//     (storedTemplates, storedWorkflowTemplateSpec) are Argo's, and the
+//     TaskSet holds each node's template.
 //
 // It changes obj in place: the informers hand it objects fresh from the
 // API server, Wrote objects this process made and no longer uses.
@@ -366,6 +372,14 @@ func slim(obj any) (any, error) {
 	case *corev1.ConfigMap:
 		o.Data, o.BinaryData = nil, nil
 	case *wfv1.Workflow:
+		// A Workflow over Argo's size limit (1 MiB: some 800 nodes) keeps
+		// its nodes gzipped in compressedNodes; sparkplug reads them (a
+		// loop child's result must be JSON, and only its node says it is
+		// one).
+		// An undecodable one (never seen) leaves the nodes unknown, as
+		// Argo's node status offloading does: an informer's transform
+		// must not fail, or the watch stops taking updates.
+		_ = decompressNodes(o)
 		o.Spec = wfv1.WorkflowSpec{Shutdown: o.Spec.Shutdown}
 		o.Status = wfv1.WorkflowStatus{
 			Phase: o.Status.Phase, Message: o.Status.Message,
@@ -374,4 +388,39 @@ func slim(obj any) (any, error) {
 		}
 	}
 	return obj, nil
+}
+
+// maxNodesJSON bounds what decompressNodes inflates: Argo compresses a
+// Workflow whose JSON is over 1 MiB, so its nodes' JSON is some MiB.
+const maxNodesJSON = 64 << 20
+
+// decompressNodes fills a Workflow's node statuses from compressedNodes
+// (base64 of gzipped JSON, Argo's workflow/packer), when Argo compressed
+// them. Argo's own decoder needs a gzip library of its own; the standard
+// one reads the same format.
+func decompressNodes(wf *wfv1.Workflow) error {
+	if len(wf.Status.Nodes) > 0 || wf.Status.CompressedNodes == "" {
+		return nil
+	}
+	gz, err := base64.StdEncoding.DecodeString(wf.Status.CompressedNodes)
+	if err != nil {
+		return err
+	}
+	r, err := gzip.NewReader(bytes.NewReader(gz))
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+	js, err := io.ReadAll(io.LimitReader(r, maxNodesJSON+1))
+	if err != nil {
+		return err
+	}
+	if len(js) > maxNodesJSON {
+		return fmt.Errorf("over %d MiB", maxNodesJSON>>20)
+	}
+	if err := json.Unmarshal(js, &wf.Status.Nodes); err != nil {
+		return err
+	}
+	wf.Status.CompressedNodes = ""
+	return nil
 }

@@ -1,6 +1,10 @@
 package scope
 
 import (
+	"bytes"
+	"compress/gzip"
+	"encoding/base64"
+	"encoding/json"
 	"testing"
 
 	wfv1 "github.com/argoproj/argo-workflows/v3/pkg/apis/workflow/v1alpha1"
@@ -64,5 +68,34 @@ func TestSlimConfigMapAndWorkflow(t *testing.T) {
 	}
 	if len(w.Spec.Templates) != 0 || w.Status.StoredTemplates != nil || w.Status.StoredWorkflowSpec != nil {
 		t.Errorf("slim kept Argo's templates: %+v", w)
+	}
+}
+
+// A Workflow Argo compressed (over its 1 MiB limit: nodes gzipped and
+// base64-encoded in compressedNodes) is cached with its nodes.
+func TestSlimDecompressesNodes(t *testing.T) {
+	nodes := wfv1.Nodes{"w-1": {ID: "w-1", Name: "w[0].pi(0:0)", Phase: wfv1.NodeRunning}}
+	js, err := json.Marshal(nodes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var gz bytes.Buffer
+	zw := gzip.NewWriter(&gz)
+	_, _ = zw.Write(js)
+	_ = zw.Close()
+	wf := &wfv1.Workflow{Status: wfv1.WorkflowStatus{CompressedNodes: base64.StdEncoding.EncodeToString(gz.Bytes())}}
+	got, err := slim(wf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := got.(*wfv1.Workflow)
+	if n := w.Status.Nodes["w-1"]; n.Name != "w[0].pi(0:0)" || n.Phase != wfv1.NodeRunning || w.Status.CompressedNodes != "" {
+		t.Errorf("nodes %+v, compressedNodes %q", w.Status.Nodes, w.Status.CompressedNodes)
+	}
+
+	bad := &wfv1.Workflow{Status: wfv1.WorkflowStatus{Phase: wfv1.WorkflowRunning, CompressedNodes: "not base64!"}}
+	got, err = slim(bad)
+	if w := got.(*wfv1.Workflow); err != nil || len(w.Status.Nodes) != 0 || w.Status.Phase != wfv1.WorkflowRunning {
+		t.Errorf("slim of undecodable compressedNodes = %+v, %v; want the workflow without nodes", w, err)
 	}
 }
