@@ -20,6 +20,7 @@ var serveFlagsNotInChart = map[string]string{
 	"token-file":    "where Argo mounts the agent's token",
 	"kubeconfig":    "the sidecar uses its ServiceAccount's token",
 	"templates-dir": "a development aid; the image has no such directory",
+	"pprof-addr":    "a measuring aid for an engineer, off in any install",
 }
 
 // TestChartCoversServeFlags: every serve flag an operator sets is a chart

@@ -27,6 +27,9 @@ type Config struct {
 	// MetricsAddr also serves Prometheus metrics there; they are always at
 	// /metrics on Addr.
 	MetricsAddr string
+	// PprofAddr serves Go's profiles (net/http/pprof) there, for an
+	// engineer who measures the sidecar; empty: nowhere.
+	PprofAddr string
 	// IdleTimeout stops a workflow's cache after that long without
 	// requests.
 	IdleTimeout time.Duration

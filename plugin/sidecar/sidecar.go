@@ -6,6 +6,8 @@ import (
 	"io/fs"
 	"log/slog"
 	"net"
+	"net/http"
+	"net/http/pprof"
 	"os"
 
 	wfclient "github.com/argoproj/argo-workflows/v3/pkg/client/clientset/versioned"
@@ -88,6 +90,13 @@ func Run(ctx context.Context, c Config, log *slog.Logger) error {
 		}
 		defer stop()
 	}
+	if c.PprofAddr != "" {
+		_, stop, err := servePprof(c.PprofAddr, c.ServerLimits, log)
+		if err != nil {
+			return err
+		}
+		defer stop()
+	}
 	go registry.Run(ctx)
 	go core.Run(ctx, c.TTLInterval)
 	go kube.WatchReadiness(ctx, clients.Kube, ready.Set, log)
@@ -152,4 +161,25 @@ func serveMetrics(addr string, m *metrics.Metrics, limits server.Limits, log *sl
 	go func() { _ = srv.Serve(ln) }()
 	log.Info("serving metrics", "addr", ln.Addr().String())
 	return func() { srv.Close() }, nil
+}
+
+// servePprof serves Go's profiles at addr, under the server's limits,
+// until stop is called; bound is the address it listens on.
+func servePprof(addr string, limits server.Limits, log *slog.Logger) (bound string, stop func(), err error) {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return "", nil, fmt.Errorf("listen on %s for profiles: %w", addr, err)
+	}
+	mux := http.NewServeMux()
+	mux.HandleFunc("/debug/pprof/", pprof.Index)
+	mux.HandleFunc("/debug/pprof/cmdline", pprof.Cmdline)
+	mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
+	mux.HandleFunc("/debug/pprof/symbol", pprof.Symbol)
+	mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
+	srv := server.HTTPServer(mux, limits)
+	// A CPU profile or trace takes its seconds: no write timeout.
+	srv.WriteTimeout = 0
+	go func() { _ = srv.Serve(ln) }()
+	log.Info("serving Go profiles", "addr", ln.Addr().String())
+	return ln.Addr().String(), func() { _ = srv.Close() }, nil
 }
