@@ -1,7 +1,6 @@
 package execute
 
 import (
-	"fmt"
 	"sort"
 	"strconv"
 	"time"
@@ -116,18 +115,12 @@ func (r *request) tasks(ts *wfv1.WorkflowTaskSet, nodes wfv1.Nodes) ([]identity.
 	if ts == nil {
 		return nil, nil
 	}
-	var out []identity.Task
-	for id, tmpl := range ts.Spec.Tasks {
-		if tmpl.Plugin == nil {
-			continue
-		}
-		k, err := r.scope.TemplateKey(id, &tmpl, identity.Key)
-		if err != nil {
-			return nil, fmt.Errorf("key of task %s: %w", id, err)
-		}
-		if k != r.step.Key {
-			continue
-		}
+	ids, err := r.scope.TasksOfTemplate(ts, r.step.Key, identity.Key)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]identity.Task, 0, len(ids))
+	for _, id := range ids {
 		t := identity.Task{NodeID: id}
 		if res, ok := ts.Status.Nodes[id]; ok {
 			res := res
@@ -147,7 +140,7 @@ func (r *request) tasks(ts *wfv1.WorkflowTaskSet, nodes wfv1.Nodes) ([]identity.
 // must not silently start over.
 func (r *request) runs(tasks []identity.Task) map[string]*run {
 	out := map[string]*run{}
-	for _, p := range r.scope.Pods() {
+	for _, p := range r.scope.PodsOfTemplate(r.step.Key) {
 		if p.Labels[spark.LabelRole] != spark.RoleDriver || p.Labels[spark.LabelTemplate] != r.step.Key || r.core.discarded.has(p.UID) {
 			continue
 		}
@@ -162,7 +155,7 @@ func (r *request) runs(tasks []identity.Task) map[string]*run {
 		}
 		rn.attempts = append(rn.attempts, p)
 	}
-	for _, cm := range r.scope.ConfigMaps() {
+	for _, cm := range r.scope.ConfigMapsOfTemplate(r.step.Key) {
 		if cm.Labels[spark.LabelTemplate] != r.step.Key || cm.Annotations[spark.AnnotationStopped] == "" || !driverpod.OwnTomb(cm, r.wf) {
 			continue
 		}
@@ -222,7 +215,7 @@ func tombStandIn(cm *corev1.ConfigMap) *corev1.Pod {
 func (r *request) executors(driver *corev1.Pod) []*corev1.Pod {
 	appID := driver.Labels[spark.LabelAppSelector]
 	var out []*corev1.Pod
-	for _, p := range r.scope.Pods() {
+	for _, p := range r.scope.PodsOfApp(appID) {
 		if p.Labels[spark.LabelRole] == spark.RoleExecutor && p.Labels[spark.LabelAppSelector] == appID {
 			out = append(out, p)
 		}

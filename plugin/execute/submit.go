@@ -163,12 +163,7 @@ func (c *Core) runSubmit(ctx context.Context, log *slog.Logger, in submit.Input,
 
 // cachedPod is the workflow's cached pod of that name, or nil.
 func (r *request) cachedPod(name string) *corev1.Pod {
-	for _, p := range r.scope.Pods() {
-		if p.Name == name {
-			return p
-		}
-	}
-	return nil
+	return r.scope.Pod(name)
 }
 
 // ensureOwner makes the Workflow the driver's owner when it is not: a

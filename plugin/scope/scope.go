@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"slices"
 	"sync"
 	"time"
 
@@ -19,6 +20,7 @@ import (
 	wfclient "github.com/argoproj/argo-workflows/v3/pkg/client/clientset/versioned"
 	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/labels"
@@ -64,6 +66,35 @@ type Scope struct {
 	lastUsed            time.Time
 	keysMu              sync.Mutex
 	keys                map[string]string // node id -> template key (node templates never change)
+	// tasksByKey indexes the plugin tasks of the TaskSet version
+	// tasksOf (uid/resourceVersion) by template key; guarded by keysMu.
+	tasksByKey map[string][]string
+	tasksOf    string
+}
+
+// The caches' indexes beyond the namespace's: a request reads only its
+// step's runs and a run's executors, whatever else the workflow has.
+const (
+	// byTemplate indexes drivers and tombstones by their step's template
+	// key (spark.LabelTemplate).
+	byTemplate = "template"
+	// byApp indexes drivers and executors by application id
+	// (spark.LabelAppSelector).
+	byApp = "app"
+)
+
+// labelIndex indexes an object by the value of one of its labels.
+func labelIndex(label string) cache.IndexFunc {
+	return func(obj any) ([]string, error) {
+		m, err := meta.Accessor(obj)
+		if err != nil {
+			return nil, nil
+		}
+		if v, ok := m.GetLabels()[label]; ok {
+			return []string{v}, nil
+		}
+		return nil, nil
+	}
 }
 
 // Registry holds the scopes of the workflows this process serves.
@@ -192,7 +223,11 @@ func (r *Registry) start(wf spark.WorkflowRef) *Scope {
 	s := &Scope{Workflow: wf, cancel: cancel, synced: make(chan struct{}), keys: map[string]string{}}
 	selector := labels.Set{spark.LabelWorkflowUID: wf.UID}.AsSelector().String()
 	kube := r.clients.Kube.CoreV1()
-	indexers := cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc}
+	indexers := cache.Indexers{
+		cache.NamespaceIndex: cache.MetaNamespaceIndexFunc,
+		byTemplate:           labelIndex(spark.LabelTemplate),
+		byApp:                labelIndex(spark.LabelAppSelector),
+	}
 
 	newInformer := func(lw *cache.ListWatch, obj runtime.Object) cache.SharedIndexInformer {
 		inf := cache.NewSharedIndexInformer(lw, obj, r.resync, indexers)
@@ -278,9 +313,49 @@ func (s *Scope) Pods() []*corev1.Pod {
 	return out
 }
 
+// PodsOfTemplate returns the cached pods labelled with template key key.
+func (s *Scope) PodsOfTemplate(key string) []*corev1.Pod { return pods(s.pods, byTemplate, key) }
+
+// PodsOfApp returns the cached pods labelled with application id appID.
+func (s *Scope) PodsOfApp(appID string) []*corev1.Pod { return pods(s.pods, byApp, appID) }
+
+// Pod returns the cached pod called name, nil when there is none.
+func (s *Scope) Pod(name string) *corev1.Pod {
+	obj, ok, err := s.pods.GetByKey(s.Workflow.Namespace + "/" + name)
+	if err != nil || !ok {
+		return nil
+	}
+	p, _ := obj.(*corev1.Pod)
+	return p
+}
+
+func pods(c cache.MutationCache, index, value string) []*corev1.Pod {
+	objs, err := c.ByIndex(index, value)
+	if err != nil {
+		return nil
+	}
+	out := make([]*corev1.Pod, 0, len(objs))
+	for _, o := range objs {
+		if p, ok := o.(*corev1.Pod); ok {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
 // ConfigMaps returns the cached ConfigMaps of the workflow.
 func (s *Scope) ConfigMaps() []*corev1.ConfigMap {
-	objs, err := s.configMaps.ByIndex(cache.NamespaceIndex, s.Workflow.Namespace)
+	return s.configMapsBy(cache.NamespaceIndex, s.Workflow.Namespace)
+}
+
+// ConfigMapsOfTemplate returns the cached ConfigMaps labelled with
+// template key key (tombstones among them).
+func (s *Scope) ConfigMapsOfTemplate(key string) []*corev1.ConfigMap {
+	return s.configMapsBy(byTemplate, key)
+}
+
+func (s *Scope) configMapsBy(index, value string) []*corev1.ConfigMap {
+	objs, err := s.configMaps.ByIndex(index, value)
 	if err != nil {
 		return nil
 	}
@@ -337,6 +412,10 @@ func (s *Scope) Wrote(obj runtime.Object) {
 func (s *Scope) TemplateKey(nodeID string, tmpl *wfv1.Template, key func(*wfv1.Template) (string, error)) (string, error) {
 	s.keysMu.Lock()
 	defer s.keysMu.Unlock()
+	return s.templateKey(nodeID, tmpl, key)
+}
+
+func (s *Scope) templateKey(nodeID string, tmpl *wfv1.Template, key func(*wfv1.Template) (string, error)) (string, error) {
 	if k, ok := s.keys[nodeID]; ok {
 		return k, nil
 	}
@@ -348,11 +427,43 @@ func (s *Scope) TemplateKey(nodeID string, tmpl *wfv1.Template, key func(*wfv1.T
 	return k, nil
 }
 
+// TasksOfTemplate returns the ids, sorted, of ts's plugin tasks whose
+// template key is want. The index by key is built once per TaskSet
+// version (its uid and resourceVersion; every time for one without), so a
+// request reads only its own step's tasks however many the workflow has.
+func (s *Scope) TasksOfTemplate(ts *wfv1.WorkflowTaskSet, want string, key func(*wfv1.Template) (string, error)) ([]string, error) {
+	s.keysMu.Lock()
+	defer s.keysMu.Unlock()
+	version := string(ts.UID) + "/" + ts.ResourceVersion
+	if ts.ResourceVersion == "" || s.tasksByKey == nil || s.tasksOf != version {
+		idx := map[string][]string{}
+		for id, tmpl := range ts.Spec.Tasks {
+			if tmpl.Plugin == nil {
+				continue
+			}
+			k, err := s.templateKey(id, &tmpl, key)
+			if err != nil {
+				return nil, fmt.Errorf("key of task %s: %w", id, err)
+			}
+			idx[k] = append(idx[k], id)
+		}
+		for _, ids := range idx {
+			slices.Sort(ids)
+		}
+		s.tasksByKey, s.tasksOf = idx, version
+	}
+	return s.tasksByKey[want], nil
+}
+
 // slim is what the caches keep of an object, which is what sparkplug
 // reads of it; a sidecar may follow a thousand drivers. Dropped:
 //   - every object's managedFields, the server-side apply bookkeeping
 //     (a driver pod's is written by the API server, the scheduler and
 //     kubelet): a good part of each;
+//   - of a pod's spec, all but its containers' names, by which its
+//     container statuses are read: its status and metadata say what it
+//     did (most of a driver pod is its spec: environment, volumes,
+//     resources);
 //   - a ConfigMap's data: driver ConfigMaps and tombstones are told by
 //     their labels and annotations, and their data (spark.properties, pod
 //     templates) is never read back;
@@ -369,6 +480,12 @@ func slim(obj any) (any, error) {
 		m.SetManagedFields(nil)
 	}
 	switch o := obj.(type) {
+	case *corev1.Pod:
+		names := make([]corev1.Container, len(o.Spec.Containers))
+		for i, c := range o.Spec.Containers {
+			names[i] = corev1.Container{Name: c.Name}
+		}
+		o.Spec = corev1.PodSpec{Containers: names}
 	case *corev1.ConfigMap:
 		o.Data, o.BinaryData = nil, nil
 	case *wfv1.Workflow:

@@ -5,6 +5,8 @@ import (
 	"compress/gzip"
 	"encoding/base64"
 	"encoding/json"
+	"reflect"
+	"slices"
 	"testing"
 
 	wfv1 "github.com/argoproj/argo-workflows/v3/pkg/apis/workflow/v1alpha1"
@@ -12,11 +14,16 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
-// The caches keep pods without their managedFields, and with all else.
+// The caches keep pods without their managedFields, and of their spec
+// the containers' names.
 func TestSlimPod(t *testing.T) {
 	p := &corev1.Pod{
 		ObjectMeta: metav1.ObjectMeta{Name: "d", Labels: map[string]string{"spark-role": "driver"},
 			ManagedFields: []metav1.ManagedFieldsEntry{{Manager: "kube-scheduler"}, {Manager: "kubelet"}}},
+		Spec: corev1.PodSpec{
+			Containers: []corev1.Container{{Name: "spark-kubernetes-driver", Image: "spark", Env: []corev1.EnvVar{{Name: "A", Value: "1"}}}, {Name: "sidecar"}},
+			Volumes:    []corev1.Volume{{Name: "conf"}},
+		},
 		Status: corev1.PodStatus{Phase: corev1.PodRunning},
 	}
 	got, err := slim(p)
@@ -28,7 +35,11 @@ func TestSlimPod(t *testing.T) {
 		t.Errorf("managedFields kept: %v", gp.ManagedFields)
 	}
 	if gp.Name != "d" || gp.Labels["spark-role"] != "driver" || gp.Status.Phase != corev1.PodRunning {
-		t.Errorf("more than managedFields dropped: %+v", gp)
+		t.Errorf("metadata or status dropped: %+v", gp)
+	}
+	want := []corev1.Container{{Name: "spark-kubernetes-driver"}, {Name: "sidecar"}}
+	if !reflect.DeepEqual(gp.Spec, corev1.PodSpec{Containers: want}) {
+		t.Errorf("spec kept %+v, want only the containers' names", gp.Spec)
 	}
 	// Not an object (a tombstone of a deleted one): passed on as it is.
 	if got, err := slim("x"); err != nil || got != "x" {
@@ -97,5 +108,38 @@ func TestSlimDecompressesNodes(t *testing.T) {
 	got, err = slim(bad)
 	if w := got.(*wfv1.Workflow); err != nil || len(w.Status.Nodes) != 0 || w.Status.Phase != wfv1.WorkflowRunning {
 		t.Errorf("slim of undecodable compressedNodes = %+v, %v; want the workflow without nodes", w, err)
+	}
+}
+
+// TasksOfTemplate answers from an index of the TaskSet's version, and sees
+// a new version's tasks.
+func TestTasksOfTemplate(t *testing.T) {
+	s := &Scope{keys: map[string]string{}}
+	calls := 0
+	key := func(tmpl *wfv1.Template) (string, error) {
+		calls++
+		return tmpl.Name, nil
+	}
+	plugin := &wfv1.Plugin{}
+	ts := &wfv1.WorkflowTaskSet{ObjectMeta: metav1.ObjectMeta{UID: "u", ResourceVersion: "1"}, Spec: wfv1.WorkflowTaskSetSpec{Tasks: map[string]wfv1.Template{
+		"n3": {Name: "a", Plugin: plugin}, "n1": {Name: "a", Plugin: plugin}, "n2": {Name: "b", Plugin: plugin}, "n4": {Name: "a"}, // n4: no plugin
+	}}}
+	for range 3 {
+		ids, err := s.TasksOfTemplate(ts, "a", key)
+		if err != nil || !slices.Equal(ids, []string{"n1", "n3"}) {
+			t.Fatalf("tasks of a = %v, %v; want [n1 n3]", ids, err)
+		}
+	}
+	if calls != 3 {
+		t.Errorf("keys computed %d times, want 3 (once per plugin task)", calls)
+	}
+	ts2 := ts.DeepCopy()
+	ts2.ResourceVersion = "2"
+	ts2.Spec.Tasks["n5"] = wfv1.Template{Name: "a", Plugin: plugin}
+	if ids, _ := s.TasksOfTemplate(ts2, "a", key); !slices.Equal(ids, []string{"n1", "n3", "n5"}) {
+		t.Errorf("tasks of a in version 2 = %v, want [n1 n3 n5]", ids)
+	}
+	if calls != 4 {
+		t.Errorf("keys computed %d times, want 4: the memo spans versions", calls)
 	}
 }
