@@ -72,9 +72,14 @@ e2e-matrix: tools ## the e2e suite against every Argo version sparkplug supports
 	for v in $$(bash hack/argo.sh versions); do $(MAKE) e2e ARGO=$$v || exit 1; done
 
 .PHONY: bench
-bench: tools ## benchmarks, printed: launches/min and API requests per launch and poll (real API server), parse and build costs
+bench: tools ## benchmarks, printed: launches/min, launch latency against raw creates, API requests per launch and poll (real API server), parse and build costs
 	$(GO) test -run '^$$' -bench . -benchmem ./plugin/...
 	$(GO) test -tags integration -run '^$$' -bench . -benchmem ./cmd/sparkplug/
+
+.PHONY: bench-e2e
+bench-e2e: tools ## scale benchmark through the real Argo controller and agent: N=100/500/1000 Spark steps vs container steps vs the Spark operator; rewrites README's How fast table and docs/bench/*.png (~40 min; BENCH_N=100 for one size)
+	bash hack/operator.sh build
+	SPARKPLUG_BENCH_WRITE=1 SPARKPLUG_BENCH_N=$(BENCH_N) $(GO) test -count=1 -tags bench -timeout 120m -run TestScale -v ./e2e/bench/
 
 # Fuzz targets, package:function. go test -fuzz takes one target a run, so
 # make fuzz runs them one after another; a failing input is written to the
