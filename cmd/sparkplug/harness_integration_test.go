@@ -75,6 +75,8 @@ type env struct {
 	wfc      wfclient.Interface
 	url      string
 	requests *atomic.Int64 // API requests the plugin made
+	// kubeconfig is the plugin's ServiceAccount's.
+	kubeconfig string
 }
 
 // newEnv starts the plugin with the tests' serve options, changed by
@@ -115,7 +117,7 @@ func newEnv(t testing.TB, name string, configure ...func(*sidecar.Config)) *env 
 	if err := os.WriteFile(tokenFile, []byte(pluginToken), 0o440); err != nil {
 		t.Fatal(err)
 	}
-	e := &env{t: t, ns: ns, wf: wf, wfc: wfc, requests: &atomic.Int64{}}
+	e := &env{t: t, ns: ns, wf: wf, wfc: wfc, requests: &atomic.Int64{}, kubeconfig: kubeconfig}
 	o := testConfig(tokenFile, kubeconfig)
 	o.TTLInterval = 500 * time.Millisecond
 	o.WrapTransport = func(rt http.RoundTripper) http.RoundTripper { return counting{rt, e.requests} }
