@@ -10,4 +10,12 @@
 // Writes go through the client and are folded into the cache at once
 // (a mutation cache), so the next poll sees them even before the watch
 // does. Scopes start on a workflow's first request and stop when idle.
+//
+// One workflow may run a thousand Spark steps, so the cache keeps of each
+// object only what sparkplug reads (slim: no managedFields, of a pod its
+// containers' names but no other spec, no ConfigMap data, of the Workflow
+// its phase, shutdown and node statuses, decompressed when Argo compressed
+// them), and a request reads only its own step's share: pods and
+// ConfigMaps are indexed by template key and application id, the TaskSet's
+// tasks by template key once per TaskSet version.
 package scope
