@@ -247,7 +247,11 @@ func TestPendingTimeoutFailsAndDeletesTheDriver(t *testing.T) {
 				t.Errorf("the node failed after %v, before its pending timeout of 4s", took)
 			}
 		})
-	w.WaitForDrivers(0, 10*time.Second).
+	// The Service goes with its driver, by the garbage collector, a
+	// moment after the pod.
+	w.WaitForSparkObjects("the driver and its Service deleted", func(o framework.SparkObjects) bool {
+		return len(o.Drivers)+len(o.Executors)+len(o.Services) == 0
+	}, 10*time.Second).
 		Then().
 		ExpectSparkObjects(expectTombstone("PendingTimeout"))
 }

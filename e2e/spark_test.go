@@ -402,7 +402,11 @@ func TestDriverThatCannotStartFails(t *testing.T) {
 		When().
 		SubmitWorkflow().
 		WaitForWorkflow(framework.ToBeFailed).
-		WaitForDrivers(0, 10*time.Second).
+		// The Service goes with its driver, by the garbage collector, a
+		// moment after the pod.
+		WaitForSparkObjects("the driver and its Service deleted", func(o framework.SparkObjects) bool {
+			return len(o.Drivers)+len(o.Executors)+len(o.Services) == 0
+		}, 10*time.Second).
 		Then().
 		ExpectNode(framework.RootNode, func(t *testing.T, n *wfv1.NodeStatus) {
 			for _, want := range []string{"ErrImagePull", "pull access denied"} {
