@@ -186,9 +186,9 @@ func runSparkplug(t *testing.T, n int) Result {
 	ctx := context.Background()
 	run := runID("spark", n)
 	w := newPodWatch(t, run)
+	api0 := apiRequests(t)
 	wf := submit(t, sparkWorkflow(run, n))
 	r := Result{Kind: KindSparkplug, N: n}
-	api0 := apiRequests(t)
 	samp := sampleSidecar(ctx, wf)
 	defer samp.stop()
 	w.waitCreated(t, wf, n, 10*time.Minute)
@@ -218,8 +218,8 @@ func runSparkplug(t *testing.T, n int) Result {
 func runPlain(t *testing.T, n int) Result {
 	run := runID("plain", n)
 	w := newPodWatch(t, run)
-	wf := submit(t, plainWorkflow(run, n))
 	api0 := apiRequests(t)
+	wf := submit(t, plainWorkflow(run, n))
 	w.waitCreated(t, wf, n, 10*time.Minute)
 	r := Result{Kind: KindPlain, N: n, Created: w.created(), APIRequests: apiRequests(t) - api0, OwnRequests: -1}
 	// KWOK runs container pods forever: the workflow is never done here.
@@ -323,7 +323,6 @@ func (w *podWatch) waitRunning(t *testing.T, wf *wfv1.Workflow, n int, timeout t
 // waitFor waits until done, failing at once if wf (nil: none) ends.
 func (w *podWatch) waitFor(t *testing.T, wf *wfv1.Workflow, what string, timeout time.Duration, done func(seen, running int) bool) {
 	t.Helper()
-	var ended error
 	checked := time.Now()
 	err := wait.PollUntilContextTimeout(context.Background(), 20*time.Millisecond, timeout, true, func(ctx context.Context) (bool, error) {
 		if done(w.count()) {
@@ -333,8 +332,7 @@ func (w *podWatch) waitFor(t *testing.T, wf *wfv1.Workflow, what string, timeout
 			checked = time.Now()
 			got, err := env.Workflows.ArgoprojV1alpha1().Workflows(wf.Namespace).Get(ctx, wf.Name, metav1.GetOptions{})
 			if err == nil && got.Status.Phase.Completed() {
-				ended = fmt.Errorf("workflow %s ended %s: %s", wf.Name, got.Status.Phase, got.Status.Message)
-				return false, ended
+				return false, fmt.Errorf("workflow %s ended %s: %s", wf.Name, got.Status.Phase, got.Status.Message)
 			}
 		}
 		return false, nil
