@@ -300,24 +300,18 @@ func (s *Scope) TaskSet() *wfv1.WorkflowTaskSet {
 
 // Pods returns the cached pods of the workflow (drivers and executors).
 func (s *Scope) Pods() []*corev1.Pod {
-	objs, err := s.pods.ByIndex(cache.NamespaceIndex, s.Workflow.Namespace)
-	if err != nil {
-		return nil
-	}
-	out := make([]*corev1.Pod, 0, len(objs))
-	for _, o := range objs {
-		if p, ok := o.(*corev1.Pod); ok {
-			out = append(out, p)
-		}
-	}
-	return out
+	return indexed[*corev1.Pod](s.pods, cache.NamespaceIndex, s.Workflow.Namespace)
 }
 
 // PodsOfTemplate returns the cached pods labelled with template key key.
-func (s *Scope) PodsOfTemplate(key string) []*corev1.Pod { return pods(s.pods, byTemplate, key) }
+func (s *Scope) PodsOfTemplate(key string) []*corev1.Pod {
+	return indexed[*corev1.Pod](s.pods, byTemplate, key)
+}
 
 // PodsOfApp returns the cached pods labelled with application id appID.
-func (s *Scope) PodsOfApp(appID string) []*corev1.Pod { return pods(s.pods, byApp, appID) }
+func (s *Scope) PodsOfApp(appID string) []*corev1.Pod {
+	return indexed[*corev1.Pod](s.pods, byApp, appID)
+}
 
 // Pod returns the cached pod called name, nil when there is none.
 func (s *Scope) Pod(name string) *corev1.Pod {
@@ -329,43 +323,26 @@ func (s *Scope) Pod(name string) *corev1.Pod {
 	return p
 }
 
-func pods(c cache.MutationCache, index, value string) []*corev1.Pod {
+// indexed returns the objects of type T that c holds under value in
+// index.
+func indexed[T any](c cache.MutationCache, index, value string) []T {
 	objs, err := c.ByIndex(index, value)
 	if err != nil {
 		return nil
 	}
-	out := make([]*corev1.Pod, 0, len(objs))
+	out := make([]T, 0, len(objs))
 	for _, o := range objs {
-		if p, ok := o.(*corev1.Pod); ok {
-			out = append(out, p)
+		if t, ok := o.(T); ok {
+			out = append(out, t)
 		}
 	}
 	return out
-}
-
-// ConfigMaps returns the cached ConfigMaps of the workflow.
-func (s *Scope) ConfigMaps() []*corev1.ConfigMap {
-	return s.configMapsBy(cache.NamespaceIndex, s.Workflow.Namespace)
 }
 
 // ConfigMapsOfTemplate returns the cached ConfigMaps labelled with
 // template key key (tombstones among them).
 func (s *Scope) ConfigMapsOfTemplate(key string) []*corev1.ConfigMap {
-	return s.configMapsBy(byTemplate, key)
-}
-
-func (s *Scope) configMapsBy(index, value string) []*corev1.ConfigMap {
-	objs, err := s.configMaps.ByIndex(index, value)
-	if err != nil {
-		return nil
-	}
-	out := make([]*corev1.ConfigMap, 0, len(objs))
-	for _, o := range objs {
-		if cm, ok := o.(*corev1.ConfigMap); ok {
-			out = append(out, cm)
-		}
-	}
-	return out
+	return indexed[*corev1.ConfigMap](s.configMaps, byTemplate, key)
 }
 
 // Has reports whether an object of a cached kind (ConfigMap, Service,
