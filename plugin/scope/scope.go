@@ -369,9 +369,12 @@ func has(c cache.MutationCache, ns, name string) bool {
 	return err == nil && ok
 }
 
-// Wrote folds an object this process created or updated into the cache.
+// Wrote folds an object this process created or updated into the cache,
+// slimmed as the informers keep it: a copy, so the caller's object (which
+// may be a cached one) is left as it is.
 func (s *Scope) Wrote(obj runtime.Object) {
-	_, _ = slim(obj) // as the informers keep it
+	obj = obj.DeepCopyObject()
+	_, _ = slim(obj)
 	switch obj.(type) {
 	case *corev1.Pod:
 		s.pods.Mutation(obj)
@@ -451,7 +454,7 @@ func (s *Scope) TasksOfTemplate(ts *wfv1.WorkflowTaskSet, want string, key func(
 //     TaskSet holds each node's template.
 //
 // It changes obj in place: the informers hand it objects fresh from the
-// API server, Wrote objects this process made and no longer uses.
+// API server, Wrote a copy of its own.
 func slim(obj any) (any, error) {
 	if m, ok := obj.(metav1.Object); ok {
 		m.SetManagedFields(nil)

@@ -8,10 +8,15 @@ import (
 	"reflect"
 	"slices"
 	"testing"
+	"time"
 
 	wfv1 "github.com/argoproj/argo-workflows/v3/pkg/apis/workflow/v1alpha1"
+	"github.com/go-logr/logr"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/tools/cache"
+
+	"github.com/sparkplug-io/sparkplug/plugin/spark"
 )
 
 // The caches keep pods without their managedFields, and of their spec
@@ -141,5 +146,24 @@ func TestTasksOfTemplate(t *testing.T) {
 	}
 	if calls != 4 {
 		t.Errorf("keys computed %d times, want 4: the memo spans versions", calls)
+	}
+}
+
+// Wrote caches a slimmed copy and leaves the caller's object, which may
+// be a cached one, as it is.
+func TestWroteKeepsTheCallersObject(t *testing.T) {
+	store := cache.NewIndexer(cache.MetaNamespaceKeyFunc, cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc})
+	s := &Scope{Workflow: spark.WorkflowRef{Namespace: "ns"}, pods: cache.NewIntegerResourceVersionMutationCache(logr.Discard(), store, store, time.Minute, true)}
+	p := &corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Name: "d", Namespace: "ns", ResourceVersion: "1", ManagedFields: []metav1.ManagedFieldsEntry{{Manager: "m"}}},
+		Spec:       corev1.PodSpec{Containers: []corev1.Container{{Name: "c", Image: "spark"}}},
+	}
+	s.Wrote(p)
+	if len(p.ManagedFields) != 1 || p.Spec.Containers[0].Image != "spark" {
+		t.Errorf("Wrote changed the caller's pod: %+v", p)
+	}
+	got := s.Pod("d")
+	if got == nil || got == p || len(got.ManagedFields) != 0 || got.Spec.Containers[0].Image != "" || got.Spec.Containers[0].Name != "c" {
+		t.Errorf("cached %+v, want a slimmed copy", got)
 	}
 }
