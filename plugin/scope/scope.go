@@ -1,16 +1,10 @@
 package scope
 
 import (
-	"bytes"
-	"compress/gzip"
 	"context"
-	"encoding/base64"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
-	"slices"
 	"sync"
 	"time"
 
@@ -20,7 +14,6 @@ import (
 	wfclient "github.com/argoproj/argo-workflows/v3/pkg/client/clientset/versioned"
 	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
-	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/labels"
@@ -70,31 +63,6 @@ type Scope struct {
 	// tasksOf (uid/resourceVersion) by template key; guarded by keysMu.
 	tasksByKey map[string][]string
 	tasksOf    string
-}
-
-// The caches' indexes beyond the namespace's: a request reads only its
-// step's runs and a run's executors, whatever else the workflow has.
-const (
-	// byTemplate indexes drivers and tombstones by their step's template
-	// key (spark.LabelTemplate).
-	byTemplate = "template"
-	// byApp indexes drivers and executors by application id
-	// (spark.LabelAppSelector).
-	byApp = "app"
-)
-
-// labelIndex indexes an object by the value of one of its labels.
-func labelIndex(label string) cache.IndexFunc {
-	return func(obj any) ([]string, error) {
-		m, err := meta.Accessor(obj)
-		if err != nil {
-			return nil, nil
-		}
-		if v, ok := m.GetLabels()[label]; ok {
-			return []string{v}, nil
-		}
-		return nil, nil
-	}
 }
 
 // Registry holds the scopes of the workflows this process serves.
@@ -323,22 +291,6 @@ func (s *Scope) Pod(name string) *corev1.Pod {
 	return p
 }
 
-// indexed returns the objects of type T that c holds under value in
-// index.
-func indexed[T any](c cache.MutationCache, index, value string) []T {
-	objs, err := c.ByIndex(index, value)
-	if err != nil {
-		return nil
-	}
-	out := make([]T, 0, len(objs))
-	for _, o := range objs {
-		if t, ok := o.(T); ok {
-			out = append(out, t)
-		}
-	}
-	return out
-}
-
 // ConfigMapsOfTemplate returns the cached ConfigMaps labelled with
 // template key key (tombstones among them).
 func (s *Scope) ConfigMapsOfTemplate(key string) []*corev1.ConfigMap {
@@ -405,119 +357,4 @@ func (s *Scope) templateKey(nodeID string, tmpl *wfv1.Template, key func(*wfv1.T
 	}
 	s.keys[nodeID] = k
 	return k, nil
-}
-
-// TasksOfTemplate returns the ids, sorted, of ts's plugin tasks whose
-// template key is want. The index by key is built once per TaskSet
-// version (its uid and resourceVersion; every time for one without), so a
-// request reads only its own step's tasks however many the workflow has.
-func (s *Scope) TasksOfTemplate(ts *wfv1.WorkflowTaskSet, want string, key func(*wfv1.Template) (string, error)) ([]string, error) {
-	s.keysMu.Lock()
-	defer s.keysMu.Unlock()
-	version := string(ts.UID) + "/" + ts.ResourceVersion
-	if ts.ResourceVersion == "" || s.tasksByKey == nil || s.tasksOf != version {
-		idx := map[string][]string{}
-		for id, tmpl := range ts.Spec.Tasks {
-			if tmpl.Plugin == nil {
-				continue
-			}
-			k, err := s.templateKey(id, &tmpl, key)
-			if err != nil {
-				return nil, fmt.Errorf("key of task %s: %w", id, err)
-			}
-			idx[k] = append(idx[k], id)
-		}
-		for _, ids := range idx {
-			slices.Sort(ids)
-		}
-		s.tasksByKey, s.tasksOf = idx, version
-	}
-	return s.tasksByKey[want], nil
-}
-
-// slim is what the caches keep of an object, which is what sparkplug
-// reads of it; a sidecar may follow a thousand drivers. Dropped:
-//   - every object's managedFields, the server-side apply bookkeeping
-//     (a driver pod's is written by the API server, the scheduler and
-//     kubelet): a good part of each;
-//   - of a pod's spec, all but its containers' names, by which its
-//     container statuses are read: its status and metadata say what it
-//     did (most of a driver pod is its spec: environment, volumes,
-//     resources);
-//   - a ConfigMap's data: driver ConfigMaps and tombstones are told by
-//     their labels and annotations, and their data (spark.properties, pod
-//     templates) is never read back;
-//   - of the Workflow, all but its shutdown, phase, message, times, node
-//     statuses (decompressed, when Argo compressed them) and artifact
-//     repository: its templates and the copies Argo stores of them
-//     (storedTemplates, storedWorkflowTemplateSpec) are Argo's, and the
-//     TaskSet holds each node's template.
-//
-// It changes obj in place: the informers hand it objects fresh from the
-// API server, Wrote a copy of its own.
-func slim(obj any) (any, error) {
-	if m, ok := obj.(metav1.Object); ok {
-		m.SetManagedFields(nil)
-	}
-	switch o := obj.(type) {
-	case *corev1.Pod:
-		names := make([]corev1.Container, len(o.Spec.Containers))
-		for i, c := range o.Spec.Containers {
-			names[i] = corev1.Container{Name: c.Name}
-		}
-		o.Spec = corev1.PodSpec{Containers: names}
-	case *corev1.ConfigMap:
-		o.Data, o.BinaryData = nil, nil
-	case *wfv1.Workflow:
-		// A Workflow over Argo's size limit (1 MiB: some 800 nodes) keeps
-		// its nodes gzipped in compressedNodes; sparkplug reads them (a
-		// loop child's result must be JSON, and only its node says it is
-		// one).
-		// An undecodable one (never seen) leaves the nodes unknown, as
-		// Argo's node status offloading does: an informer's transform
-		// must not fail, or the watch stops taking updates.
-		_ = decompressNodes(o)
-		o.Spec = wfv1.WorkflowSpec{Shutdown: o.Spec.Shutdown}
-		o.Status = wfv1.WorkflowStatus{
-			Phase: o.Status.Phase, Message: o.Status.Message,
-			StartedAt: o.Status.StartedAt, FinishedAt: o.Status.FinishedAt,
-			Nodes: o.Status.Nodes, ArtifactRepositoryRef: o.Status.ArtifactRepositoryRef,
-		}
-	}
-	return obj, nil
-}
-
-// maxNodesJSON bounds what decompressNodes inflates: Argo compresses a
-// Workflow whose JSON is over 1 MiB, so its nodes' JSON is some MiB.
-const maxNodesJSON = 64 << 20
-
-// decompressNodes fills a Workflow's node statuses from compressedNodes
-// (base64 of gzipped JSON, Argo's workflow/packer), when Argo compressed
-// them. Argo's own decoder needs a gzip library of its own; the standard
-// one reads the same format.
-func decompressNodes(wf *wfv1.Workflow) error {
-	if len(wf.Status.Nodes) > 0 || wf.Status.CompressedNodes == "" {
-		return nil
-	}
-	gz, err := base64.StdEncoding.DecodeString(wf.Status.CompressedNodes)
-	if err != nil {
-		return err
-	}
-	r, err := gzip.NewReader(bytes.NewReader(gz))
-	if err != nil {
-		return err
-	}
-	defer r.Close()
-	js, err := io.ReadAll(io.LimitReader(r, maxNodesJSON+1))
-	if err != nil {
-		return err
-	}
-	if len(js) > maxNodesJSON {
-		return fmt.Errorf("over %d MiB", maxNodesJSON>>20)
-	}
-	if err := json.Unmarshal(js, &wf.Status.Nodes); err != nil {
-		return err
-	}
-	wf.Status.CompressedNodes = ""
-	return nil
 }
