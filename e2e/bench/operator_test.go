@@ -19,8 +19,9 @@ import (
 	"github.com/sparkplug-io/sparkplug/e2e/sim"
 )
 
-// sparkOperator is the Spark operator's controller, started on first use
-// (hack/operator.sh builds it) and stopped when TestScale ends.
+// The Spark operator's controller is started on first use by
+// startOperator (hack/operator.sh builds it) and stopped when TestScale
+// ends.
 var (
 	operatorOnce sync.Once
 	operatorErr  error

@@ -105,18 +105,17 @@ func TestScale(t *testing.T) {
 // N run at once while the polls are measured, however slow the launch.
 func driverRun(n int) time.Duration { return 45*time.Second + time.Duration(n)*90*time.Millisecond }
 
-// sparkWorkflow fans out n Spark steps, each with its own argument.
-func sparkWorkflow(run string, n int) string {
-	ann, _ := json.Marshal(sim.Succeed(driverRun(n)).Annotations())
+// loopWorkflow is a workflow whose steps loop runs template pi n times,
+// each with its own argument i; spec holds more of the workflow's spec,
+// pi the template's kind and body (4 spaces in, after its inputs).
+func loopWorkflow(name string, n int, spec, pi string) string {
 	return fmt.Sprintf(`
 apiVersion: argoproj.io/v1alpha1
 kind: Workflow
 metadata:
-  generateName: scale-spark-
+  generateName: %s
 spec:
-  entrypoint: main
-  podMetadata:
-    annotations: {%s: "--pprof-addr=%s"}
+  entrypoint: main%s
   templates:
     - name: main
       steps:
@@ -126,7 +125,16 @@ spec:
             withSequence: {count: "%d"}
     - name: pi
       inputs: {parameters: [{name: i}]}
-      plugin:
+%s`, name, spec, n, pi)
+}
+
+// sparkWorkflow fans out n Spark steps, each with its own argument; the
+// sidecar serves its profiles at pprofAddr.
+func sparkWorkflow(run string, n int) string {
+	ann, _ := json.Marshal(sim.Succeed(driverRun(n)).Annotations())
+	return loopWorkflow("scale-spark-", n, fmt.Sprintf(`
+  podMetadata:
+    annotations: {%s: "--pprof-addr=%s"}`, framework.ServeArgsAnnotation, pprofAddr), fmt.Sprintf(`      plugin:
         spark:
           type: Scala
           mode: cluster
@@ -138,7 +146,7 @@ spec:
           driver: {cores: 1, memory: 512m, serviceAccount: spark, labels: {%s: %s}, annotations: %s}
           executor: {cores: 1, memory: 512m}
           dynamicAllocation: {enabled: true, initialExecutors: 0, minExecutors: 0, maxExecutors: 2}
-`, framework.ServeArgsAnnotation, pprofAddr, n, RunLabel, run, ann)
+`, RunLabel, run, ann))
 }
 
 // pprofAddr is where the sidecar of a Spark run serves Go's profiles
@@ -158,28 +166,12 @@ func heapTop(t *testing.T) string {
 
 // plainWorkflow is the same fan-out with container steps.
 func plainWorkflow(run string, n int) string {
-	return fmt.Sprintf(`
-apiVersion: argoproj.io/v1alpha1
-kind: Workflow
-metadata:
-  generateName: scale-plain-
-spec:
-  entrypoint: main
-  templates:
-    - name: main
-      steps:
-        - - name: pi
-            template: pi
-            arguments: {parameters: [{name: i, value: "{{item}}"}]}
-            withSequence: {count: "%d"}
-    - name: pi
-      inputs: {parameters: [{name: i}]}
-      metadata: {labels: {%s: %s}}
+	return loopWorkflow("scale-plain-", n, "", fmt.Sprintf(`      metadata: {labels: {%s: %s}}
       container:
         image: spark:3.5.3
         command: [/opt/spark/bin/spark-submit]
         args: [--class, org.apache.spark.examples.SparkPi, "local:///opt/spark/examples/jars/spark-examples_2.12-3.5.3.jar", "{{inputs.parameters.i}}"]
-`, n, RunLabel, run)
+`, RunLabel, run))
 }
 
 func runSparkplug(t *testing.T, n int) Result {
@@ -204,7 +196,6 @@ func runSparkplug(t *testing.T, n int) Result {
 	before := sidecarRequests(t, sc.Addr)
 	r.Polls = poll(t, wf, sc.Addr, max(2000, 2*n))
 	r.PollRequests = sidecarRequests(t, sc.Addr) - before
-	r.PeakRSS, r.CPU = samp.peak()
 	t.Logf("the sidecar's live heap, following %d drivers:\n%s", n, heapTop(t))
 
 	done := waitWorkflow(t, wf, driverRun(n)+10*time.Minute)
