@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -38,7 +39,7 @@ func TestServeHelpListsItsFlags(t *testing.T) {
 	if err := run([]string{"serve", "--help"}, &out, &bytes.Buffer{}); err != nil {
 		t.Fatal(err)
 	}
-	for _, flag := range []string{"--addr", "--token-file", "--kubeconfig", "--requeue-pending", "--requeue-running", "--not-found-grace", "--metrics-addr"} {
+	for _, flag := range []string{"--addr", "--token-file", "--kubeconfig", "--pod-name", "--pod-namespace", "--resync", "--write-gap", "--workers", "--not-found-grace", "--metrics-addr"} {
 		if !strings.Contains(out.String(), flag) {
 			t.Errorf("serve --help lacks %s", flag)
 		}
@@ -53,7 +54,8 @@ func TestServeRejectsBadOptionsBeforeListening(t *testing.T) {
 		want string
 	}{
 		{[]string{"--token-file", ""}, "--token-file: is required"},
-		{[]string{"--requeue-pending", "-1s"}, "--requeue-pending: must not be negative, got -1s"},
+		{[]string{"--resync", "-1s"}, "--resync: must not be negative, got -1s"},
+		{[]string{"--pod-name", "agent", "--pod-namespace", ""}, "--pod-name: pod-name and pod-namespace are given together"},
 		{[]string{"--log-format", "xml"}, "--log-format must be json or text"},
 		{[]string{"--launcher", "spark-submit"}, "--launcher: spark-submit needs spark-home"},
 		{[]string{"--ingress-class-name", "Nginx"}, `--ingress-class-name: "Nginx": is not an IngressClass name`},
@@ -79,9 +81,9 @@ func TestServeFlagDefaultsAreTheSidecars(t *testing.T) {
 	}
 	d := sidecar.DefaultConfig()
 	for flag, want := range map[string]string{
-		"--requeue-pending": d.Core.RequeuePending.String(), "--requeue-running": d.Core.RequeueRunning.String(),
-		"--not-found-grace": d.Core.NotFoundGrace.String(), "--handout-grace": d.Core.HandoutGrace.String(),
-		"--idle-timeout": d.IdleTimeout.String(), "--submit-timeout": d.Core.Submit.Timeout.String(),
+		"--resync": d.Core.Resync.String(), "--write-gap": d.Core.WriteGap.String(),
+		"--not-found-grace": d.Core.NotFoundGrace.String(), "--workers": strconv.Itoa(d.Core.Workers),
+		"--submit-timeout":             d.Core.Submit.Timeout.String(),
 		"--kubernetes-request-timeout": d.Core.Submit.RequestTimeout.String(), "--addr": d.Addr,
 		"--progress-interval": d.Core.ProgressInterval.String(),
 	} {

@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/spf13/pflag"
 
@@ -60,6 +61,11 @@ func (o *renderOptions) validate() error {
 	if o.file == "" {
 		return errors.New("-f is required: the file to render, or - for stdin")
 	}
+	if o.run.StartedAt != "" {
+		if _, err := time.Parse(time.RFC3339, o.run.StartedAt); err != nil {
+			return fmt.Errorf("--started-at %q: want an RFC 3339 time such as 2026-11-26T05:00:00Z", o.run.StartedAt)
+		}
+	}
 	if o.run.Attempt < 1 {
 		return fmt.Errorf("--attempt %d: attempts count from 1", o.run.Attempt)
 	}
@@ -104,6 +110,7 @@ func renderFlags(o *renderOptions, stdout io.Writer) *pflag.FlagSet {
 	flags.StringVar(&o.run.UID, "uid", "", "the workflow's uid (default: "+render.PlaceholderUID+")")
 	flags.StringVar(&o.run.NodeID, "node", "", "the Argo node id, for every step (default: <workflow>-<fnv32a of the template name>)")
 	flags.IntVar(&o.run.Attempt, "attempt", 1, "the restart-policy attempt")
+	flags.StringVar(&o.run.StartedAt, "started-at", "", "the workflow's status.startedAt (RFC 3339, e.g. 2026-11-26T05:00:00Z), which the plugin hashes into a run's names so that `argo retry` gets new ones; empty: names without it")
 	flags.StringArrayVarP(&o.params, "parameter", "p", nil, "NAME=VALUE: sets inputs.parameters.NAME and workflow.parameters.NAME (repeatable)")
 	flags.StringVar(&o.templatesDir, "templates-dir", "", "directory overriding the built-in object templates, as for serve")
 	flags.StringVar(&o.run.Defaults.Launcher, "launcher", spec.LauncherNative, "the launcher of bodies whose sparkplug.launcher names none, as for serve: native or spark-submit")

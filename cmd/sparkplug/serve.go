@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"os"
 	"os/signal"
 	"syscall"
 
@@ -42,13 +43,13 @@ func serveFlags(o *serveOptions, stdout io.Writer) *pflag.FlagSet {
 	fs.StringVar(&o.MetricsAddr, "metrics-addr", "", "also serve Prometheus metrics at this address (they are always at /metrics on --addr, which is loopback in the agent pod)")
 	fs.StringVar(&o.logLevel, "log-level", "info", "debug, info, warn or error")
 	fs.StringVar(&o.logFormat, "log-format", "json", "json or text")
-	fs.DurationVar(&c.RequeuePending, "requeue-pending", d.Core.RequeuePending, "how soon the agent asks again while a driver is submitted or pending")
-	fs.DurationVar(&c.RequeueRunning, "requeue-running", d.Core.RequeueRunning, "how soon the agent asks again while a driver runs")
-	fs.DurationVar(&c.ProgressInterval, "progress-interval", d.Core.ProgressInterval, "step of the elapsed time a running node's message shows (\"RUNNING 3/3 executors, 4m30s\"), rounded down to it so the message, and with it the node's duration in the Argo UI, changes at most once per interval; each change is a Workflow update. The default is twice --requeue-running, so each step shows, and costs at most 2 Workflow updates a minute per running node (the agent writes at most every 10s per workflow); 0 turns it off")
+	fs.StringVar(&o.PodName, "pod-name", os.Getenv("POD_NAME"), "the agent pod this sidecar runs in (plugin.yaml sets POD_NAME from the downward API): its workflow is followed from the start, before any request; empty: the first request names it")
+	fs.StringVar(&o.PodNamespace, "pod-namespace", os.Getenv("POD_NAMESPACE"), "the agent pod's namespace (plugin.yaml sets POD_NAMESPACE from the downward API)")
+	fs.DurationVar(&c.ProgressInterval, "progress-interval", d.Core.ProgressInterval, "step of the elapsed time a running node's message shows (\"RUNNING 3/3 executors, 4m30s\"), rounded down to it so the message, and with it the node's duration in the Argo UI, changes at most once per interval; each change is a write of the workflow's WorkflowTaskSet and a Workflow update, so the default costs at most 2 Workflow updates a minute per running node; 0 turns it off")
 	fs.DurationVar(&c.NotFoundGrace, "not-found-grace", d.Core.NotFoundGrace, "how long a missing driver pod is tolerated before the attempt fails \"driver pod not found\"")
-	fs.DurationVar(&c.HandoutGrace, "handout-grace", d.Core.HandoutGrace, "how long a result handed to one of several identical steps may take to be recorded before it counts as lost")
-	fs.DurationVar(&c.CacheWait, "cache-wait", d.Core.CacheWait, "how long a first request waits for its workflow's cache before answering 503")
-	fs.DurationVar(&o.IdleTimeout, "idle-timeout", d.IdleTimeout, "stop a workflow's cache after this long without requests")
+	fs.IntVar(&c.Workers, "workers", d.Core.Workers, "how many Spark nodes are reconciled at once")
+	fs.DurationVar(&c.Resync, "resync", d.Core.Resync, "how often every listed Spark node is reconciled again without an event (time limits and backoffs move with the clock alone)")
+	fs.DurationVar(&c.WriteGap, "write-gap", d.Core.WriteGap, "the least time between two writes of a workflow's WorkflowTaskSet, where node results go (each write is a Workflow update by Argo's controller)")
 	fs.DurationVar(&o.TTLInterval, "ttl-interval", d.TTLInterval, "how often finished drivers are checked against their timeToLiveSeconds")
 	fs.DurationVar(&c.LeftoverInterval, "ttl-leftover-interval", d.Core.LeftoverInterval, "how often the namespace is searched for drivers of finished workflows whose timeToLiveSeconds ran out (their own sidecar is gone)")
 	fs.DurationVar(&o.ShutdownGrace, "shutdown-grace", d.ShutdownGrace, "how long in-flight requests may finish after SIGTERM")

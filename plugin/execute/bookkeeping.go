@@ -1,48 +1,16 @@
 package execute
 
 import (
+	"fmt"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
 
 	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/sparkplug-io/sparkplug/plugin/decide"
 )
-
-// keyedMutex serialises requests for one (workflow, template key): the
-// identity decision reads and writes the same runs.
-type keyedMutex struct {
-	mu    sync.Mutex
-	locks map[string]*keyedEntry
-}
-
-type keyedEntry struct {
-	mu   sync.Mutex
-	refs int
-}
-
-func (k *keyedMutex) lock(key string) func() {
-	k.mu.Lock()
-	if k.locks == nil {
-		k.locks = map[string]*keyedEntry{}
-	}
-	e := k.locks[key]
-	if e == nil {
-		e = &keyedEntry{}
-		k.locks[key] = e
-	}
-	e.refs++
-	k.mu.Unlock()
-	e.mu.Lock()
-	return func() {
-		e.mu.Unlock()
-		k.mu.Lock()
-		e.refs--
-		if e.refs == 0 {
-			delete(k.locks, key)
-		}
-		k.mu.Unlock()
-	}
-}
 
 // submissionFailures counts rejected driver submissions per attempt. It is
 // the one piece of state kept only in memory: a failed submission leaves
@@ -53,44 +21,46 @@ type submissionFailures struct {
 	m  map[string]submissionFailure
 }
 
-type submissionFailure struct {
-	count   int
-	at      time.Time
-	message string
+type submissionFailure = decide.Failure
+
+// failKey names one attempt of one node of a workflow.
+func failKey(uid, node string, attempt int) string {
+	return fmt.Sprintf("%s/%s/%d", uid, node, attempt)
 }
 
-func (s *submissionFailures) record(key, message string, now time.Time) {
+// record counts one refused submission and returns the count so far.
+func (s *submissionFailures) record(uid, node string, attempt int, message string, now time.Time) decide.Failure {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	f := s.m[key]
-	f.count++
-	f.at, f.message = now, message
-	s.m[key] = f
+	k := failKey(uid, node, attempt)
+	f := s.m[k]
+	f.Count++
+	f.At, f.Message = now, message
+	s.m[k] = f
+	return f
 }
 
-func (s *submissionFailures) get(key string) submissionFailure {
+// of copies the counts of one node's attempts, by attempt.
+func (s *submissionFailures) of(uid, node string) map[int]decide.Failure {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.m[key]
-}
-
-// of copies the counts of one workflow's attempts, by failKey.
-func (s *submissionFailures) of(uid string) map[string]submissionFailure {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	out := map[string]submissionFailure{}
+	out := map[int]decide.Failure{}
+	prefix := uid + "/" + node + "/"
 	for k, f := range s.m {
-		if rest, ok := strings.CutPrefix(k, uid+"/"); ok {
-			out[rest] = f
+		if rest, ok := strings.CutPrefix(k, prefix); ok {
+			if n, err := strconv.Atoi(rest); err == nil {
+				out[n] = f
+			}
 		}
 	}
 	return out
 }
 
-func (s *submissionFailures) clear(key string) {
+// clear forgets an attempt's count once its launch went through.
+func (s *submissionFailures) clear(uid, node string, attempt int) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	delete(s.m, key)
+	delete(s.m, failKey(uid, node, attempt))
 }
 
 // uidSet is a set of object uids, safe for concurrent use.

@@ -1,42 +1,44 @@
-// Package execute answers Argo's template.execute for `spark` steps: it is
-// the request core between the thin HTTP server and the cluster.
+// Package execute follows the Spark nodes of the workflows a sidecar
+// serves, and acknowledges Argo's template.execute: it is the act side
+// between the thin HTTP server, the pure decision (package decide) and the
+// cluster.
 //
-// Each request goes gather -> decide -> act:
-//   - gather (gather.go) reads one plain snapshot from the workflow's cache
-//     (package scope): the TaskSet's nodes with the request's template key
-//     and their recorded results, the Workflow's node status, the runs
-//     launched for them (driver pods by node, ghosts, tombstones) with
-//     their executors, and the submission failures kept in memory. It
-//     writes nothing, and makes no API request in steady state.
-//   - decide (decide.go, judge.go, limits.go) is pure: which node is asking
-//     (package identity), what to launch and adopt, and for the answering
-//     run its state (package state), the time limits, the restart policy,
-//     whether to stop it, relaunch it or record its hand-out. Answers are
-//     typed state.Outcome values; state.Outcome.Message renders the text.
-//     One answer is none: while an identical node's recorded result is
-//     still listed, the asking node cannot be told apart from it, and the
-//     reply's node has no phase, which the agent does not record
-//     (identity.Decision.Ambiguous).
-//     decide_test.go holds the table: one named row per scenario.
-//   - act (act.go, launch.go, submit.go) carries the plan out: creates the
-//     objects that package objects builds (a batch scheduler's PodGroup first, then
-//     the driver, natively or by spark-submit, then what the driver owns),
-//     annotates hand-outs and adoptions on the driver pods, turns a stopped
-//     driver's ConfigMap into a tombstone, records Events (events.go) and
-//     metrics, and replies. It re-decides at most once: with a fresh
-//     TaskSet when only closed nodes backed the decision, and how a freshly
-//     launched attempt answers.
+// Argo's request names no node, so the request decides nothing. Execute
+// (execute.go) answers a spark template, valid or not, with an
+// acknowledgement ({"node":{},"requeue":"0s"}: the agent writes nothing
+// and never asks again) and another plugin's with {}; the request's
+// workflow is only a hint to start following it. What happens is driven
+// by the workflow's cache (package scope) instead:
+//   - reconcile.go queues, per workflow, every Spark node its
+//     WorkflowTaskSet lists, whenever the TaskSet, the Workflow or one of
+//     a node's run's objects changes, and every Options.Resync; workers
+//     reconcile one node at a time each, never two passes for one node;
+//   - gather.go reads one node's snapshot (decide.Snapshot) from the
+//     cache: its TaskSet entry, what the Workflow shows of it, its run in
+//     the current incarnation (driver pods by node id, the tombstone of a
+//     stopped one, a ghost of one the entry names and the cluster lost)
+//     with its executors, and its refused submissions. It writes nothing;
+//   - package decide plans the pass (launch, stop, abandon, archive) and
+//     the outcome the node reports;
+//   - act.go, launch.go, submit.go and archive.go carry the plan out:
+//     create what package objects builds (a batch scheduler's PodGroup
+//     first, then the driver, natively or by spark-submit, then what it
+//     owns), stop a driver a time limit ended (its ConfigMap becomes a
+//     tombstone), delete the driver of a node someone else finished,
+//     store a driver's log, record Events (events.go) and metrics. They
+//     decide nothing;
+//   - result.go renders the outcome as the node's result (phase,
+//     message, outputs), the one place it is rendered, and the workflow's
+//     writer (package nodestatus) writes it into the TaskSet under the
+//     node's id.
 //
-// The step itself (body, key, timeout, objects) comes from package step,
-// which sparkplug render uses too. Outside requests, sweep.go deletes the
-// running drivers of an ending workflow and ttl.go expires finished ones.
-// options.go holds the core's settings; bookkeeping.go the little kept in
-// memory; outcomes.go the answers that are not a run's own state.
+// Beside the passes, sweep.go deletes the running drivers of an ending
+// workflow and ttl.go expires finished ones. options.go holds the core's
+// settings; bookkeeping.go the little kept in memory.
 //
 // Nothing is remembered only in memory except submission-failure counts
-// and the spark-submit runs in flight: attempts, hand-outs and adoptions
-// live on the driver pods, so a restarted plugin continues where the last
-// one stopped and repeated calls never create a second driver (names are
-// deterministic; a create that finds the object is an adoption, not an
-// error).
+// and the spark-submit runs in flight: attempts and incarnations live on
+// the driver pods, results in the TaskSet, so a restarted plugin continues
+// where the last one stopped and never creates a second driver (names are
+// deterministic; a create that finds the object is an adoption).
 package execute

@@ -5,13 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"strconv"
+	"sync"
 	"time"
 
 	wfv1 "github.com/argoproj/argo-workflows/v3/pkg/apis/workflow/v1alpha1"
 	"github.com/argoproj/argo-workflows/v3/pkg/plugins/executor"
-	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/util/workqueue"
 
 	"github.com/sparkplug-io/sparkplug/plugin/archive"
 	"github.com/sparkplug-io/sparkplug/plugin/metrics"
@@ -19,7 +19,6 @@ import (
 	"github.com/sparkplug-io/sparkplug/plugin/scope"
 	"github.com/sparkplug-io/sparkplug/plugin/spark"
 	"github.com/sparkplug-io/sparkplug/plugin/spec"
-	"github.com/sparkplug-io/sparkplug/plugin/state"
 	"github.com/sparkplug-io/sparkplug/plugin/step"
 )
 
@@ -40,14 +39,16 @@ const (
 // all (the server answers 400).
 var ErrBadRequest = errors.New("bad request")
 
-// Core answers template.execute requests.
+// Core follows the Spark nodes of the workflows it serves: per listed node
+// id, one run per incarnation, and the node's result written under its own
+// id into the workflow's WorkflowTaskSet (reconcile.go). Its answer to the
+// agent's template.execute is only an acknowledgement (Execute).
 type Core struct {
 	opts     Options
 	clients  scope.Clients
 	scopes   *scope.Registry
 	builder  *objects.Builder
 	log      *slog.Logger
-	locks    keyedMutex
 	failures submissionFailures
 	missing  missingSince
 	recorder Recorder
@@ -57,7 +58,7 @@ type Core struct {
 	// exist.
 	companions uidSet
 	// discarded remembers the drivers of refused launches this process
-	// deleted, which the cache may show for a while (runs skips them).
+	// deleted, which the cache may show for a while (gather skips them).
 	discarded uidSet
 	// submits are the spark-submit runs in flight.
 	submits submitRuns
@@ -66,35 +67,65 @@ type Core struct {
 	store    *archive.Store
 	// progress is Spark's own progress of running drivers (nil: off).
 	progress ProgressSource
+	// sweeps are the sweeps of ending workflows in flight.
+	sweeps sync.WaitGroup
+
+	// queue holds the nodes to reconcile, as flowKey(workflow uid, node).
+	queue workqueue.TypedRateLimitingInterface[string]
+	mu    sync.Mutex
+	flows map[string]*flow // by workflow uid
+	// own is the workflow of the agent pod this process runs in, once
+	// known (Pin): then requests start following no other.
+	own string
+	// ctx is the context of the flows' writers and reviews; stop ends it
+	// when Run returns.
+	ctx  context.Context
+	stop context.CancelFunc
 }
 
 // New returns a Core. opts must have been validated; recorder may be nil
-// (no Events). It registers itself for the registry's workflow-ending
-// callback, to delete the drivers of stopped workflows.
+// (no Events). It registers itself for the registry's callbacks: changes
+// of cached objects queue the nodes they concern, and an ending workflow
+// has its drivers deleted. Run starts its work.
 func New(opts Options, clients scope.Clients, scopes *scope.Registry, builder *objects.Builder, recorder Recorder, m *metrics.Metrics, log *slog.Logger) *Core {
 	c := &Core{opts: opts, clients: clients, scopes: scopes, builder: builder, recorder: recorder, metrics: m, log: log,
 		failures: submissionFailures{m: map[string]submissionFailure{}}, missing: missingSince{m: map[string]time.Time{}},
 		submits:  submitRuns{now: opts.Now, max: opts.MaxSubmits},
-		archives: archive.NewJobs(opts.Archive.Concurrency), store: &archive.Store{Kube: clients.Kube, Settings: opts.Archive}}
+		archives: archive.NewJobs(opts.Archive.Concurrency), store: &archive.Store{Kube: clients.Kube, Settings: opts.Archive},
+		queue: workqueue.NewTypedRateLimitingQueueWithConfig(workqueue.DefaultTypedControllerRateLimiter[string](),
+			workqueue.TypedRateLimitingQueueConfig[string]{Name: "sparkplug-nodes"}),
+		flows: map[string]*flow{}}
+	c.ctx, c.stop = context.WithCancel(context.Background())
 	c.progress = opts.Progress
 	if c.progress == nil {
 		c.progress = newProgressSource(opts.ProgressInterval)
 	}
 	scopes.OnEnding(c.OnWorkflowEnding)
+	scopes.OnChange(c.onChange)
 	return c
 }
 
-// Execute answers one request. A nil reply node means "not a spark
-// template". Errors wrapping scope.ErrNotReady deserve a 503, ErrBadRequest
-// a 400; any other error is a transient failure (503) as well.
+// Execute answers one template.execute request. The request carries no
+// node id, so it cannot say which node asks; the nodes' results go into
+// the TaskSet under their own ids instead. So a spark template, valid or
+// not, gets an acknowledgement: a node without a phase, which the agent
+// never writes, and an explicit zero requeue, so that it never asks
+// about the node again (the agent's reply struct is shared by its
+// plugins: a field left out keeps another plugin's value). A template of
+// another plugin gets {} (reply.Node nil), which passes it on. The one
+// exception: where this process may not write the TaskSet's status, the
+// reply fails the node and says which permission is missing.
+//
+// The request's workflow is a hint: it starts following that workflow
+// if this process did not know it from its own pod.
 func (c *Core) Execute(ctx context.Context, args executor.ExecuteTemplateArgs) (executor.ExecuteTemplateReply, error) {
 	var none executor.ExecuteTemplateReply
 	if args.Template == nil || args.Workflow == nil {
 		return none, fmt.Errorf("%w: the request needs workflow and template", ErrBadRequest)
 	}
-	st, ok, err := step.Parse(args.Template, c.opts.defaults())
-	if errors.Is(err, step.ErrMalformed) {
-		return none, fmt.Errorf("%w: %w", ErrBadRequest, err)
+	_, ok, err := spec.BodyOf(args.Template)
+	if err != nil {
+		return none, fmt.Errorf("%w: %w: %w", ErrBadRequest, step.ErrMalformed, err)
 	}
 	if !ok {
 		return none, nil // another plugin's template
@@ -103,90 +134,89 @@ func (c *Core) Execute(ctx context.Context, args executor.ExecuteTemplateArgs) (
 	if meta.Name == "" || meta.Namespace == "" || meta.UID == "" {
 		return none, fmt.Errorf("%w: workflow.metadata needs name, namespace and uid", ErrBadRequest)
 	}
-	wf := spark.WorkflowRef{Name: meta.Name, Namespace: meta.Namespace, UID: meta.UID}
-	log := c.log.With("workflow", wf.Name, "namespace", wf.Namespace, "template", args.Template.Name)
+	fl, err := c.serveAsked(spark.WorkflowRef{Name: meta.Name, Namespace: meta.Namespace, UID: meta.UID})
 	if err != nil {
-		log.Info("invalid spark step", "error", err.Error())
-		return reply(invalid(err), nil, false, nil, c.opts), nil
+		c.log.Info("request about a workflow this sidecar does not follow", "workflow", meta.Name, "uid", meta.UID, "error", err.Error())
+		return executor.ExecuteTemplateReply{Node: &wfv1.NodeResult{Phase: wfv1.NodeFailed, Message: err.Error()}}, nil
 	}
-	log = log.With("key", st.Key)
-
-	waitCtx, cancel := context.WithTimeout(ctx, c.opts.CacheWait)
-	sc, err := c.scopes.Get(waitCtx, wf)
-	cancel()
-	if err != nil {
-		return none, err
+	if denied := fl.accessDenied(ctx, c.opts.AccessWait); denied != "" {
+		return executor.ExecuteTemplateReply{Node: &wfv1.NodeResult{Phase: wfv1.NodeFailed, Message: denied}}, nil
 	}
-	unlock := c.locks.lock(wf.UID + "/" + st.Key)
-	defer unlock()
-
-	r := &request{core: c, ctx: ctx, log: log, wf: wf, scope: sc, step: st, now: c.opts.Now()}
-	r.policy = policy{body: st.Body, timeout: st.Timeout, notFoundGrace: c.opts.NotFoundGrace, handoutGrace: c.opts.HandoutGrace,
-		progressInterval: c.opts.ProgressInterval}
-	return r.answer()
+	c.enqueueAll(fl)
+	return Acknowledgement(), nil
 }
 
-// request is one Execute call after parsing: what act needs to carry out
-// the plan.
-type request struct {
-	core   *Core
-	ctx    context.Context
-	log    *slog.Logger
-	wf     spark.WorkflowRef
-	scope  *scope.Scope
-	step   *step.Step
-	policy policy
-	now    time.Time
+// Acknowledgement is the reply to every spark template: a node with no
+// phase (the agent writes nothing) and a zero requeue (it never asks
+// again).
+func Acknowledgement() executor.ExecuteTemplateReply {
+	return executor.ExecuteTemplateReply{Node: &wfv1.NodeResult{}, Requeue: &metav1.Duration{}}
 }
 
-// unanswered is a reply the agent does not record (its node has no phase)
-// and asks again after: sparkplug cannot tell which of several identical
-// nodes asks (identity.Decision.Ambiguous), and Argo would write any
-// answer over a result it already recorded.
-func unanswered(opts Options) executor.ExecuteTemplateReply {
-	return executor.ExecuteTemplateReply{Node: &wfv1.NodeResult{}, Requeue: &metav1.Duration{Duration: opts.RequeuePending}}
+// Serve starts following workflow wf, if this process does not already:
+// its cache (package scope), its TaskSet writer and the check of the
+// writer's permission. It returns at once.
+func (c *Core) Serve(wf spark.WorkflowRef) *flow {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if fl, ok := c.flows[wf.UID]; ok {
+		return fl
+	}
+	sc, _ := c.scopes.Ensure(wf)
+	fl := c.newFlow(sc)
+	c.flows[wf.UID] = fl
+	c.log.Info("following workflow", "workflow", wf.Name, "namespace", wf.Namespace, "uid", wf.UID)
+	return fl
 }
 
-// reply is the agent's answer for an outcome: with a driver, its outputs
-// (the result a JSON string when json is set, for a loop's child); while
-// the node runs, when to ask again.
-func reply(o state.Outcome, driver *corev1.Pod, json bool, body *spec.SparkApplicationSpec, opts Options) executor.ExecuteTemplateReply {
-	// Argo writes the message into the Workflow object: whatever grew it
-	// (an API server's or spark-submit's words), it stays bounded.
-	node := &wfv1.NodeResult{Phase: o.Phase, Message: spec.Truncate(o.Message(), spec.MaxMessageBytes)}
-	if driver != nil {
-		appID := driver.Labels[spark.LabelAppSelector]
-		result := appID
-		if json {
-			// A JSON string: the loop's aggregated result is then the
-			// list of application ids.
-			result = strconv.Quote(appID)
-		}
-		node.Outputs = &wfv1.Outputs{
-			Result: &result,
-			Parameters: []wfv1.Parameter{
-				{Name: OutputApplicationID, Value: wfv1.AnyStringPtr(appID)},
-				{Name: OutputDriverPod, Value: wfv1.AnyStringPtr(driver.Name)},
-				{Name: OutputSparkUI, Value: wfv1.AnyStringPtr(objects.SparkUIURL(body, driver))},
-				{Name: OutputAttempt, Value: wfv1.AnyStringPtr(strconv.Itoa(attemptOf(driver)))},
-			},
-		}
-		if u := spec.HistoryUIURL(body.HistoryServerURL(), appID); u != "" {
-			node.Outputs.Parameters = append(node.Outputs.Parameters, wfv1.Parameter{Name: OutputHistoryUI, Value: wfv1.AnyStringPtr(u)})
-		}
-		if o.ExitCode != nil {
-			// Argo puts it in scope as {{tasks.<name>.exitCode}} and
-			// {{steps.<name>.exitCode}}, and the UI shows it.
-			code := strconv.Itoa(int(*o.ExitCode))
-			node.Outputs.ExitCode = &code
-		}
+// MaxFlows bounds the workflows one process follows because requests
+// named them (a sidecar that does not know its own agent pod).
+const MaxFlows = 64
+
+// Pin follows workflow wf, the one of the agent pod this process runs
+// in, and from then on no other a request names.
+func (c *Core) Pin(wf spark.WorkflowRef) {
+	c.mu.Lock()
+	c.own = wf.UID
+	c.mu.Unlock()
+	c.Serve(wf)
+}
+
+// serveAsked is Serve for a workflow a request names: refused for
+// another workflow than the pinned one, or beyond MaxFlows.
+func (c *Core) serveAsked(wf spark.WorkflowRef) (*flow, error) {
+	c.mu.Lock()
+	fl, known := c.flows[wf.UID]
+	own, n := c.own, len(c.flows)
+	c.mu.Unlock()
+	switch {
+	case known:
+		return fl, nil
+	case own != "" && own != wf.UID:
+		return nil, fmt.Errorf("this sparkplug sidecar serves the workflow of its own agent pod (uid %s), not %s/%s (uid %s)", own, wf.Namespace, wf.Name, wf.UID)
+	case n >= MaxFlows:
+		return nil, fmt.Errorf("this sparkplug process follows %d workflows already, the most it does", n)
 	}
-	r := executor.ExecuteTemplateReply{Node: node}
-	switch o.Phase {
-	case wfv1.NodePending:
-		r.Requeue = &metav1.Duration{Duration: opts.RequeuePending}
-	case wfv1.NodeRunning:
-		r.Requeue = &metav1.Duration{Duration: opts.RequeueRunning}
+	return c.Serve(wf), nil
+}
+
+// flowOf is the flow of the workflow with uid, nil when none.
+func (c *Core) flowOf(uid string) *flow {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.flows[uid]
+}
+
+// onChange is the scope registry's callback: a cached object of sc
+// changed; queue the node it concerns, or every node.
+func (c *Core) onChange(sc *scope.Scope, node string) {
+	fl := c.flowOf(sc.Workflow.UID)
+	if fl == nil {
+		return
 	}
-	return r
+	if node == "" {
+		c.enqueueAll(fl)
+		return
+	}
+	c.queue.Add(flowKey(sc.Workflow.UID, node))
 }

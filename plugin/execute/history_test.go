@@ -27,10 +27,10 @@ func bodyWith(t *testing.T, o Options, extra string) *spec.SparkApplicationSpec 
 	return s
 }
 
-// Every reply that names an application id, while the driver waits, runs
+// Every result that names an application id, while the driver waits, runs
 // and once it ended, reports its page on the History Server: the
 // plugin's, or the step's own, or none when the step turns it off.
-func TestReplyReportsTheHistoryUI(t *testing.T) {
+func TestResultReportsTheHistoryUI(t *testing.T) {
 	plugin := DefaultOptions()
 	plugin.HistoryServerURL = "https://spark-history.example.com/"
 	outcomes := map[string]state.Outcome{
@@ -51,12 +51,13 @@ func TestReplyReportsTheHistoryUI(t *testing.T) {
 		{"turned off for the step", plugin, `"sparkplug":{"historyServerURL":""}`, ""},
 		{"none anywhere", DefaultOptions(), "", ""},
 	}
+	c := &Core{}
 	for _, tt := range tests {
 		body := bodyWith(t, tt.opts, tt.extra)
 		for phase, o := range outcomes {
 			d := driver("node-1", 1, running())
 			appID := d.Labels[spark.LabelAppSelector]
-			r := reply(o, d, false, body, tt.opts)
+			r := asReply(c.result(o, d, false, body, nil))
 			got, ok := outputParam(r, OutputHistoryUI)
 			switch {
 			case tt.want == "" && ok:
@@ -70,8 +71,9 @@ func TestReplyReportsTheHistoryUI(t *testing.T) {
 		}
 	}
 	// No driver, no application id, no page.
-	if _, ok := outputParam(reply(unlisted(), nil, false, bodyWith(t, plugin, ""), plugin), OutputHistoryUI); ok {
-		t.Error("a reply without a driver reports history-ui")
+	pending := state.Outcome{State: spark.StateSubmitted, Phase: wfv1.NodePending}
+	if _, ok := outputParam(asReply(c.result(pending, nil, false, bodyWith(t, plugin, ""), nil)), OutputHistoryUI); ok {
+		t.Error("a result without a driver reports history-ui")
 	}
 }
 
@@ -89,9 +91,8 @@ func TestHistoryUIOfRecordedIDs(t *testing.T) {
 		"spark-1/../../x?y=<b>":                  "",
 		strings.Repeat("s", 4000):                "",
 	} {
-		g := ghostOf("node-1", 1, t0).head()
-		g.Labels[spark.LabelAppSelector] = id
-		got, _ := outputParam(reply(done, g, false, body, o), OutputHistoryUI)
+		g := ghostDriver("node-1", 1, id)
+		got, _ := outputParam(asReply((&Core{}).result(done, g, false, body, nil)), OutputHistoryUI)
 		if got != want {
 			t.Errorf("id %.40q: history-ui %q, want %q", id, got, want)
 		}

@@ -19,6 +19,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/dynamic"
 
+	"github.com/sparkplug-io/sparkplug/plugin/decide"
 	"github.com/sparkplug-io/sparkplug/plugin/driverpod"
 	"github.com/sparkplug-io/sparkplug/plugin/objects"
 	"github.com/sparkplug-io/sparkplug/plugin/spark"
@@ -26,28 +27,23 @@ import (
 	"github.com/sparkplug-io/sparkplug/plugin/state"
 )
 
-// launch creates attempt o.attempt of o.node's run: the batch scheduler's
-// PodGroup, if any, then the driver pod, then its ConfigMap and Service
-// owned by it. A driver that already exists (a repeated call, a restarted
-// plugin) is taken as it is. The driver pod is created by the step's
-// launcher: natively here, or by spark-submit (sparkSubmit). previous is
-// the attempt before, whose bookkeeping the new one carries on. A launch
-// that does not go through returns the answer instead.
-func (r *request) launch(o launchOrder, previous *corev1.Pod) (*run, *state.Outcome) {
-	br := r.step.Run(r.wf, o.node, o.attempt)
+// launch creates attempt of the node's run in the current incarnation:
+// the batch scheduler's PodGroup, if any, then the driver pod, then its
+// ConfigMap and Service owned by it. A driver that already exists (a
+// repeated pass, a restarted plugin) is taken as it is, if it is this
+// workflow's driver under the name sparkplug gives it. The driver pod is
+// created by the step's launcher: natively here, or by spark-submit
+// (sparkSubmit). A launch that does not go through returns the outcome
+// instead.
+func (r *pass) launch(attempt int) (*corev1.Pod, *state.Outcome) {
+	br := r.step.Run(r.wf, r.node, attempt)
+	br.Incarnation = r.incarnation
 	objs, err := r.core.builder.Build(r.step.Body, br)
 	if err != nil {
 		out := state.SubmissionFailed(fmt.Sprintf("build driver objects: %s", err))
 		return nil, &out
 	}
-	if previous != nil {
-		// Carry the run's bookkeeping to the new head.
-		for _, k := range []string{spark.AnnotationAdoptedBy} {
-			if v, ok := previous.Annotations[k]; ok {
-				objs.Driver.Annotations[k] = v
-			}
-		}
-	}
+	o := launchOrder{node: r.node, attempt: attempt}
 	if out := r.createPodGroup(objs.PodGroup, o); out != nil {
 		return nil, out
 	}
@@ -62,7 +58,7 @@ func (r *request) launch(o launchOrder, previous *corev1.Pod) (*run, *state.Outc
 		created, err = pods.Create(r.ctx, objs.Driver, metav1.CreateOptions{})
 		switch {
 		case err == nil:
-			r.log.Info("driver pod created", "node", o.node, "driver", created.Name, "attempt", o.attempt)
+			r.log.Info("driver pod created", "driver", created.Name, "attempt", o.attempt)
 			r.core.metrics.Driver("launched", "")
 		case apierrors.IsAlreadyExists(err):
 			created, err = pods.Get(r.ctx, objs.Driver.Name, metav1.GetOptions{})
@@ -72,30 +68,35 @@ func (r *request) launch(o launchOrder, previous *corev1.Pod) (*run, *state.Outc
 			if !driverpod.Own(created, r.wf, objs.Driver.Name) {
 				// Someone else's pod has the name: never take it for ours.
 				r.withdrawPodGroup(objs.PodGroup)
-				return nil, r.rejected(o, fmt.Sprintf("pod %s exists and is not this workflow's driver: delete it, or run the workflow under another name", created.Name))
+				return nil, r.rejected(o.attempt, fmt.Sprintf("pod %s exists and is not this workflow's driver: delete it, or run the workflow under another name", created.Name))
 			}
-			r.log.Info("driver pod already existed; continuing with it", "node", o.node, "driver", created.Name)
+			r.log.Info("driver pod already existed; continuing with it", "driver", created.Name)
 		case isTransient(err):
 			return nil, r.transient("create driver pod %s: %s", objs.Driver.Name, err)
 		default:
 			r.withdrawPodGroup(objs.PodGroup)
-			return nil, r.rejected(o, apiMessage(err))
+			return nil, r.rejected(o.attempt, apiMessage(err))
 		}
 	}
 	r.scope.Wrote(created)
-	rn := &run{nodeID: o.node, attempts: []*corev1.Pod{created}}
 	if err := r.companions(objs, created); err != nil {
 		var refused *refusedError
 		if errors.As(err, &refused) {
 			r.discard(created)
-			return nil, r.rejected(o, refused.Error())
+			return nil, r.rejected(o.attempt, refused.Error())
 		}
 		return nil, r.transient("%s", err)
 	}
 	// Counted until the whole launch went through: a driver whose
 	// companions are refused is a refused submission too.
-	r.core.failures.clear(r.wf.UID + "/" + failKey(o.node, o.attempt))
-	return rn, nil
+	r.core.failures.clear(r.wf.UID, r.node, o.attempt)
+	return created, nil
+}
+
+// launchOrder is one attempt of a node to launch.
+type launchOrder struct {
+	node    string
+	attempt int
 }
 
 // ensureCompanions recreates the objects a live driver owns (ConfigMap,
@@ -105,12 +106,14 @@ func (r *request) launch(o launchOrder, previous *corev1.Pod) (*run, *state.Outc
 // A companion the API server refuses for good ends the attempt as a
 // refused submission, unless the driver already runs (keepsRunning): the
 // answer is then returned instead.
-func (r *request) ensureCompanions(rn *run) (*state.Outcome, error) {
-	head := rn.head()
+func (r *pass) ensureCompanions(rn *decide.Run) (*state.Outcome, error) {
+	head := rn.Head()
 	if head.UID == "" || r.core.companions.has(head.UID) {
 		return nil, nil
 	}
-	objs, err := r.step.Build(r.core.builder, r.wf, rn.nodeID, rn.attempt())
+	br := r.step.Run(r.wf, r.node, rn.Attempt())
+	br.Incarnation = head.Annotations[spark.AnnotationIncarnation]
+	objs, err := r.core.builder.Build(r.step.Body, br)
 	if err != nil {
 		return nil, fmt.Errorf("rebuild objects of %s: %w", head.Name, err)
 	}
@@ -127,14 +130,22 @@ func (r *request) ensureCompanions(rn *run) (*state.Outcome, error) {
 		return nil, nil
 	}
 	r.discard(head)
-	return r.rejected(launchOrder{node: rn.nodeID, attempt: rn.attempt()}, refused.Error()), nil
+	return r.rejected(rn.Attempt(), refused.Error()), nil
+}
+
+// keepsRunning: a driver whose companion is refused after it started (a
+// restarted plugin cannot make its Service again) runs on with what it
+// had; one that has not started would never start, and its attempt is a
+// refused submission.
+func keepsRunning(driver *corev1.Pod) bool {
+	return driver.Status.Phase == corev1.PodRunning
 }
 
 // companions creates the objects a driver owns, those the cache does not
 // show yet; one that already exists is taken as it is. A driver
 // spark-submit created gets the Workflow as owner first, if it lacks it,
 // and the objects select its application id (retarget).
-func (r *request) companions(objs *objects.Set, driver *corev1.Pod) error {
+func (r *pass) companions(objs *objects.Set, driver *corev1.Pod) error {
 	if err := r.ensureOwner(driver); err != nil {
 		return err
 	}
@@ -223,7 +234,7 @@ func kindOf(o objects.Object) string {
 
 // create creates one object with its typed client, or, for an
 // unstructured one (a PodGroup), with the dynamic client.
-func (r *request) create(o objects.Object) (runtime.Object, error) {
+func (r *pass) create(o objects.Object) (runtime.Object, error) {
 	kube := r.core.clients.Kube
 	ns := r.wf.Namespace
 	opts := metav1.CreateOptions{}
@@ -247,7 +258,7 @@ func (r *request) create(o objects.Object) (runtime.Object, error) {
 
 // dynamicResource is the dynamic client's resource for an unstructured
 // object the builder made.
-func (r *request) dynamicResource(o *unstructured.Unstructured) (dynamic.ResourceInterface, error) {
+func (r *pass) dynamicResource(o *unstructured.Unstructured) (dynamic.ResourceInterface, error) {
 	if r.core.clients.Dynamic == nil {
 		return nil, fmt.Errorf("no dynamic client to create %s %s with", o.GetKind(), o.GetName())
 	}
@@ -264,7 +275,7 @@ func (r *request) dynamicResource(o *unstructured.Unstructured) (dynamic.Resourc
 // refused submission, counted and retried per onSubmissionFailureRetries
 // as the Spark operator retries a failed batch scheduling, with a message
 // that names the fix.
-func (r *request) createPodGroup(pg *unstructured.Unstructured, o launchOrder) *state.Outcome {
+func (r *pass) createPodGroup(pg *unstructured.Unstructured, o launchOrder) *state.Outcome {
 	if pg == nil {
 		return nil
 	}
@@ -278,11 +289,11 @@ func (r *request) createPodGroup(pg *unstructured.Unstructured, o launchOrder) *
 	case apierrors.IsNotFound(err) || meta.IsNoMatchError(err):
 		// Before isTransient: the API server's 404 for a resource it does
 		// not serve is an "unexpected server response" to client-go.
-		return r.rejected(o, objects.MissingPodGroupCRD(pg))
+		return r.rejected(o.attempt, objects.MissingPodGroupCRD(pg))
 	case isTransient(err):
 		return r.transient("create PodGroup %s: %s", pg.GetName(), err)
 	default:
-		return r.rejected(o, fmt.Sprintf("create PodGroup %s: %s", pg.GetName(), apiMessage(err)))
+		return r.rejected(o.attempt, fmt.Sprintf("create PodGroup %s: %s", pg.GetName(), apiMessage(err)))
 	}
 }
 
@@ -292,7 +303,7 @@ func (r *request) createPodGroup(pg *unstructured.Unstructured, o launchOrder) *
 // chooses its own); one that is missing (someone deleted it) is created
 // owned by the driver. This is one request per driver and process, like
 // the other companions' checks.
-func (r *request) adoptPodGroup(pg *unstructured.Unstructured) error {
+func (r *pass) adoptPodGroup(pg *unstructured.Unstructured) error {
 	if pg == nil {
 		return nil
 	}
@@ -326,7 +337,7 @@ func (r *request) adoptPodGroup(pg *unstructured.Unstructured) error {
 // owned by the Workflow, until the Workflow goes, and Volcano may admit it
 // to its queue and hold its minResources there. A retry creates it again.
 // A failure is only logged: the PodGroup still goes with the Workflow.
-func (r *request) withdrawPodGroup(pg *unstructured.Unstructured) {
+func (r *pass) withdrawPodGroup(pg *unstructured.Unstructured) {
 	if pg == nil {
 		return
 	}

@@ -12,18 +12,28 @@ import (
 // Options tune the request core. Zero values are replaced by defaults in
 // Validate.
 type Options struct {
-	// RequeuePending is the requeue while a driver is being submitted or
-	// waits to start; RequeueRunning while it runs.
-	RequeuePending, RequeueRunning time.Duration
 	// NotFoundGrace is how long a driver missing from the cache is
 	// tolerated after its creation before the attempt fails.
 	NotFoundGrace time.Duration
-	// HandoutGrace is how long a result handed to one of several identical
-	// nodes may take to show in the TaskSet before it counts as lost.
-	HandoutGrace time.Duration
-	// CacheWait is how long a request waits for a new workflow's cache to
-	// sync before answering 503.
-	CacheWait time.Duration
+	// Workers is how many nodes are reconciled at once.
+	Workers int
+	// Resync is how often every listed node is reconciled again, events
+	// or not: time limits, backoffs and the running message move with
+	// the clock alone.
+	Resync time.Duration
+	// WriteGap is the least time between two writes of one workflow's
+	// TaskSet: each is an event Argo's controller answers with a Workflow
+	// update.
+	WriteGap time.Duration
+	// HoldVanished is how long a node whose final entry vanished while
+	// the TaskSet still lists it is left alone (Argo removes a fulfilled
+	// node's entry first, its task next); past it, with the Workflow
+	// still showing the node open, its result is written again.
+	HoldVanished time.Duration
+	// AccessWait is how long a request waits for the review of this
+	// process's permission to write the TaskSet's status, the one thing
+	// its reply depends on.
+	AccessWait time.Duration
 	// LeftoverInterval is how often the namespaces this process serves are
 	// searched for expired drivers of finished workflows (ExpireLeftovers).
 	LeftoverInterval time.Duration
@@ -61,26 +71,24 @@ type Options struct {
 	// Spark's REST API on each driver's UI (sparkapi), refreshed every
 	// ProgressInterval, when that is not 0. Tests set a stand-in.
 	Progress ProgressSource
-	// SubmitWait is how long a request waits for a spark-submit run before
-	// replying Pending; the run goes on and a later request takes its
-	// result. It stays well under the agent's 30 s request timeout.
+	// SubmitWait is how long a pass waits for a spark-submit run before
+	// reporting Pending; the run goes on and a later pass takes its
+	// result.
 	SubmitWait time.Duration
 	// Now is the clock.
 	Now func() time.Time
 }
 
-// MaxSubmitWait is the longest SubmitWait: Argo's agent gives up on a
-// request after 30 s.
+// MaxSubmitWait is the longest SubmitWait: a pass that waits holds one
+// of the Workers.
 const MaxSubmitWait = 20 * time.Second
 
-// DefaultProgressInterval is ProgressInterval's default. The agent asks
-// about a running node every RequeueRunning (15 s) and writes changed
-// results to the WorkflowTaskSet at most every ARGO_AGENT_PATCH_RATE
-// (10 s) per workflow, and each written change is a Workflow update by
-// the controller: 30 s is twice the requeue, so every step shows, keeps
-// a running node's duration in the UI within about a minute of the truth,
-// and costs at most 2 Workflow updates a minute per running node (never
-// more than the agent's 6 a minute per workflow, however many nodes run).
+// DefaultProgressInterval is ProgressInterval's default. Each written
+// change of a node's result is a WorkflowTaskSet write and a Workflow
+// update by the controller: 30 s keeps a running node's duration in the
+// UI within about a minute of the truth, and costs at most 2 Workflow
+// updates a minute per running node; the writer batches a workflow's
+// nodes into at most one write per WriteGap.
 const DefaultProgressInterval = 30 * time.Second
 
 // MinProgressInterval is the shortest ProgressInterval but 0: the message
@@ -92,11 +100,12 @@ const MinProgressInterval = time.Second
 // them.
 func DefaultOptions() Options {
 	return Options{
-		RequeuePending:   5 * time.Second,
-		RequeueRunning:   15 * time.Second,
 		NotFoundGrace:    30 * time.Second,
-		HandoutGrace:     time.Minute,
-		CacheWait:        10 * time.Second,
+		Workers:          16,
+		Resync:           2 * time.Second,
+		WriteGap:         time.Second,
+		HoldVanished:     10 * time.Second,
+		AccessWait:       5 * time.Second,
 		LeftoverInterval: time.Minute,
 		SubmitWait:       10 * time.Second,
 		ProgressInterval: DefaultProgressInterval,
@@ -116,11 +125,14 @@ func (o *Options) Validate() error {
 			*v = dv
 		}
 	}
-	def(&o.RequeuePending, d.RequeuePending)
-	def(&o.RequeueRunning, d.RequeueRunning)
 	def(&o.NotFoundGrace, d.NotFoundGrace)
-	def(&o.HandoutGrace, d.HandoutGrace)
-	def(&o.CacheWait, d.CacheWait)
+	def(&o.Resync, d.Resync)
+	def(&o.WriteGap, d.WriteGap)
+	def(&o.HoldVanished, d.HoldVanished)
+	def(&o.AccessWait, d.AccessWait)
+	if o.Workers == 0 {
+		o.Workers = d.Workers
+	}
 	def(&o.LeftoverInterval, d.LeftoverInterval)
 	def(&o.SubmitWait, d.SubmitWait)
 	if o.Now == nil {
@@ -142,6 +154,9 @@ func (o *Options) Validate() error {
 	if o.Archive.Timeout < 0 {
 		return setting.Errorf("archive-logs-timeout", "must not be negative, got %s", o.Archive.Timeout)
 	}
+	if o.Workers < 0 {
+		return setting.Errorf("workers", "must be at least 1, got %d", o.Workers)
+	}
 	if o.MaxSubmits < 0 {
 		return setting.Errorf("max-spark-submits", "must be at least 1, got %d", o.MaxSubmits)
 	}
@@ -149,8 +164,7 @@ func (o *Options) Validate() error {
 		name string
 		d    time.Duration
 	}{
-		{"requeue-pending", o.RequeuePending}, {"requeue-running", o.RequeueRunning},
-		{"not-found-grace", o.NotFoundGrace}, {"handout-grace", o.HandoutGrace}, {"cache-wait", o.CacheWait},
+		{"not-found-grace", o.NotFoundGrace}, {"resync", o.Resync}, {"write-gap", o.WriteGap},
 		{"ttl-leftover-interval", o.LeftoverInterval},
 	} {
 		if s.d < 0 {
@@ -161,7 +175,7 @@ func (o *Options) Validate() error {
 		return setting.Errorf("progress-interval", "%s: want 0 (off) or at least %s, as the message shows whole seconds", o.ProgressInterval, MinProgressInterval)
 	}
 	if o.SubmitWait < 0 || o.SubmitWait > MaxSubmitWait {
-		return setting.Errorf("submit-wait", "%s: want between 0 and %s, as Argo's agent gives up on a request after 30 s", o.SubmitWait, MaxSubmitWait)
+		return setting.Errorf("submit-wait", "%s: want between 0 and %s, as a pass that waits holds a worker", o.SubmitWait, MaxSubmitWait)
 	}
 	switch o.Launcher {
 	case "":

@@ -2,14 +2,16 @@ package execute
 
 import (
 	"errors"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
 
+	wfv1 "github.com/argoproj/argo-workflows/v3/pkg/apis/workflow/v1alpha1"
 	"github.com/argoproj/argo-workflows/v3/pkg/plugins/executor"
 	"k8s.io/client-go/tools/record"
 
-	"github.com/sparkplug-io/sparkplug/plugin/identity"
+	"github.com/sparkplug-io/sparkplug/plugin/decide"
 	"github.com/sparkplug-io/sparkplug/plugin/setting"
 	"github.com/sparkplug-io/sparkplug/plugin/spark"
 	"github.com/sparkplug-io/sparkplug/plugin/state"
@@ -48,16 +50,15 @@ func TestProgressIntervalOption(t *testing.T) {
 }
 
 // withProgress is the never-rerun policy with a progress interval.
-func withProgress(t *testing.T, interval time.Duration) policy {
+func withProgress(t *testing.T, interval time.Duration) decide.Policy {
 	p := never(t)
-	p.progressInterval = interval
+	p.ProgressInterval = interval
 	return p
 }
 
-// A running node's answer carries the driver's time, rounded down to the
-// interval, and nothing about who answers changes with it.
-func TestRunningAnswerShowsTheElapsedTime(t *testing.T) {
-	tasks := []identity.Task{open("n1")}
+// A running node's result carries the driver's time, rounded down to the
+// interval, and nothing else the plan says changes with it.
+func TestRunningResultShowsTheElapsedTime(t *testing.T) {
 	for _, tc := range []struct {
 		now      time.Duration
 		interval time.Duration
@@ -68,13 +69,15 @@ func TestRunningAnswerShowsTheElapsedTime(t *testing.T) {
 		{5 * time.Minute, 30 * time.Second, "RUNNING 0/1 executor, 5m"},
 		{4*time.Minute + 59*time.Second, 0, "RUNNING 0/1 executor"},
 	} {
-		s := snap(t0.Add(tc.now), tasks, runOf(driver("n1", 1, running())))
-		g := planned(s, withProgress(t, tc.interval))
-		if g.answer != "n1" || g.final || g.outcome.Message() != tc.want {
-			t.Errorf("at +%s, interval %s: answer %q final %v %q, want n1 running %q", tc.now, tc.interval, g.answer, g.final, g.outcome.Message(), tc.want)
+		s := snapOf(t0.Add(tc.now), runOf(driver("n1", 1, running())))
+		pl := decide.Decide(s, withProgress(t, tc.interval))
+		if !pl.Report || pl.Driver == nil || pl.Outcome.Phase != wfv1.NodeRunning || pl.Outcome.Message() != tc.want {
+			t.Errorf("at +%s, interval %s: report %v phase %s %q, want a Running report %q", tc.now, tc.interval, pl.Report, pl.Outcome.Phase, pl.Outcome.Message(), tc.want)
 		}
-		if off := planned(s, never(t)); off.answer != g.answer || off.record != g.record || off.unanswered != g.unanswered {
-			t.Errorf("at +%s: the interval changed the decision: %+v, without %+v", tc.now, g, off)
+		off := decide.Decide(s, never(t))
+		pl.Outcome, off.Outcome = state.Outcome{}, state.Outcome{}
+		if !reflect.DeepEqual(pl, off) {
+			t.Errorf("at +%s: the interval changed the plan: %+v, without %+v", tc.now, pl, off)
 		}
 	}
 }
@@ -86,9 +89,9 @@ func TestStateEventOncePerStateWhileTheMessageMoves(t *testing.T) {
 	c := &Core{recorder: rec}
 	wf := spark.WorkflowRef{Name: "wf", Namespace: "ns", UID: "u"}
 	for _, d := range []time.Duration{0, 30 * time.Second, time.Minute, 90 * time.Second} {
-		c.stateEvent(wf, "n1", "n1-driver", state.Outcome{State: spark.StateRunning, Phase: runningPh, Counts: "2/2 executors", Elapsed: d})
+		c.stateEvent(wf, "n1", "n1-driver", state.Outcome{State: spark.StateRunning, Phase: wfv1.NodeRunning, Counts: "2/2 executors", Elapsed: d})
 	}
-	c.stateEvent(wf, "n1", "n1-driver", state.Outcome{State: spark.StateCompleted, Phase: succeeded})
+	c.stateEvent(wf, "n1", "n1-driver", state.Outcome{State: spark.StateCompleted, Phase: wfv1.NodeSucceeded})
 	close(rec.Events)
 	var got []string
 	for e := range rec.Events {
@@ -110,42 +113,44 @@ func exitCodeOf(r executor.ExecuteTemplateReply) string {
 	return *r.Node.Outputs.ExitCode
 }
 
-// The reply reports the driver container's exit code as outputs.exitCode
-// once it terminated: on the final reply, and while a rerun waits (the
+// The result reports the driver container's exit code as outputs.exitCode
+// once it terminated: on the final result, and while a rerun waits (the
 // outputs still name that driver). A driver that runs, never ran, or that
 // sparkplug stopped has none.
-func TestReplyReportsTheExitCode(t *testing.T) {
-	tasks := []identity.Task{open("n1")}
+func TestResultReportsTheExitCode(t *testing.T) {
 	later := t0.Add(time.Minute + 5*time.Second)
 	tests := []struct {
 		name string
-		s    *snapshot
-		p    policy
+		s    *decide.Snapshot
+		p    decide.Policy
 		want string
 	}{
-		{"succeeded", snap(later, tasks, runOf(driver("n1", 1, exited(0, "Completed")))), never(t), "0"},
-		{"failed", snap(later, tasks, runOf(driver("n1", 1, exited(1, "Error")))), never(t), "1"},
-		{"OOMKilled", snap(later, tasks, runOf(driver("n1", 1, exited(137, "OOMKilled")))), never(t), "137"},
-		{"failed, a rerun waits", snap(later, tasks, runOf(driver("n1", 1, exited(1, "Error")))), onFailure(t), "1"},
-		{"running", snap(later, tasks, runOf(driver("n1", 1, running()))), never(t), "unset"},
-		{"pending", snap(later, tasks, runOf(driver("n1", 1))), never(t), "unset"},
-		{"never started: its image cannot be pulled", snap(later, tasks, runOf(driver("n1", 1, waitingOn("ImagePullBackOff")))), never(t), "unset"},
-		{"evicted before it ran", snap(later, tasks, runOf(driver("n1", 1, evicted()))), never(t), "unset"},
-		{"timed out: sparkplug stops it", snap(t0.Add(11*time.Minute), tasks, runOf(driver("n1", 1, running()))), policyOf(t, "", 10*time.Minute), "unset"},
-		{"timed out, stopped: its tombstone", snap(t0.Add(11*time.Minute), tasks, tombOf("n1", 1, limitTimeout, t0.Add(10*time.Minute))), policyOf(t, "", 10*time.Minute), "unset"},
+		{"succeeded", snapOf(later, runOf(driver("n1", 1, exited(0, "Completed")))), never(t), "0"},
+		{"failed", snapOf(later, runOf(driver("n1", 1, exited(1, "Error")))), never(t), "1"},
+		{"OOMKilled", snapOf(later, runOf(driver("n1", 1, exited(137, "OOMKilled")))), never(t), "137"},
+		{"failed, a rerun waits", snapOf(later, runOf(driver("n1", 1, exited(1, "Error")))), onFailure(t), "1"},
+		{"running", snapOf(later, runOf(driver("n1", 1, running()))), never(t), "unset"},
+		{"pending", snapOf(later, runOf(driver("n1", 1))), never(t), "unset"},
+		{"never started: its image cannot be pulled", snapOf(later, runOf(driver("n1", 1, waitingOn("ImagePullBackOff")))), never(t), "unset"},
+		{"evicted before it ran", snapOf(later, runOf(driver("n1", 1, evicted()))), never(t), "unset"},
+		{"timed out: sparkplug stops it", snapOf(t0.Add(11*time.Minute), runOf(driver("n1", 1, running()))), policyOf(t, "", 10*time.Minute), "unset"},
+		{"timed out, stopped: its tombstone", snapOf(t0.Add(11*time.Minute), tombOf("n1", 1, decide.LimitTimeout, t0.Add(10*time.Minute))), policyOf(t, "", 10*time.Minute), "unset"},
 	}
+	c := &Core{}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			rn := tt.s.runs["n1"]
-			rep := decideReport(tt.s, tt.p, rn, identity.ModeOwn)
-			r := reply(rep.verdict.Outcome, rn.head(), false, tt.p.body, DefaultOptions())
+			pl := decide.Decide(tt.s, tt.p)
+			if !pl.Report || pl.Driver == nil {
+				t.Fatalf("plan %+v: want a report naming the driver", pl)
+			}
+			r := asReply(c.result(pl.Outcome, pl.Driver, pl.JSON, tt.p.Body, nil))
 			if got := exitCodeOf(r); got != tt.want {
 				t.Errorf("outputs.exitCode %s, want %s (%s %q)", got, tt.want, r.Node.Phase, r.Node.Message)
 			}
 		})
 	}
 	// Without a driver there are no outputs at all.
-	if got := exitCodeOf(reply(unlisted(), nil, false, never(t).body, DefaultOptions())); got != "unset" {
-		t.Errorf("a reply without a driver: exitCode %s", got)
+	if got := exitCodeOf(asReply(c.result(decide.SubmitRunning(), nil, false, never(t).Body, nil))); got != "unset" {
+		t.Errorf("a result without a driver: exitCode %s", got)
 	}
 }

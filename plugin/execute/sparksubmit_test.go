@@ -3,8 +3,6 @@ package execute
 import (
 	"context"
 	"encoding/json"
-	"io"
-	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
@@ -21,6 +19,7 @@ import (
 	"k8s.io/client-go/kubernetes/fake"
 	k8stesting "k8s.io/client-go/testing"
 
+	"github.com/sparkplug-io/sparkplug/plugin/decide"
 	"github.com/sparkplug-io/sparkplug/plugin/objects"
 	"github.com/sparkplug-io/sparkplug/plugin/render"
 	"github.com/sparkplug-io/sparkplug/plugin/scope"
@@ -34,9 +33,10 @@ import (
 // These tests run the spark-submit launcher against a fake clientset and
 // the fake spark-submit (plugin/submit/submittest), which cannot reach a
 // fake clientset: where the driver must exist, the test creates it, as
-// spark-submit would have, without sparkplug's labels, so the workflow's
-// cache does not show it and only a GET finds it. The launcher against a
-// real API server is in cmd/sparkplug's integration tests.
+// spark-submit would have, from sparkplug's pod template (its labels and
+// annotations) but with an application id of its own and without the
+// Workflow as owner. The launcher against a real API server is in
+// cmd/sparkplug's integration tests.
 
 type submitEnv struct {
 	core   *Core
@@ -59,55 +59,61 @@ func newSubmitEnv(t *testing.T, fc submittest.Config, extra string, opts func(*O
 	}
 	kube := fake.NewClientset()
 	clients := scope.Clients{Kube: kube, Workflows: wffake.NewSimpleClientset(ts)}
-	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	o := Options{}
 	o.Submit.SparkHome = home
 	o.SubmitWait = 5 * time.Second
 	if opts != nil {
 		opts(&o)
 	}
-	if err := o.Validate(); err != nil {
-		t.Fatal(err)
-	}
-	builder, err := objects.New(templates.FS)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	t.Cleanup(cancel)
-	reg := scope.NewRegistry(clients, time.Minute, log, time.Now)
-	go reg.Run(ctx)
-	return &submitEnv{
-		core: New(o, clients, reg, builder, nil, nil, log),
-		args: executor.ExecuteTemplateArgs{
-			Workflow: &executor.Workflow{ObjectMeta: executor.ObjectMeta{Name: "wf", Namespace: "ns", UID: "uid-1"}},
-			Template: tmpl,
-		},
-		kube: kube, home: home, record: record,
-	}
+	core, args := startCoreWith(t, clients, tmpl, o)
+	return &submitEnv{core: core, args: args, kube: kube, home: home, record: record}
 }
 
-func (e *submitEnv) execute(t *testing.T) executor.ExecuteTemplateReply {
+// pass reconciles node wf-1 once and returns the result it offered.
+func (e *submitEnv) pass(t *testing.T) executor.ExecuteTemplateReply {
 	t.Helper()
-	r, err := e.core.Execute(context.Background(), e.args)
+	return runPass(t, e.core, e.args)
+}
+
+// submitted is the driver pod of node wf-1's first attempt in the
+// workflow's current incarnation, as spark-submit creates it: from
+// sparkplug's pod template, with an application id of its own, and not
+// owned by the Workflow.
+func (e *submitEnv) submitted(t *testing.T) *corev1.Pod {
+	t.Helper()
+	fl := e.core.flowOf("uid-1")
+	tmpl := fl.scope.TaskSet().Spec.Tasks["wf-1"]
+	st, ok, err := fl.step("wf-1", &tmpl, e.core.opts)
+	if !ok || err != nil {
+		t.Fatalf("step of wf-1: %v %v", ok, err)
+	}
+	br := st.Run(fl.scope.Workflow, "wf-1", 1)
+	br.Incarnation = e.incarnation()
+	objs, err := e.core.builder.Build(st.Body, br)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return r
+	pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: objs.Driver.Name, Namespace: "ns", UID: "pod-uid",
+		Labels: objs.Driver.Labels, Annotations: objs.Driver.Annotations}}
+	pod.Labels[spark.LabelAppSelector] = "spark-fromsubmit"
+	return pod
 }
 
-// driverName is the driver pod of node wf-1's first attempt.
-func driverName() string {
-	return objects.NamesFor(objects.Run{Workflow: spark.WorkflowRef{Name: "wf", Namespace: "ns", UID: "uid-1"}, NodeID: "wf-1", Attempt: 1}).DriverPod
+// incarnation is the workflow's current incarnation: its startedAt.
+func (e *submitEnv) incarnation() string {
+	return e.core.flowOf("uid-1").scope.WorkflowObject().Status.StartedAt.UTC().Format(time.RFC3339)
 }
 
-// createDriver creates the driver as spark-submit would: no sparkplug
-// owner, an application id of its own.
+// driverName is the name of node wf-1's first driver.
+func (e *submitEnv) driverName(t *testing.T) string {
+	t.Helper()
+	return e.submitted(t).Name
+}
+
+// createDriver creates the driver as spark-submit would.
 func (e *submitEnv) createDriver(t *testing.T) {
 	t.Helper()
-	pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: driverName(), Namespace: "ns", UID: "pod-uid",
-		Labels: map[string]string{spark.LabelAppSelector: "spark-fromsubmit", spark.LabelRole: spark.RoleDriver}}}
-	if _, err := e.kube.CoreV1().Pods("ns").Create(context.Background(), pod, metav1.CreateOptions{}); err != nil {
+	if _, err := e.kube.CoreV1().Pods("ns").Create(context.Background(), e.submitted(t), metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -115,9 +121,9 @@ func (e *submitEnv) createDriver(t *testing.T) {
 func TestSparkSubmitFailureIsASubmissionFailure(t *testing.T) {
 	e := newSubmitEnv(t, submittest.Config{ExitCode: 1, Stderr: "25/01/31 12:00:00 INFO SparkKubernetesClientFactory: Auto-configuring K8S client\n" +
 		"Exception in thread \"main\" io.fabric8.kubernetes.client.KubernetesClientException: Forbidden: exceeded quota: compute\n\tat io.fabric8.Foo.bar(Foo.java:1)\n"}, "", nil)
-	r := e.execute(t)
+	r := e.pass(t)
 	want := `SUBMISSION_FAILED: spark-submit exited 1: Exception in thread "main" io.fabric8.kubernetes.client.KubernetesClientException: Forbidden: exceeded quota: compute`
-	if r.Node.Phase != wfv1.NodeFailed || r.Node.Message != want || r.Requeue != nil {
+	if r.Node == nil || r.Node.Phase != wfv1.NodeFailed || r.Node.Message != want {
 		t.Fatalf("reply %+v; want Failed %q", r.Node, want)
 	}
 	if n := len(submittest.Calls(t, e.record)); n != 1 {
@@ -128,16 +134,16 @@ func TestSparkSubmitFailureIsASubmissionFailure(t *testing.T) {
 func TestSparkSubmitFailureIsRetriedPerPolicy(t *testing.T) {
 	e := newSubmitEnv(t, submittest.Config{ExitCode: 1, Stderr: "Exception in thread \"main\" java.net.SocketTimeoutException: timeout\n"},
 		`,"restartPolicy":{"type":"OnFailure","onSubmissionFailureRetries":1,"onSubmissionFailureRetryInterval":1}`, nil)
-	r := e.execute(t)
-	if r.Node.Phase != wfv1.NodePending || !strings.HasPrefix(r.Node.Message, "SUBMISSION_FAILED: retry 1/1 soon: spark-submit exited 1: ") {
+	r := e.pass(t)
+	if r.Node == nil || r.Node.Phase != wfv1.NodePending || !strings.HasPrefix(r.Node.Message, "SUBMISSION_FAILED: retry 1/1 soon: spark-submit exited 1: ") {
 		t.Fatalf("first failure: %+v; want a retry", r.Node)
 	}
 	// Within the interval, spark-submit does not run again.
-	if r = e.execute(t); !strings.Contains(r.Node.Message, "SUBMISSION_FAILED: retry 1/1 in") || len(submittest.Calls(t, e.record)) != 1 {
+	if r = e.pass(t); r.Node == nil || !strings.Contains(r.Node.Message, "SUBMISSION_FAILED: retry 1/1 in") || len(submittest.Calls(t, e.record)) != 1 {
 		t.Fatalf("within the interval: %+v after %d runs", r.Node, len(submittest.Calls(t, e.record)))
 	}
 	time.Sleep(1100 * time.Millisecond)
-	if r = e.execute(t); r.Node.Phase != wfv1.NodeFailed || !strings.Contains(r.Node.Message, "SocketTimeoutException") {
+	if r = e.pass(t); r.Node == nil || r.Node.Phase != wfv1.NodeFailed || !strings.Contains(r.Node.Message, "SocketTimeoutException") {
 		t.Fatalf("second failure: %+v; want Failed", r.Node)
 	}
 	if n := len(submittest.Calls(t, e.record)); n != 2 {
@@ -147,12 +153,12 @@ func TestSparkSubmitFailureIsRetriedPerPolicy(t *testing.T) {
 
 // spark-submit refuses a driver that exists (a repeated call, a restarted
 // plugin, and the cache has not shown it): sparkplug finds it by a GET and
-// continues with it, the Workflow made its owner. The pod lives only
-// behind the reactors, so the cache never shows it.
+// continues with it, the Workflow made its owner; the next pass reports
+// it. The pod lives only behind the reactors, so the informers never list
+// it: only what sparkplug wrote into the cache shows it.
 func TestSparkSubmitAlreadyExistsAdoptsTheDriver(t *testing.T) {
 	e := newSubmitEnv(t, submittest.Config{ExitCode: 1, Stderr: "Exception in thread \"main\" io.fabric8.kubernetes.client.KubernetesClientException: Failure executing: POST. Message: pods \"x\" already exists.\n"}, "", nil)
-	pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: driverName(), Namespace: "ns", UID: "pod-uid",
-		Labels: map[string]string{spark.LabelAppSelector: "spark-fromsubmit", spark.LabelRole: spark.RoleDriver}}}
+	pod := e.submitted(t)
 	var patches []string
 	e.kube.PrependReactor("get", "pods", func(a k8stesting.Action) (bool, runtime.Object, error) {
 		if a.(k8stesting.GetAction).GetName() != pod.Name {
@@ -167,12 +173,15 @@ func TestSparkSubmitAlreadyExistsAdoptsTheDriver(t *testing.T) {
 		owned.OwnerReferences = []metav1.OwnerReference{objects.WorkflowOwner(spark.WorkflowRef{Name: "wf", Namespace: "ns", UID: "uid-1"})}
 		return true, owned, nil
 	})
-	r := e.execute(t)
-	if r.Node.Phase != wfv1.NodePending || !strings.HasPrefix(r.Node.Message, "SUBMITTED") {
-		t.Fatalf("reply %+v; want the existing driver, submitted", r.Node)
+	if r := e.pass(t); r.Node != nil {
+		t.Fatalf("the launching pass offered %+v; want nothing until the next pass", r.Node)
 	}
-	if got := param(r, OutputDriverPod); got != driverName() {
-		t.Fatalf("driver-pod output %q, want %q", got, driverName())
+	r := e.pass(t)
+	if r.Node == nil || r.Node.Phase != wfv1.NodePending || !strings.HasPrefix(r.Node.Message, "SUBMITTED") {
+		t.Fatalf("result %+v; want the existing driver, submitted", r.Node)
+	}
+	if got := param(r, OutputDriverPod); got != pod.Name {
+		t.Fatalf("driver-pod output %q, want %q", got, pod.Name)
 	}
 	if got := param(r, OutputApplicationID); got != "spark-fromsubmit" {
 		t.Fatalf("application id %q, want the driver's own", got)
@@ -185,7 +194,7 @@ func TestSparkSubmitAlreadyExistsAdoptsTheDriver(t *testing.T) {
 		t.Fatalf("patches %q; want one strategic merge adding the Workflow owner to this pod", patches)
 	}
 	// sparkplug's Service selects the driver by the id spark-submit chose.
-	svc, err := e.kube.CoreV1().Services("ns").Get(context.Background(), objects.ServiceName(driverName()), metav1.GetOptions{})
+	svc, err := e.kube.CoreV1().Services("ns").Get(context.Background(), objects.ServiceName(pod.Name), metav1.GetOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -195,25 +204,26 @@ func TestSparkSubmitAlreadyExistsAdoptsTheDriver(t *testing.T) {
 }
 
 // A spark-submit that outlasts SubmitWait goes on in the background: the
-// node is Pending meanwhile, later requests run no second spark-submit,
-// and a request after it ended takes its result.
+// node is Pending meanwhile, later passes run no second spark-submit,
+// and a pass after it ended takes its result.
 func TestSparkSubmitRunsInTheBackground(t *testing.T) {
 	e := newSubmitEnv(t, submittest.Config{Sleep: "1s"}, "", func(o *Options) { o.SubmitWait = 50 * time.Millisecond })
-	r := e.execute(t)
-	if r.Node.Phase != wfv1.NodePending || r.Node.Message != submitRunning().Message() || r.Requeue == nil {
-		t.Fatalf("first reply %+v; want Pending %q with a requeue", r, submitRunning().Message())
+	running := decide.SubmitRunning().Message()
+	r := e.pass(t)
+	if r.Node == nil || r.Node.Phase != wfv1.NodePending || r.Node.Message != running {
+		t.Fatalf("first result %+v; want Pending %q", r.Node, running)
 	}
-	if r = e.execute(t); r.Node.Message != submitRunning().Message() {
-		t.Fatalf("second reply %+v; want still running", r.Node)
+	if r = e.pass(t); r.Node == nil || r.Node.Message != running {
+		t.Fatalf("second result %+v; want still running", r.Node)
 	}
 	deadline := time.Now().Add(10 * time.Second)
-	for r.Node.Message == submitRunning().Message() && time.Now().Before(deadline) {
+	for r.Node != nil && r.Node.Message == running && time.Now().Before(deadline) {
 		time.Sleep(100 * time.Millisecond)
-		r = e.execute(t)
+		r = e.pass(t)
 	}
 	// The fake created no driver (it cannot reach a fake clientset): the
 	// result taken is that failure.
-	if r.Node.Phase != wfv1.NodeFailed || !strings.Contains(r.Node.Message, "spark-submit exited 0, but driver pod") {
+	if r.Node == nil || r.Node.Phase != wfv1.NodeFailed || !strings.Contains(r.Node.Message, "spark-submit exited 0, but driver pod") {
 		t.Fatalf("after spark-submit ended: %+v; want its result", r.Node)
 	}
 	if n := len(submittest.Calls(t, e.record)); n != 1 {
@@ -225,25 +235,25 @@ func TestSparkSubmitRunsInTheBackground(t *testing.T) {
 }
 
 // A driver that shows in the cache while its spark-submit still runs is
-// taken at once; the run, once ended, is kept a while for a request to
+// taken at once; the run, once ended, is kept a while for a pass to
 // take, then dropped.
 func TestSparkSubmitDriverSeenWhileItRuns(t *testing.T) {
 	e := newSubmitEnv(t, submittest.Config{Sleep: "1s"}, "", func(o *Options) { o.SubmitWait = 50 * time.Millisecond })
-	if r := e.execute(t); r.Node.Message != submitRunning().Message() {
-		t.Fatalf("first reply %+v", r.Node)
+	if r := e.pass(t); r.Node == nil || r.Node.Message != decide.SubmitRunning().Message() {
+		t.Fatalf("first result %+v", r.Node)
 	}
 	e.createDriver(t) // spark-submit created it and is not done yet
 	var r executor.ExecuteTemplateReply
 	deadline := time.Now().Add(10 * time.Second)
 	for param(r, OutputDriverPod) == "" && time.Now().Before(deadline) {
 		time.Sleep(50 * time.Millisecond)
-		r = e.execute(t)
+		r = e.pass(t)
 	}
-	if r.Node.Phase != wfv1.NodePending || !strings.HasPrefix(r.Node.Message, "SUBMITTED") || param(r, OutputDriverPod) != driverName() {
-		t.Fatalf("reply %+v; want the driver, submitted", r.Node)
+	if r.Node == nil || r.Node.Phase != wfv1.NodePending || !strings.HasPrefix(r.Node.Message, "SUBMITTED") || param(r, OutputDriverPod) != e.driverName(t) {
+		t.Fatalf("result %+v; want the driver, submitted", r.Node)
 	}
 	time.Sleep(1500 * time.Millisecond) // the run ends
-	e.execute(t)
+	e.pass(t)
 	if n := len(submittest.Calls(t, e.record)); n != 1 {
 		t.Fatalf("%d spark-submit runs, want 1", n)
 	}
@@ -260,9 +270,9 @@ func TestSparkSubmitDriverSeenWhileItRuns(t *testing.T) {
 // saying where to look.
 func TestSparkSubmitWithoutADriverFails(t *testing.T) {
 	e := newSubmitEnv(t, submittest.Config{}, "", nil)
-	r := e.execute(t)
-	if r.Node.Phase != wfv1.NodeFailed || !strings.Contains(r.Node.Message, "spark-submit exited 0, but driver pod "+driverName()+" does not exist") {
-		t.Fatalf("reply %+v", r.Node)
+	r := e.pass(t)
+	if r.Node == nil || r.Node.Phase != wfv1.NodeFailed || !strings.Contains(r.Node.Message, "spark-submit exited 0, but driver pod "+e.driverName(t)+" does not exist") {
+		t.Fatalf("result %+v", r.Node)
 	}
 }
 
@@ -270,9 +280,9 @@ func TestSparkSubmitWithoutADriverFails(t *testing.T) {
 // saying so.
 func TestSparkSubmitWithoutSparkHomeFails(t *testing.T) {
 	e := newSubmitEnv(t, submittest.Config{}, "", func(o *Options) { o.Submit.SparkHome = "" })
-	r := e.execute(t)
-	if r.Node.Phase != wfv1.NodeFailed || !strings.Contains(r.Node.Message, "--spark-home") {
-		t.Fatalf("reply %+v", r.Node)
+	r := e.pass(t)
+	if r.Node == nil || r.Node.Phase != wfv1.NodeFailed || !strings.Contains(r.Node.Message, "--spark-home") {
+		t.Fatalf("result %+v", r.Node)
 	}
 	if n := len(submittest.Calls(t, e.record)); n != 0 {
 		t.Fatalf("%d spark-submit runs, want none", n)
@@ -334,7 +344,7 @@ func TestOptionsLauncher(t *testing.T) {
 	}{
 		{"spark-submit without a spark home", Options{Launcher: "spark-submit"}, "launcher: spark-submit needs spark-home"},
 		{"unknown launcher", Options{Launcher: "yarn"}, `launcher: must be native or spark-submit, got "yarn"`},
-		{"submit wait beyond the agent's patience", Options{SubmitWait: time.Minute}, "Argo's agent gives up"},
+		{"submit wait beyond what a worker may wait", Options{SubmitWait: time.Minute}, "a pass that waits holds a worker"},
 		{"negative submit wait", Options{SubmitWait: -time.Second}, "want between 0 and"},
 		{"unknown placeholder in the UI Ingress URL", Options{IngressURLFormat: "{{$app}}.example.com"}, `ingress-url-format: "{{$app}}.example.com": unknown placeholder {{$app}}`},
 		{"an IngressClass name that is none", Options{IngressClassName: "Nginx"}, `ingress-class-name: "Nginx": is not an IngressClass name`},
@@ -402,9 +412,9 @@ func param(r executor.ExecuteTemplateReply, name string) string {
 func parseBody(raw string) (*spec.SparkApplicationSpec, error) { return spec.Parse([]byte(raw)) }
 
 // sparkplug render shows the spark-submit run the launcher execs: for the
-// same template, run and options, the recorded argv and environment are
-// render's, but for the directory of the pod template files, which the
-// launcher makes anew for each run.
+// same template, run, workflow start (render --started-at) and options,
+// the recorded argv and environment are render's, but for the directory
+// of the pod template files, which the launcher makes anew for each run.
 func TestSparkSubmitExecsWhatRenderShows(t *testing.T) {
 	extra := `,"arguments":["--date","2024-01-01"],"sparkConf":{"spark.hadoop.fs.s3a.secret.key":"s3cr3t"},` +
 		`"deps":{"packages":["org.apache.hadoop:hadoop-aws:3.3.4"]},"sparkUIOptions":{},` +
@@ -418,7 +428,7 @@ func TestSparkSubmitExecsWhatRenderShows(t *testing.T) {
 			AuthConf:   map[string]string{submit.ConfAuthOAuthTokenFile: "/var/run/secrets/kubernetes.io/serviceaccount/token"},
 		}
 	})
-	e.execute(t)
+	e.pass(t)
 	calls := submittest.Calls(t, e.record)
 	if len(calls) != 1 {
 		t.Fatalf("%d spark-submit runs, want 1", len(calls))
@@ -435,7 +445,7 @@ func TestSparkSubmitExecsWhatRenderShows(t *testing.T) {
 	}
 	wf := e.args.Workflow.ObjectMeta
 	steps, err := render.Render(tmpl, builder, render.Options{
-		Workflow: wf.Name, Namespace: wf.Namespace, UID: wf.UID, NodeID: "wf-1", Attempt: 1,
+		Workflow: wf.Name, Namespace: wf.Namespace, UID: wf.UID, NodeID: "wf-1", Attempt: 1, StartedAt: e.incarnation(),
 		Defaults: e.core.opts.defaults(), Submit: e.core.opts.Submit,
 	})
 	if err != nil || len(steps) != 1 || steps[0].Err != nil || steps[0].Submit == nil {
@@ -448,9 +458,15 @@ func TestSparkSubmitExecsWhatRenderShows(t *testing.T) {
 		t.Fatalf("exec'd without a driver pod template file: %q", got.Args)
 	}
 	dir := filepath.Dir(file)
+	incarnation := "spark.kubernetes.driver.annotation." + spark.AnnotationIncarnation + "=" + e.incarnation()
 	var args []string
+	carried := false
 	for _, a := range got.Args {
+		carried = carried || a == incarnation
 		args = append(args, strings.ReplaceAll(a, dir, render.PlaceholderSubmitDir))
+	}
+	if !carried {
+		t.Errorf("the launcher's driver does not carry its incarnation (--conf %s): %q", incarnation, got.Args)
 	}
 	if strings.Join(args, "\n") != strings.Join(shown.Args, "\n") {
 		t.Errorf("the launcher exec'd (its directory %s as %s):\n  %q\nrender shows:\n  %q", dir, render.PlaceholderSubmitDir, args, shown.Args)
@@ -471,20 +487,21 @@ func TestSparkSubmitRunsAreCapped(t *testing.T) {
 	if run, _ := e.core.submits.start("other", time.Now(), func() submitOutcome { <-release; return submitOutcome{} }); run == nil {
 		t.Fatal("the first run got no slot")
 	}
-	r := e.execute(t)
-	if r.Node.Phase != wfv1.NodePending || r.Node.Message != submitQueued(1).Message() || r.Requeue == nil {
-		t.Fatalf("reply %+v; want Pending %q", r.Node, submitQueued(1).Message())
+	queued := decide.SubmitQueued(1).Message()
+	r := e.pass(t)
+	if r.Node == nil || r.Node.Phase != wfv1.NodePending || r.Node.Message != queued {
+		t.Fatalf("result %+v; want Pending %q", r.Node, queued)
 	}
 	if n := len(submittest.Calls(t, e.record)); n != 0 {
 		t.Fatalf("%d spark-submit runs beyond the cap", n)
 	}
 	close(release)
 	deadline := time.Now().Add(10 * time.Second)
-	for r.Node.Message == submitQueued(1).Message() && time.Now().Before(deadline) {
+	for r.Node != nil && r.Node.Message == queued && time.Now().Before(deadline) {
 		time.Sleep(50 * time.Millisecond)
-		r = e.execute(t)
+		r = e.pass(t)
 	}
 	if n := len(submittest.Calls(t, e.record)); n != 1 {
-		t.Fatalf("%d spark-submit runs once the slot freed, want 1 (reply %+v)", n, r.Node)
+		t.Fatalf("%d spark-submit runs once the slot freed, want 1 (result %+v)", n, r.Node)
 	}
 }

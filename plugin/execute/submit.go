@@ -15,6 +15,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes"
 
+	"github.com/sparkplug-io/sparkplug/plugin/decide"
 	"github.com/sparkplug-io/sparkplug/plugin/objects"
 	"github.com/sparkplug-io/sparkplug/plugin/redact"
 	"github.com/sparkplug-io/sparkplug/plugin/spark"
@@ -46,7 +47,7 @@ import (
 // failed (spark-submit refuses a driver that exists: a repeated call, a
 // restarted plugin). A failure is counted as the native launcher counts a
 // rejected create.
-func (r *request) sparkSubmit(objs *objects.Set, br objects.Run, o launchOrder) (*corev1.Pod, *state.Outcome) {
+func (r *pass) sparkSubmit(objs *objects.Set, br objects.Run, o launchOrder) (*corev1.Pod, *state.Outcome) {
 	name := objs.Driver.Name
 	if p := r.cachedPod(name); p != nil {
 		r.log.Info("driver pod already existed; continuing with it", "node", o.node, "driver", name)
@@ -62,14 +63,18 @@ func (r *request) sparkSubmit(objs *objects.Set, br objects.Run, o launchOrder) 
 	executorTemplate := objs.ConfigMap.Data[spark.ExecutorPodTemplateKey]
 	owner := objects.WorkflowOwner(br.Workflow)
 	log := r.log.With("node", o.node, "driver", name)
-	key := r.wf.UID + "/" + failKey(o.node, o.attempt)
+	key := failKey(r.wf.UID, o.node, o.attempt)
+	uid, node := r.wf.UID, r.node
 	run, running := r.core.submits.start(key, r.now, func() submitOutcome {
-		return r.core.runSubmit(context.WithoutCancel(r.ctx), log, in, executorTemplate, owner)
+		out := r.core.runSubmit(context.WithoutCancel(r.ctx), log, in, executorTemplate, owner)
+		// Its node takes the result on its next pass.
+		defer r.core.queue.AddAfter(flowKey(uid, node), afterDone)
+		return out
 	})
 	if run == nil {
 		// As many spark-submits run as the plugin allows: wait for a slot.
 		// Nothing was created; the PodGroup, if any, waits with the node.
-		out := submitQueued(running)
+		out := decide.SubmitQueued(running)
 		return nil, &out
 	}
 
@@ -78,7 +83,7 @@ func (r *request) sparkSubmit(objs *objects.Set, br objects.Run, o launchOrder) 
 	select {
 	case <-run.done:
 	case <-wait.C:
-		out := submitRunning()
+		out := decide.SubmitRunning()
 		return nil, &out
 	case <-r.ctx.Done():
 		return nil, r.transient("wait for spark-submit: %s", r.ctx.Err())
@@ -106,10 +111,10 @@ func (r *request) sparkSubmit(objs *objects.Set, br objects.Run, o launchOrder) 
 		return pod, nil
 	case out.result.OK():
 		r.withdrawPodGroup(objs.PodGroup)
-		return nil, r.rejected(o, fmt.Sprintf("spark-submit exited 0, but driver pod %s does not exist: is spark.kubernetes.namespace or spark.kubernetes.driver.pod.name overridden in the Spark distribution's spark-defaults.conf?", name))
+		return nil, r.rejected(o.attempt, fmt.Sprintf("spark-submit exited 0, but driver pod %s does not exist: is spark.kubernetes.namespace or spark.kubernetes.driver.pod.name overridden in the Spark distribution's spark-defaults.conf?", name))
 	default:
 		r.withdrawPodGroup(objs.PodGroup)
-		return nil, r.rejected(o, submit.Message(out.result, so.Timeout))
+		return nil, r.rejected(o.attempt, submit.Message(out.result, so.Timeout))
 	}
 }
 
@@ -162,14 +167,14 @@ func (c *Core) runSubmit(ctx context.Context, log *slog.Logger, in submit.Input,
 }
 
 // cachedPod is the workflow's cached pod of that name, or nil.
-func (r *request) cachedPod(name string) *corev1.Pod {
+func (r *pass) cachedPod(name string) *corev1.Pod {
 	return r.scope.Pod(name)
 }
 
 // ensureOwner makes the Workflow the driver's owner when it is not: a
 // driver spark-submit created without it, whose plugin stopped before
 // runSubmit patched it. A driver that has it costs no API request.
-func (r *request) ensureOwner(driver *corev1.Pod) error {
+func (r *pass) ensureOwner(driver *corev1.Pod) error {
 	owner := objects.WorkflowOwner(r.wf)
 	if hasOwner(driver, owner.UID) {
 		return nil

@@ -3,6 +3,7 @@ package execute
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"io"
 	"log/slog"
 	"strings"
@@ -21,6 +22,7 @@ import (
 
 	"github.com/sparkplug-io/sparkplug/plugin/objects"
 	"github.com/sparkplug-io/sparkplug/plugin/scope"
+	"github.com/sparkplug-io/sparkplug/plugin/spark"
 	"github.com/sparkplug-io/sparkplug/templates"
 )
 
@@ -51,12 +53,19 @@ func newCore(t *testing.T, createErr func(attempt int) error, extra string) (*Co
 	return core, args, &calls
 }
 
-// startCore starts a Core on fake clients, for a workflow wf (uid uid-1)
-// in namespace ns whose task wf-1 is tmpl.
+// startCore starts a Core on fake clients, following workflow wf (uid
+// uid-1, started, its node wf-1 Pending) in namespace ns, whose TaskSet
+// (the caller put it in clients.Workflows) lists task wf-1 as tmpl. The
+// args name that workflow for Execute; testPass reconciles its nodes.
 func startCore(t *testing.T, clients scope.Clients, tmpl *wfv1.Template) (*Core, executor.ExecuteTemplateArgs) {
 	t.Helper()
+	return startCoreWith(t, clients, tmpl, Options{})
+}
+
+// startCoreWith is startCore with the options opts (validated here).
+func startCoreWith(t *testing.T, clients scope.Clients, tmpl *wfv1.Template, opts Options) (*Core, executor.ExecuteTemplateArgs) {
+	t.Helper()
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	opts := Options{}
 	if err := opts.Validate(); err != nil {
 		t.Fatal(err)
 	}
@@ -66,16 +75,69 @@ func startCore(t *testing.T, clients scope.Clients, tmpl *wfv1.Template) (*Core,
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
-	reg := scope.NewRegistry(clients, time.Minute, log, time.Now)
+	argo := clients.Workflows.ArgoprojV1alpha1()
+	wf := &wfv1.Workflow{ObjectMeta: metav1.ObjectMeta{Name: "wf", Namespace: "ns", UID: "uid-1"}}
+	wf.Status.StartedAt = metav1.NewTime(time.Now().Add(-time.Minute))
+	wf.Status.Phase = wfv1.WorkflowRunning
+	wf.Status.Nodes = wfv1.Nodes{"wf-1": {ID: "wf-1", Name: "wf.pi", Type: wfv1.NodeTypePlugin, Phase: wfv1.NodePending}}
+	if _, err := argo.Workflows("ns").Create(ctx, wf, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	ts, err := argo.WorkflowTaskSets("ns").Get(ctx, "wf", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts.OwnerReferences = []metav1.OwnerReference{{APIVersion: "argoproj.io/v1alpha1", Kind: "Workflow", Name: "wf", UID: "uid-1"}}
+	if _, err := argo.WorkflowTaskSets("ns").Update(ctx, ts, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	reg := scope.NewRegistry(clients, log)
 	go reg.Run(ctx)
 	core := New(opts, clients, reg, builder, nil, nil, log)
+	t.Cleanup(core.stop)
 	args := executor.ExecuteTemplateArgs{
 		Workflow: &executor.Workflow{ObjectMeta: executor.ObjectMeta{Name: "wf", Namespace: "ns", UID: "uid-1"}},
 		Template: tmpl,
 	}
+	fl := core.Serve(spark.WorkflowRef{Name: "wf", Namespace: "ns", UID: "uid-1"})
+	select {
+	case <-fl.scope.Synced():
+	case <-time.After(10 * time.Second):
+		t.Fatal("the workflow's cache did not sync")
+	}
 	return core, args
 }
 
+// testPass reconciles node wf-1 of the args' workflow once, as an event
+// would, and returns the result it offered to the writer as a reply's
+// node (nil when none).
+func (c *Core) testPass(ctx context.Context, args executor.ExecuteTemplateArgs) (executor.ExecuteTemplateReply, error) {
+	fl := c.flowOf(args.Workflow.ObjectMeta.UID)
+	if fl == nil {
+		return executor.ExecuteTemplateReply{}, errors.New("the workflow is not followed")
+	}
+	if err := c.reconcile(ctx, fl, "wf-1"); err != nil {
+		return executor.ExecuteTemplateReply{}, err
+	}
+	res, ok := fl.writer.Wanted("wf-1")
+	if !ok {
+		return executor.ExecuteTemplateReply{}, nil
+	}
+	return executor.ExecuteTemplateReply{Node: &res}, nil
+}
+
+// runPass runs testPass, failing the test on an error.
+func runPass(t *testing.T, c *Core, args executor.ExecuteTemplateArgs) executor.ExecuteTemplateReply {
+	t.Helper()
+	r, err := c.testPass(context.Background(), args)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+// A transient API error leaves the node Pending, saying so, and a later
+// pass launches the driver; the pass after the launch reports it.
 func TestTransientCreateErrorIsAskedAgain(t *testing.T) {
 	core, args, calls := newCore(t, func(n int) error {
 		if n == 1 {
@@ -83,31 +145,23 @@ func TestTransientCreateErrorIsAskedAgain(t *testing.T) {
 		}
 		return nil
 	}, "")
-	r, err := core.Execute(context.Background(), args)
-	if err != nil {
-		t.Fatal(err)
+	r := runPass(t, core, args)
+	if r.Node == nil || r.Node.Phase != wfv1.NodePending || !strings.Contains(r.Node.Message, "transient") {
+		t.Fatalf("after a server timeout: %+v; want Pending, saying it is transient", r.Node)
 	}
-	if r.Node.Phase != wfv1.NodePending || r.Requeue == nil || !strings.Contains(r.Node.Message, "transient") {
-		t.Fatalf("after a server timeout: %+v; want Pending with a requeue", r.Node)
-	}
-	r, err = core.Execute(context.Background(), args)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if r.Node.Phase != wfv1.NodePending || !strings.Contains(r.Node.Message, "SUBMITTED") || *calls != 2 {
-		t.Fatalf("second call: %+v after %d creates; want the driver submitted", r.Node, *calls)
+	runPass(t, core, args) // launches
+	r = runPass(t, core, args)
+	if r.Node == nil || r.Node.Phase != wfv1.NodePending || !strings.HasPrefix(r.Node.Message, "SUBMITTED") || *calls != 2 {
+		t.Fatalf("after the launch: %+v after %d creates; want the driver submitted", r.Node, *calls)
 	}
 }
 
 func TestRejectedSubmissionFailsWithTheAPIServersMessage(t *testing.T) {
 	quota := apierrors.NewForbidden(schema.GroupResource{Resource: "pods"}, "wf-driver", errorString("exceeded quota: compute, requested: limits.memory=1408Mi"))
 	core, args, _ := newCore(t, func(int) error { return quota }, "")
-	r, err := core.Execute(context.Background(), args)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if r.Node.Phase != wfv1.NodeFailed || !strings.HasPrefix(r.Node.Message, "SUBMISSION_FAILED: ") || !strings.Contains(r.Node.Message, "exceeded quota") || r.Requeue != nil {
-		t.Fatalf("quota rejection: %+v", r)
+	r := runPass(t, core, args)
+	if r.Node == nil || r.Node.Phase != wfv1.NodeFailed || !strings.HasPrefix(r.Node.Message, "SUBMISSION_FAILED: ") || !strings.Contains(r.Node.Message, "exceeded quota") {
+		t.Fatalf("quota rejection: %+v", r.Node)
 	}
 }
 
@@ -119,24 +173,21 @@ func TestRejectedSubmissionIsRetriedPerPolicy(t *testing.T) {
 		}
 		return nil
 	}, `,"restartPolicy":{"type":"OnFailure","onSubmissionFailureRetries":2,"onSubmissionFailureRetryInterval":1}`)
-	r, err := core.Execute(context.Background(), args)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if r.Node.Phase != wfv1.NodePending || !strings.Contains(r.Node.Message, "SUBMISSION_FAILED: retry 1/2") {
+	r := runPass(t, core, args)
+	if r.Node == nil || r.Node.Phase != wfv1.NodePending || !strings.Contains(r.Node.Message, "SUBMISSION_FAILED: retry 1/2") {
 		t.Fatalf("first rejection: %+v; want a retry", r.Node)
 	}
 	// Within the interval nothing is submitted.
-	if r, _ = core.Execute(context.Background(), args); *calls != 1 || !strings.Contains(r.Node.Message, "SUBMISSION_FAILED") {
+	if r = runPass(t, core, args); *calls != 1 || r.Node == nil || !strings.Contains(r.Node.Message, "SUBMISSION_FAILED: retry 1/2 in") {
 		t.Fatalf("within the interval: %d creates, %+v", *calls, r.Node)
 	}
 	time.Sleep(1100 * time.Millisecond)
-	r, err = core.Execute(context.Background(), args)
-	if err != nil {
-		t.Fatal(err)
+	runPass(t, core, args) // launches
+	if *calls != 2 {
+		t.Fatalf("after the interval: %d creates, want 2", *calls)
 	}
-	if *calls != 2 || r.Node.Phase != wfv1.NodePending || !strings.HasPrefix(r.Node.Message, "SUBMITTED") {
-		t.Fatalf("after the interval: %d creates, %+v; want the driver submitted", *calls, r.Node)
+	if r = runPass(t, core, args); r.Node == nil || r.Node.Phase != wfv1.NodePending || !strings.HasPrefix(r.Node.Message, "SUBMITTED") {
+		t.Fatalf("after the launch: %+v; want the driver submitted", r.Node)
 	}
 }
 

@@ -55,19 +55,31 @@ const endingSweepTimeout = time.Minute
 // background so the informer is never blocked.
 func (c *Core) OnWorkflowEnding(sc *scope.Scope, w *wfv1.Workflow) {
 	why := endingReason(w)
-	go func() {
+	c.sweeps.Go(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), endingSweepTimeout)
 		defer cancel()
 		if err := c.Sweep(ctx, sc, why); err != nil {
 			c.log.Error("cannot delete the drivers of an ending workflow", "workflow", sc.Workflow.Name, "error", err.Error())
 		}
-	}()
+	})
 }
 
 // SweepEnding is the shutdown path (SIGTERM: the agent pod is deleted when
 // the workflow ends): every workflow this process serves that is ending,
 // or gone, has its running drivers deleted before the process exits.
 func (c *Core) SweepEnding(ctx context.Context) error {
+	// The sweeps the workflow's end started first: a process that exited
+	// under them would lose their deletions' Events (the agent pod, and
+	// this process with it, goes as soon as the workflow ends).
+	done := make(chan struct{})
+	go func() {
+		c.sweeps.Wait()
+		close(done)
+	}()
+	select {
+	case <-done:
+	case <-ctx.Done():
+	}
 	var errs []error
 	for _, sc := range c.scopes.Scopes() {
 		w, err := c.clients.Workflows.ArgoprojV1alpha1().Workflows(sc.Workflow.Namespace).Get(ctx, sc.Workflow.Name, metav1.GetOptions{})

@@ -2,7 +2,6 @@ package execute
 
 import (
 	"context"
-	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -12,30 +11,6 @@ import (
 	"github.com/sparkplug-io/sparkplug/plugin/scope"
 	"github.com/sparkplug-io/sparkplug/plugin/spark"
 )
-
-// Run deletes finished drivers whose timeToLiveSeconds ran out, every
-// interval, until ctx is done, and every Options.LeftoverInterval those of
-// finished workflows in the namespaces it serves. Without
-// timeToLiveSeconds a driver lives as long as its Workflow, which owns it:
-// Argo's ttlStrategy and podGC govern it then.
-func (c *Core) Run(ctx context.Context, interval time.Duration) {
-	t := time.NewTicker(interval)
-	defer t.Stop()
-	leftovers := time.NewTicker(c.opts.LeftoverInterval)
-	defer leftovers.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-			for _, sc := range c.scopes.Scopes() {
-				c.Expire(ctx, sc)
-			}
-		case <-leftovers.C:
-			c.ExpireLeftovers(ctx)
-		}
-	}
-}
 
 // ExpireLeftovers deletes, in each namespace this process serves, the
 // drivers past their time to live whose workflow has finished or is gone.
@@ -102,11 +77,11 @@ func (c *Core) workflowEnded(ctx context.Context, p *corev1.Pod) (bool, error) {
 }
 
 // Expire deletes the scope's drivers past their time to live. A driver is
-// expired only once Argo recorded its node's result (the node left the
-// TaskSet, or its recorded phase is final), so a node that still waits for
-// its answer never loses its driver.
+// expired only once the Workflow shows its node fulfilled (or the node
+// is no longer listed at all), so a node whose result Argo has not
+// applied yet never loses the driver its result is derived from.
 func (c *Core) Expire(ctx context.Context, sc *scope.Scope) {
-	ts := sc.TaskSet()
+	ts, wf := sc.TaskSet(), sc.WorkflowObject()
 	now := c.opts.Now()
 	for _, p := range sc.Pods() {
 		if !driverpod.Expired(p, now) || !driverpod.OwnDriver(p, sc.Workflow) {
@@ -115,7 +90,10 @@ func (c *Core) Expire(ctx context.Context, sc *scope.Scope) {
 		node := p.Annotations[spark.AnnotationNodeID]
 		if ts != nil {
 			if _, listed := ts.Spec.Tasks[node]; listed {
-				if res, ok := ts.Status.Nodes[node]; !ok || !res.Phase.Completed() {
+				if wf == nil {
+					continue
+				}
+				if n, ok := wf.Status.Nodes[node]; !ok || !n.Fulfilled() {
 					continue
 				}
 			}

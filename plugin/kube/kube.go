@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"time"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
@@ -48,4 +49,32 @@ func WatchReadiness(ctx context.Context, kube kubernetes.Interface, set func(err
 		case <-time.After(retryReadiness):
 		}
 	}
+}
+
+// Argo's words for the agent pod (workflow/common in the Argo module).
+const (
+	// LabelWorkflow names the workflow of an agent pod.
+	LabelWorkflow = "workflows.argoproj.io/workflow"
+)
+
+// AgentWorkflow is the workflow whose agent pod namespace/pod is: its
+// name from the pod's workflows.argoproj.io/workflow label (the label
+// the downward API would give), its uid from the pod's controller owner
+// reference, a Workflow (Argo's controller creates the agent pod so).
+// A sidecar knows its workflow from it at start, before any request.
+func AgentWorkflow(ctx context.Context, kube kubernetes.Interface, namespace, pod string) (name, uid string, err error) {
+	p, err := kube.CoreV1().Pods(namespace).Get(ctx, pod, metav1.GetOptions{})
+	if err != nil {
+		return "", "", fmt.Errorf("read the agent pod %s/%s: %w", namespace, pod, err)
+	}
+	name = p.Labels[LabelWorkflow]
+	for _, ref := range p.OwnerReferences {
+		if ref.Kind == "Workflow" && ref.Controller != nil && *ref.Controller && ref.Name == name {
+			uid = string(ref.UID)
+		}
+	}
+	if name == "" || uid == "" {
+		return "", "", fmt.Errorf("pod %s/%s is not an Argo agent pod: it lacks the %s label or a Workflow of that name as its controller", namespace, pod, LabelWorkflow)
+	}
+	return name, uid, nil
 }

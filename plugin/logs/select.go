@@ -53,7 +53,8 @@ func (a Attempt) String() string {
 // a node of wf, by node id, oldest attempt first. Labels alone never make
 // a driver (anyone who may label a pod can copy them): a pod counts only
 // with the name sparkplug gives its node's attempt (a hash of the
-// workflow's uid and the node id) and owned by wf, as the plugin itself
+// workflow's uid, the node id and the incarnation its annotation names)
+// and owned by wf, as the plugin itself
 // decides (plugin/execute's ownDriver).
 func Drivers(wf *wfv1.Workflow, pods []*corev1.Pod) map[string][]*corev1.Pod {
 	ref := spark.WorkflowRef{Name: wf.Name, Namespace: wf.Namespace, UID: string(wf.UID)}
@@ -63,7 +64,7 @@ func Drivers(wf *wfv1.Workflow, pods []*corev1.Pod) map[string][]*corev1.Pod {
 		if node == "" || p.Labels[spark.LabelRole] != spark.RoleDriver || p.Labels[spark.LabelWorkflowUID] != ref.UID {
 			continue
 		}
-		want := objects.NamesFor(objects.Run{Workflow: ref, NodeID: node, Attempt: attemptOf(p)}).DriverPod
+		want := objects.NamesFor(objects.Run{Workflow: ref, NodeID: node, Attempt: attemptOf(p), Incarnation: p.Annotations[spark.AnnotationIncarnation]}).DriverPod
 		if p.Name != want || !ownedBy(p, "Workflow", string(wf.UID)) {
 			continue
 		}

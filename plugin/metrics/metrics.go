@@ -16,6 +16,7 @@ type Metrics struct {
 	requests *prometheus.CounterVec
 	duration *prometheus.HistogramVec
 	drivers  *prometheus.CounterVec
+	results  *prometheus.CounterVec
 }
 
 // New registers sparkplug's metrics, the Kubernetes client's (shared by
@@ -37,9 +38,13 @@ func New() *Metrics {
 			Name: "sparkplug_driver_actions_total",
 			Help: "What sparkplug did to driver pods: launched, or deleted because a limit ended the attempt (the reason), the workflow ended (workflow_ended) or timeToLiveSeconds ran out (expired).",
 		}, []string{"action", "reason"}),
+		results: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "sparkplug_node_results_written_total",
+			Help: "Node results sparkplug wrote into WorkflowTaskSets, by node phase.",
+		}, []string{"phase"}),
 	}
 	hookClient()
-	m.registry.MustRegister(m.requests, m.duration, m.drivers, clientRequests, clientRateLimiterDuration,
+	m.registry.MustRegister(m.requests, m.duration, m.drivers, m.results, clientRequests, clientRateLimiterDuration,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
 }
@@ -59,6 +64,14 @@ func (m *Metrics) Driver(action, reason string) {
 		return
 	}
 	m.drivers.WithLabelValues(action, reason).Inc()
+}
+
+// Result records one node result written into a WorkflowTaskSet.
+func (m *Metrics) Result(phase string) {
+	if m == nil {
+		return
+	}
+	m.results.WithLabelValues(phase).Inc()
 }
 
 // Handler serves the metrics in Prometheus' text format.

@@ -33,6 +33,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/util/retry"
 	"sigs.k8s.io/yaml"
 
 	"github.com/sparkplug-io/sparkplug/e2e/argo"
@@ -134,16 +135,23 @@ func (e *env) workflow(name string, labels map[string]string) spark.WorkflowRef 
 func (e *env) complete(wf spark.WorkflowRef, phase wfv1.WorkflowPhase) {
 	e.t.Helper()
 	ctx := context.Background()
-	w, err := e.wfc.ArgoprojV1alpha1().Workflows(e.ns).Get(ctx, wf.Name, metav1.GetOptions{})
+	wfs := e.wfc.ArgoprojV1alpha1().Workflows(e.ns)
+	// Read again on a conflict: a test's writes race whoever else writes
+	// the Workflow.
+	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		w, err := wfs.Get(ctx, wf.Name, metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		if w.Labels == nil {
+			w.Labels = map[string]string{}
+		}
+		w.Labels[argoLabelCompleted], w.Labels[argoLabelPhase] = "true", string(phase)
+		w.Status.Phase = phase
+		_, err = wfs.Update(ctx, w, metav1.UpdateOptions{})
+		return err
+	})
 	if err != nil {
-		e.t.Fatal(err)
-	}
-	if w.Labels == nil {
-		w.Labels = map[string]string{}
-	}
-	w.Labels[argoLabelCompleted], w.Labels[argoLabelPhase] = "true", string(phase)
-	w.Status.Phase = phase
-	if _, err := e.wfc.ArgoprojV1alpha1().Workflows(e.ns).Update(ctx, w, metav1.UpdateOptions{}); err != nil {
 		e.t.Fatal(err)
 	}
 }
@@ -219,16 +227,23 @@ func (e *env) create(p *corev1.Pod) *corev1.Pod {
 	return created
 }
 
-// setStatus changes a pod's status as a kubelet would.
+// setStatus changes a pod's status as a kubelet would. It reads and
+// writes again on a conflict: the monitor writes pods (it deletes them)
+// meanwhile.
 func (e *env) setStatus(p *corev1.Pod, change func(*corev1.PodStatus)) {
 	e.t.Helper()
 	ctx := context.Background()
-	cur, err := testCluster.Client.CoreV1().Pods(e.ns).Get(ctx, p.Name, metav1.GetOptions{})
+	pods := testCluster.Client.CoreV1().Pods(e.ns)
+	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		cur, err := pods.Get(ctx, p.Name, metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		change(&cur.Status)
+		_, err = pods.UpdateStatus(ctx, cur, metav1.UpdateOptions{})
+		return err
+	})
 	if err != nil {
-		e.t.Fatal(err)
-	}
-	change(&cur.Status)
-	if _, err := testCluster.Client.CoreV1().Pods(e.ns).UpdateStatus(ctx, cur, metav1.UpdateOptions{}); err != nil {
 		e.t.Fatal(err)
 	}
 }
@@ -473,16 +488,19 @@ func (e *env) submissionFailed(wf spark.WorkflowRef, name string, count int32) {
 	e.t.Helper()
 	ctx := context.Background()
 	events := testCluster.Client.CoreV1().Events(e.ns)
-	ev, err := events.Get(ctx, name, metav1.GetOptions{})
-	if apierrors.IsNotFound(err) {
-		_, err = events.Create(ctx, &corev1.Event{ObjectMeta: metav1.ObjectMeta{Name: name},
-			InvolvedObject: corev1.ObjectReference{APIVersion: "argoproj.io/v1alpha1", Kind: "Workflow", Namespace: e.ns, Name: wf.Name, UID: typesUID(wf.UID)},
-			Reason:         ReasonSubmissionFailed, Type: corev1.EventTypeWarning, Count: count, Message: "SUBMISSION_FAILED: quota",
-			Source: corev1.EventSource{Component: "sparkplug"}, FirstTimestamp: metav1.Now(), LastTimestamp: metav1.Now()}, metav1.CreateOptions{})
-	} else if err == nil {
-		ev.Count = count
-		_, err = events.Update(ctx, ev, metav1.UpdateOptions{})
-	}
+	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		ev, err := events.Get(ctx, name, metav1.GetOptions{})
+		if apierrors.IsNotFound(err) {
+			_, err = events.Create(ctx, &corev1.Event{ObjectMeta: metav1.ObjectMeta{Name: name},
+				InvolvedObject: corev1.ObjectReference{APIVersion: "argoproj.io/v1alpha1", Kind: "Workflow", Namespace: e.ns, Name: wf.Name, UID: typesUID(wf.UID)},
+				Reason:         ReasonSubmissionFailed, Type: corev1.EventTypeWarning, Count: count, Message: "SUBMISSION_FAILED: quota",
+				Source: corev1.EventSource{Component: "sparkplug"}, FirstTimestamp: metav1.Now(), LastTimestamp: metav1.Now()}, metav1.CreateOptions{})
+		} else if err == nil {
+			ev.Count = count
+			_, err = events.Update(ctx, ev, metav1.UpdateOptions{})
+		}
+		return err
+	})
 	if err != nil {
 		e.t.Fatal(err)
 	}

@@ -342,10 +342,14 @@ func WorkflowOwner(w spark.WorkflowRef) metav1.OwnerReference {
 
 // sparkplugAnnotations are the annotations on everything a run creates.
 func sparkplugAnnotations(r Run) map[string]string {
-	return map[string]string{
+	ann := map[string]string{
 		spark.AnnotationNodeID:       r.NodeID,
 		spark.AnnotationWorkflowName: r.Workflow.Name,
 	}
+	if r.Incarnation != "" {
+		ann[spark.AnnotationIncarnation] = r.Incarnation
+	}
+	return ann
 }
 
 // configMap holds spark.properties, mounted at /opt/spark/conf in the

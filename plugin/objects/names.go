@@ -22,6 +22,12 @@ type Run struct {
 	// Attempt is the restart-policy attempt, 1 for the first run. Values
 	// below 1 are taken as 1.
 	Attempt int
+	// Incarnation is the Workflow's status.startedAt (RFC 3339) when the
+	// run was launched: `argo retry` starts a workflow's failed nodes
+	// again under the same ids with a new startedAt, and each
+	// incarnation's run has names of its own. Empty for the runs of
+	// sparkplug versions before it, whose names it leaves as they were.
+	Incarnation string
 }
 
 // Names are the names of everything one run creates. They are a pure
@@ -30,7 +36,8 @@ type Run struct {
 type Names struct {
 	// Prefix is <workflow>-<hash>[-a<attempt>]: the workflow name made a
 	// DNS-1035 label and cut to at most 30 characters, 8 hex characters of
-	// sha256(uid + "/" + node id), and "-a<N>" for attempts after the first.
+	// sha256(uid + "/" + node id [+ "/" + incarnation]), and "-a<N>" for
+	// attempts after the first.
 	// It is at most 47 characters, the most Spark allows for an executor pod
 	// name prefix, so every name below is a valid DNS-1035 label.
 	Prefix string
@@ -84,7 +91,11 @@ const (
 // attempt N > 1 appends -a<N>.
 func NamesFor(r Run) Names {
 	attempt := attemptOf(r)
-	suffix := "-" + hexSum(r.Workflow.UID + "/" + r.NodeID)[:nameHashChars]
+	node := r.Workflow.UID + "/" + r.NodeID
+	if r.Incarnation != "" {
+		node += "/" + r.Incarnation
+	}
+	suffix := "-" + hexSum(node)[:nameHashChars]
 	if attempt > 1 {
 		suffix += "-a" + strconv.Itoa(attempt)
 	}
@@ -98,7 +109,7 @@ func NamesFor(r Run) Names {
 		PodGroup:       prefix + podGroupSuffix,
 		UIIngress:      prefix + uiIngressSuffix,
 		ExecutorPrefix: prefix,
-		AppID:          "spark-" + hexSum(r.Workflow.UID + "/" + r.NodeID + "/" + strconv.Itoa(attempt))[:appIDHashChars],
+		AppID:          "spark-" + hexSum(node + "/" + strconv.Itoa(attempt))[:appIDHashChars],
 		AppName:        prefix,
 	}
 }

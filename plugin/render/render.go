@@ -55,6 +55,11 @@ type Options struct {
 	UID       string
 	NodeID    string
 	Attempt   int
+	// StartedAt is the Workflow's status.startedAt (RFC 3339), which the
+	// plugin hashes into a run's names and puts on its objects
+	// (objects.Run.Incarnation); empty renders names without it, as
+	// releases before node identity made them.
+	StartedAt string
 	// Parameters set inputs.parameters.<name> and
 	// workflow.parameters.<name>, over the values and defaults the file
 	// gives.
@@ -269,7 +274,7 @@ func prepare(t wfv1.Template, meta metav1.ObjectMeta, globals map[string]string,
 		h.Write([]byte(t.Name))
 		node = wf.Name + "-" + strconv.FormatUint(uint64(h.Sum32()), 10)
 	}
-	st := Step{Template: t.Name, Run: objects.Run{Workflow: wf, NodeID: node, Attempt: max(o.Attempt, 1)}}
+	st := Step{Template: t.Name, Run: objects.Run{Workflow: wf, NodeID: node, Attempt: max(o.Attempt, 1), Incarnation: o.StartedAt}}
 
 	vars := map[string]string{
 		"workflow.name":      wf.Name,
@@ -325,7 +330,7 @@ func buildStep(b *objects.Builder, st *Step, o Options) {
 		return
 	}
 	st.Run.TemplateKey = ps.Key
-	objs, err := ps.Build(b, st.Run.Workflow, st.Run.NodeID, st.Run.Attempt)
+	objs, err := b.Build(ps.Body, st.Run)
 	if err != nil {
 		st.Err = errors.New(state.SubmissionFailed("build driver objects: " + err.Error()).Message())
 		return

@@ -1,20 +1,22 @@
 package scope
 
 import (
-	"fmt"
 	"slices"
 
 	wfv1 "github.com/argoproj/argo-workflows/v3/pkg/apis/workflow/v1alpha1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/client-go/tools/cache"
+
+	"github.com/sparkplug-io/sparkplug/plugin/spark"
+	"github.com/sparkplug-io/sparkplug/plugin/spec"
 )
 
 // The caches' indexes beyond the namespace's: a request reads only its
 // step's runs and a run's executors, whatever else the workflow has.
 const (
-	// byTemplate indexes drivers and tombstones by their step's template
-	// key (spark.LabelTemplate).
-	byTemplate = "template"
+	// byNode indexes drivers, executors and tombstones by their node's
+	// hash (spark.LabelNode).
+	byNode = "node"
 	// byApp indexes drivers and executors by application id
 	// (spark.LabelAppSelector).
 	byApp = "app"
@@ -50,30 +52,49 @@ func indexed[T any](c cache.MutationCache, index, value string) []T {
 	return out
 }
 
-// TasksOfTemplate returns the ids, sorted, of ts's plugin tasks whose
-// template key is want. The index by key is built once per TaskSet
-// version (its uid and resourceVersion; every time for one without), so a
-// request reads only its own step's tasks however many the workflow has.
-func (s *Scope) TasksOfTemplate(ts *wfv1.WorkflowTaskSet, want string, key func(*wfv1.Template) (string, error)) ([]string, error) {
-	s.keysMu.Lock()
-	defer s.keysMu.Unlock()
-	version := string(ts.UID) + "/" + ts.ResourceVersion
-	if ts.ResourceVersion == "" || s.tasksByKey == nil || s.tasksOf != version {
-		idx := map[string][]string{}
-		for id, tmpl := range ts.Spec.Tasks {
-			if tmpl.Plugin == nil {
-				continue
-			}
-			k, err := s.templateKey(id, &tmpl, key)
-			if err != nil {
-				return nil, fmt.Errorf("key of task %s: %w", id, err)
-			}
-			idx[k] = append(idx[k], id)
-		}
-		for _, ids := range idx {
-			slices.Sort(ids)
-		}
-		s.tasksByKey, s.tasksOf = idx, version
+// SparkTasks returns the ids of ts's tasks that are spark steps, by
+// whether their template's plugin value has the spark key (whether the
+// body is valid is the caller's to find out).
+func SparkTasks(ts *wfv1.WorkflowTaskSet) []string {
+	if ts == nil {
+		return nil
 	}
-	return s.tasksByKey[want], nil
+	var out []string
+	for id, tmpl := range ts.Spec.Tasks {
+		if isSpark(&tmpl) {
+			out = append(out, id)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// isSpark: the template is a plugin template whose value names the spark
+// plugin.
+func isSpark(t *wfv1.Template) bool {
+	_, ok, err := spec.BodyOf(t)
+	return ok && err == nil
+}
+
+// watchChanges calls the registry's onChange for every change of the
+// scope's pods and ConfigMaps (with the node they name) and of its
+// TaskSet and Workflow (with no node: any may be concerned).
+func (r *Registry) watchChanges(s *Scope, byNode []cache.SharedIndexInformer, whole ...cache.SharedIndexInformer) {
+	node := func(obj any) {
+		if d, ok := obj.(cache.DeletedFinalStateUnknown); ok {
+			obj = d.Obj
+		}
+		if m, err := meta.Accessor(obj); err == nil {
+			if id := m.GetAnnotations()[spark.AnnotationNodeID]; id != "" {
+				r.onChange(s, id)
+			}
+		}
+	}
+	all := func(any) { r.onChange(s, "") }
+	for _, inf := range byNode {
+		_, _ = inf.AddEventHandler(cache.ResourceEventHandlerFuncs{AddFunc: node, UpdateFunc: func(_, o any) { node(o) }, DeleteFunc: node})
+	}
+	for _, inf := range whole {
+		_, _ = inf.AddEventHandler(cache.ResourceEventHandlerFuncs{AddFunc: all, UpdateFunc: func(_, o any) { all(o) }, DeleteFunc: all})
+	}
 }

@@ -24,6 +24,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/cache"
 
+	"github.com/sparkplug-io/sparkplug/plugin/identity"
 	"github.com/sparkplug-io/sparkplug/plugin/spark"
 )
 
@@ -56,30 +57,29 @@ type Scope struct {
 	informers           []cache.SharedIndexInformer
 	cancel              context.CancelFunc
 	synced              chan struct{}
-	lastUsed            time.Time
-	keysMu              sync.Mutex
-	keys                map[string]string // node id -> template key (node templates never change)
-	// tasksByKey indexes the plugin tasks of the TaskSet version
-	// tasksOf (uid/resourceVersion) by template key; guarded by keysMu.
-	tasksByKey map[string][]string
-	tasksOf    string
 }
 
 // Registry holds the scopes of the workflows this process serves.
 type Registry struct {
 	clients Clients
-	idle    time.Duration
 	resync  time.Duration
 	log     *slog.Logger
-	now     func() time.Time
 
 	// onEnding is called (from an informer goroutine) when a scope's
 	// Workflow is stopped, terminated, finished or being deleted.
 	onEnding func(*Scope, *wfv1.Workflow)
+	// onChange is called (from an informer goroutine) when an object of a
+	// scope changes: with the node id a run's object names, or "" when
+	// the TaskSet or the Workflow changed (any node may be concerned).
+	onChange func(s *Scope, node string)
 
 	mu     sync.Mutex
 	scopes map[string]*Scope
 }
+
+// OnChange sets the function called when a cached object changes. Set it
+// before the first scope starts.
+func (r *Registry) OnChange(f func(s *Scope, node string)) { r.onChange = f }
 
 // OnEnding sets the function called when a workflow with a scope is
 // stopped, terminated, finished or being deleted. Set it before the first
@@ -122,22 +122,28 @@ func listWatch[L runtime.Object](c lister[L], set func(*metav1.ListOptions)) *ca
 	}
 }
 
-// NewRegistry returns a registry whose scopes stop after idle without use.
-func NewRegistry(clients Clients, idle time.Duration, log *slog.Logger, now func() time.Time) *Registry {
-	return &Registry{clients: clients, idle: idle, log: log, now: now, scopes: map[string]*Scope{}}
+// NewRegistry returns an empty registry.
+func NewRegistry(clients Clients, log *slog.Logger) *Registry {
+	return &Registry{clients: clients, log: log, scopes: map[string]*Scope{}}
 }
 
-// Get returns the workflow's scope, starting it on first use, and waits
-// for its cache to sync until ctx is done, then returns ErrNotReady.
-func (r *Registry) Get(ctx context.Context, wf spark.WorkflowRef) (*Scope, error) {
+// Ensure returns the workflow's scope, starting it if it has none; it
+// does not wait for the cache to sync (Synced says when it has).
+func (r *Registry) Ensure(wf spark.WorkflowRef) (s *Scope, started bool) {
 	r.mu.Lock()
+	defer r.mu.Unlock()
 	s, ok := r.scopes[wf.UID]
 	if !ok {
 		s = r.start(wf)
 		r.scopes[wf.UID] = s
 	}
-	s.lastUsed = r.now()
-	r.mu.Unlock()
+	return s, !ok
+}
+
+// Get returns the workflow's scope, starting it on first use, and waits
+// for its cache to sync until ctx is done, then returns ErrNotReady.
+func (r *Registry) Get(ctx context.Context, wf spark.WorkflowRef) (*Scope, error) {
+	s, _ := r.Ensure(wf)
 	select {
 	case <-s.synced:
 		return s, nil
@@ -145,6 +151,9 @@ func (r *Registry) Get(ctx context.Context, wf spark.WorkflowRef) (*Scope, error
 		return nil, fmt.Errorf("workflow %s/%s: %w", wf.Namespace, wf.Name, ErrNotReady)
 	}
 }
+
+// Synced is closed once the scope's cache has synced.
+func (s *Scope) Synced() <-chan struct{} { return s.synced }
 
 // Scopes returns the workflows with a running scope.
 func (r *Registry) Scopes() []*Scope {
@@ -157,43 +166,27 @@ func (r *Registry) Scopes() []*Scope {
 	return out
 }
 
-// Run stops idle scopes until ctx is done, then stops watching in all.
+// Run waits until ctx is done, then stops watching in every scope. A
+// scope lives as long as the process: one sidecar serves one workflow.
 func (r *Registry) Run(ctx context.Context) {
-	tick := time.NewTicker(r.idle / 4)
-	defer tick.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			// Stop watching but keep the scopes: the shutdown sweep reads
-			// their last cached state.
-			r.mu.Lock()
-			for _, s := range r.scopes {
-				s.cancel()
-			}
-			r.mu.Unlock()
-			return
-		case <-tick.C:
-			r.mu.Lock()
-			for uid, s := range r.scopes {
-				if r.now().Sub(s.lastUsed) > r.idle {
-					r.log.Info("stopping idle workflow cache", "workflow", s.Workflow.Name, "namespace", s.Workflow.Namespace)
-					s.cancel()
-					delete(r.scopes, uid)
-				}
-			}
-			r.mu.Unlock()
-		}
+	<-ctx.Done()
+	// Stop watching but keep the scopes: the shutdown sweep reads their
+	// last cached state.
+	r.mu.Lock()
+	for _, s := range r.scopes {
+		s.cancel()
 	}
+	r.mu.Unlock()
 }
 
 func (r *Registry) start(wf spark.WorkflowRef) *Scope {
 	ctx, cancel := context.WithCancel(context.Background())
-	s := &Scope{Workflow: wf, cancel: cancel, synced: make(chan struct{}), keys: map[string]string{}}
+	s := &Scope{Workflow: wf, cancel: cancel, synced: make(chan struct{})}
 	selector := labels.Set{spark.LabelWorkflowUID: wf.UID}.AsSelector().String()
 	kube := r.clients.Kube.CoreV1()
 	indexers := cache.Indexers{
 		cache.NamespaceIndex: cache.MetaNamespaceIndexFunc,
-		byTemplate:           labelIndex(spark.LabelTemplate),
+		byNode:               labelIndex(spark.LabelNode),
 		byApp:                labelIndex(spark.LabelAppSelector),
 	}
 
@@ -226,6 +219,10 @@ func (r *Registry) start(wf spark.WorkflowRef) *Scope {
 		}); err != nil {
 			r.log.Error("cannot watch the workflow for stops", "workflow", wf.Name, "error", err.Error())
 		}
+	}
+
+	if r.onChange != nil {
+		r.watchChanges(s, []cache.SharedIndexInformer{podInf, cmInf}, tsInf, wfInf)
 	}
 
 	mutation := func(inf cache.SharedIndexInformer) cache.MutationCache {
@@ -271,9 +268,12 @@ func (s *Scope) Pods() []*corev1.Pod {
 	return indexed[*corev1.Pod](s.pods, cache.NamespaceIndex, s.Workflow.Namespace)
 }
 
-// PodsOfTemplate returns the cached pods labelled with template key key.
-func (s *Scope) PodsOfTemplate(key string) []*corev1.Pod {
-	return indexed[*corev1.Pod](s.pods, byTemplate, key)
+// PodsOfNode returns the cached pods labelled with the node's hash
+// (spark.LabelNode): its drivers and their executors, and any other
+// node's with the same hash, which the caller tells apart by the node-id
+// annotation.
+func (s *Scope) PodsOfNode(nodeID string) []*corev1.Pod {
+	return indexed[*corev1.Pod](s.pods, byNode, identity.NodeHash(nodeID))
 }
 
 // PodsOfApp returns the cached pods labelled with application id appID.
@@ -291,10 +291,10 @@ func (s *Scope) Pod(name string) *corev1.Pod {
 	return p
 }
 
-// ConfigMapsOfTemplate returns the cached ConfigMaps labelled with
-// template key key (tombstones among them).
-func (s *Scope) ConfigMapsOfTemplate(key string) []*corev1.ConfigMap {
-	return indexed[*corev1.ConfigMap](s.configMaps, byTemplate, key)
+// ConfigMapsOfNode returns the cached ConfigMaps labelled with the
+// node's hash (tombstones among them), as PodsOfNode.
+func (s *Scope) ConfigMapsOfNode(nodeID string) []*corev1.ConfigMap {
+	return indexed[*corev1.ConfigMap](s.configMaps, byNode, identity.NodeHash(nodeID))
 }
 
 // Has reports whether an object of a cached kind (ConfigMap, Service,
@@ -337,24 +337,4 @@ func (s *Scope) Wrote(obj runtime.Object) {
 	case *networkingv1.Ingress:
 		s.ingresses.Mutation(obj)
 	}
-}
-
-// TemplateKey returns the memoised template key of a node, computing it
-// with key on first use.
-func (s *Scope) TemplateKey(nodeID string, tmpl *wfv1.Template, key func(*wfv1.Template) (string, error)) (string, error) {
-	s.keysMu.Lock()
-	defer s.keysMu.Unlock()
-	return s.templateKey(nodeID, tmpl, key)
-}
-
-func (s *Scope) templateKey(nodeID string, tmpl *wfv1.Template, key func(*wfv1.Template) (string, error)) (string, error) {
-	if k, ok := s.keys[nodeID]; ok {
-		return k, nil
-	}
-	k, err := key(tmpl)
-	if err != nil {
-		return "", err
-	}
-	s.keys[nodeID] = k
-	return k, nil
 }

@@ -116,36 +116,24 @@ func TestSlimDecompressesNodes(t *testing.T) {
 	}
 }
 
-// TasksOfTemplate answers from an index of the TaskSet's version, and sees
-// a new version's tasks.
-func TestTasksOfTemplate(t *testing.T) {
-	s := &Scope{keys: map[string]string{}}
-	calls := 0
-	key := func(tmpl *wfv1.Template) (string, error) {
-		calls++
-		return tmpl.Name, nil
+// SparkTasks lists, sorted, the tasks whose plugin value names spark:
+// not another plugin's, not a template without a plugin, not a value
+// that is not an object.
+func TestSparkTasks(t *testing.T) {
+	plugin := func(v string) *wfv1.Plugin {
+		p := &wfv1.Plugin{}
+		p.Value = []byte(v)
+		return p
 	}
-	plugin := &wfv1.Plugin{}
-	ts := &wfv1.WorkflowTaskSet{ObjectMeta: metav1.ObjectMeta{UID: "u", ResourceVersion: "1"}, Spec: wfv1.WorkflowTaskSetSpec{Tasks: map[string]wfv1.Template{
-		"n3": {Name: "a", Plugin: plugin}, "n1": {Name: "a", Plugin: plugin}, "n2": {Name: "b", Plugin: plugin}, "n4": {Name: "a"}, // n4: no plugin
+	ts := &wfv1.WorkflowTaskSet{Spec: wfv1.WorkflowTaskSetSpec{Tasks: map[string]wfv1.Template{
+		"n3": {Plugin: plugin(`{"spark":{}}`)}, "n1": {Plugin: plugin(`{"spark":{"type":"Scala"}}`)},
+		"n2": {Plugin: plugin(`{"other":{}}`)}, "n4": {Name: "a"}, "n5": {Plugin: plugin(`"spark"`)},
 	}}}
-	for range 3 {
-		ids, err := s.TasksOfTemplate(ts, "a", key)
-		if err != nil || !slices.Equal(ids, []string{"n1", "n3"}) {
-			t.Fatalf("tasks of a = %v, %v; want [n1 n3]", ids, err)
-		}
+	if got := SparkTasks(ts); !slices.Equal(got, []string{"n1", "n3"}) {
+		t.Errorf("SparkTasks = %v, want [n1 n3]", got)
 	}
-	if calls != 3 {
-		t.Errorf("keys computed %d times, want 3 (once per plugin task)", calls)
-	}
-	ts2 := ts.DeepCopy()
-	ts2.ResourceVersion = "2"
-	ts2.Spec.Tasks["n5"] = wfv1.Template{Name: "a", Plugin: plugin}
-	if ids, _ := s.TasksOfTemplate(ts2, "a", key); !slices.Equal(ids, []string{"n1", "n3", "n5"}) {
-		t.Errorf("tasks of a in version 2 = %v, want [n1 n3 n5]", ids)
-	}
-	if calls != 4 {
-		t.Errorf("keys computed %d times, want 4: the memo spans versions", calls)
+	if got := SparkTasks(nil); got != nil {
+		t.Errorf("SparkTasks(nil) = %v", got)
 	}
 }
 

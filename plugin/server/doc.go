@@ -6,12 +6,12 @@
 // It is thin on purpose: authenticate the bearer token (constant-time, 403
 // on mismatch; there is no way to turn the check off), decode the request,
 // call the request core, encode the reply. Status codes follow what the
-// agent does with them (see argo-plugin-contract in the design notes):
-// 200 {} for templates that are not ours, 400 for a body that is not a
-// template.execute request, 413 for one over MaxBodyBytes, 503 while the
-// workflow's cache is not ready or on a transient failure (the agent
-// retries within the call), and never 404 on template.execute, which
-// would disable the plugin for the whole workflow. Kubernetes calls use
+// agent does with them (see docs/node-identity.md): 200 with the core's
+// acknowledgement for spark templates and {} for others, 400 for a body
+// that is not a template.execute request, 413 for one over MaxBodyBytes,
+// 503 only for a core error (the agent retries within the call), and never
+// 404 on template.execute, which would disable the plugin for the whole
+// workflow. Kubernetes calls use
 // the request's context, never gin's.
 //
 // DefaultLimits (limits.go) are the servers' timeouts and header size,

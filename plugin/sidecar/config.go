@@ -30,9 +30,12 @@ type Config struct {
 	// PprofAddr serves Go's profiles (net/http/pprof) there, for an
 	// engineer who measures the sidecar; empty: nowhere.
 	PprofAddr string
-	// IdleTimeout stops a workflow's cache after that long without
-	// requests.
-	IdleTimeout time.Duration
+	// PodName and PodNamespace name the agent pod this sidecar runs in
+	// (plugin.yaml gives them from the downward API): from it the sidecar
+	// knows its workflow at start, before any request, and follows its
+	// nodes from then on. Empty: it learns the workflow from the first
+	// request (a sidecar that restarts alone is then not asked again).
+	PodName, PodNamespace string
 	// TTLInterval is how often finished drivers are checked against their
 	// timeToLiveSeconds.
 	TTLInterval time.Duration
@@ -63,7 +66,6 @@ func DefaultConfig() Config {
 	return Config{
 		Addr:          "127.0.0.1:4355",
 		TokenFile:     "/var/run/argo/token",
-		IdleTimeout:   10 * time.Minute,
 		TTLInterval:   15 * time.Second,
 		ShutdownGrace: 20 * time.Second,
 		// A launch is 3 writes (the driver, its ConfigMap and Service):
@@ -88,8 +90,8 @@ func (c *Config) Validate() error {
 		return setting.Errorf("addr", "is required")
 	case c.TokenFile == "":
 		return setting.Errorf("token-file", "is required: the bearer token is always checked")
-	case c.IdleTimeout <= 0:
-		return setting.Errorf("idle-timeout", "must be positive, got %s", c.IdleTimeout)
+	case (c.PodName == "") != (c.PodNamespace == ""):
+		return setting.Errorf("pod-name", "pod-name and pod-namespace are given together (the agent pod's, from the downward API), got %q and %q", c.PodName, c.PodNamespace)
 	case c.TTLInterval <= 0:
 		return setting.Errorf("ttl-interval", "must be positive, got %s", c.TTLInterval)
 	case c.ShutdownGrace < 0:

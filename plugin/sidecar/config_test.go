@@ -14,7 +14,7 @@ func TestDefaultConfigIsValid(t *testing.T) {
 	if err := c.Validate(); err != nil {
 		t.Fatal(err)
 	}
-	if c.Core.RequeuePending != 5*time.Second || c.Core.Launcher != "native" || c.Addr != "127.0.0.1:4355" {
+	if c.Core.Resync != 2*time.Second || c.Core.Workers != 16 || c.Core.Launcher != "native" || c.Addr != "127.0.0.1:4355" {
 		t.Fatalf("defaults %+v", c)
 	}
 }
@@ -28,10 +28,11 @@ func TestValidateNamesTheSetting(t *testing.T) {
 	}{
 		{func(c *Config) { c.Addr = "" }, "addr"},
 		{func(c *Config) { c.TokenFile = "" }, "token-file"},
-		{func(c *Config) { c.IdleTimeout = 0 }, "idle-timeout"},
+		{func(c *Config) { c.PodName = "agent" }, "pod-name"},
 		{func(c *Config) { c.TTLInterval = -time.Second }, "ttl-interval"},
 		{func(c *Config) { c.Burst = 0 }, "kube-api-qps"},
-		{func(c *Config) { c.Core.RequeueRunning = -time.Second }, "requeue-running"},
+		{func(c *Config) { c.Core.Resync = -time.Second }, "resync"},
+		{func(c *Config) { c.Core.Workers = -1 }, "workers"},
 		{func(c *Config) { c.Core.Launcher = "yarn" }, "launcher"},
 		{func(c *Config) { c.Core.Submit.Timeout = -time.Second }, "submit-timeout"},
 		{func(c *Config) { c.Core.IngressURLFormat = "{{$nope}}" }, "ingress-url-format"},

@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/http/pprof"
 	"os"
+	"time"
 
 	wfclient "github.com/argoproj/argo-workflows/v3/pkg/client/clientset/versioned"
 	corev1 "k8s.io/api/core/v1"
@@ -26,6 +27,7 @@ import (
 	"github.com/sparkplug-io/sparkplug/plugin/objects"
 	"github.com/sparkplug-io/sparkplug/plugin/scope"
 	"github.com/sparkplug-io/sparkplug/plugin/server"
+	"github.com/sparkplug-io/sparkplug/plugin/spark"
 	"github.com/sparkplug-io/sparkplug/plugin/submit"
 	"github.com/sparkplug-io/sparkplug/templates"
 )
@@ -74,11 +76,16 @@ func Run(ctx context.Context, c Config, log *slog.Logger) error {
 	if err != nil {
 		return fmt.Errorf("load templates: %w", err)
 	}
-	registry := scope.NewRegistry(clients, c.IdleTimeout, log, c.Core.Now)
-	broadcaster := record.NewBroadcaster(record.WithContext(ctx))
-	broadcaster.StartRecordingToSink(&typedcorev1.EventSinkImpl{Interface: clients.Kube.CoreV1().Events("")})
+	registry := scope.NewRegistry(clients, log)
+	// Events outlive ctx: the shutdown sweep records the deletions it
+	// makes after SIGTERM, and they are flushed before the process ends.
+	eventsCtx, stopEvents := context.WithCancel(context.Background())
+	defer stopEvents()
+	broadcaster := record.NewBroadcaster(record.WithContext(eventsCtx))
+	events := &flushedEvents{}
+	broadcaster.StartRecordingToSink(events.sink(&typedcorev1.EventSinkImpl{Interface: clients.Kube.CoreV1().Events("")}))
 	defer broadcaster.Shutdown()
-	recorder := broadcaster.NewRecorder(scheme.Scheme, corev1.EventSource{Component: "sparkplug"})
+	recorder := events.recorder(broadcaster.NewRecorder(scheme.Scheme, corev1.EventSource{Component: "sparkplug"}))
 	m := metrics.New()
 	core := execute.New(c.Core, clients, registry, builder, recorder, m, log)
 	ready := &server.Ready{}
@@ -99,6 +106,9 @@ func Run(ctx context.Context, c Config, log *slog.Logger) error {
 	}
 	go registry.Run(ctx)
 	go core.Run(ctx, c.TTLInterval)
+	if c.PodName != "" {
+		go followOwnWorkflow(ctx, core, clients, c.PodNamespace, c.PodName, log)
+	}
 	go kube.WatchReadiness(ctx, clients.Kube, ready.Set, log)
 
 	serveErr := make(chan error, 1)
@@ -123,7 +133,30 @@ func Run(ctx context.Context, c Config, log *slog.Logger) error {
 	if err := core.SweepEnding(shutdownCtx); err != nil {
 		log.Error("cleanup at shutdown incomplete", "error", err.Error())
 	}
+	if !events.flush(shutdownCtx) {
+		log.Info("some Events were not written before shutdown")
+	}
 	return nil
+}
+
+// followOwnWorkflow finds the workflow of the agent pod this sidecar runs
+// in and follows it: its nodes are reconciled from the start, whether or
+// not the agent asks (it asks about a node once per agent process). It
+// tries again while the API server cannot say.
+func followOwnWorkflow(ctx context.Context, core *execute.Core, clients scope.Clients, namespace, pod string, log *slog.Logger) {
+	for wait := time.Second; ; wait = min(2*wait, 5*time.Second) {
+		name, uid, err := kube.AgentWorkflow(ctx, clients.Kube, namespace, pod)
+		if err == nil {
+			core.Pin(spark.WorkflowRef{Name: name, Namespace: namespace, UID: uid})
+			return
+		}
+		log.Error("cannot tell this sidecar's workflow yet; requests still name it", "error", err.Error())
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(wait):
+		}
+	}
 }
 
 // newClients are the typed Kubernetes, Argo and dynamic clients of cfg.

@@ -155,15 +155,10 @@ const (
 
 	AnnotationNodeID       = Domain + "/node-id"
 	AnnotationWorkflowName = Domain + "/workflow-name"
-	// AnnotationReported records that a terminal result of this driver was
-	// handed to Argo, with the time and whether the hand-out was to the
-	// node that owns the run ("own") or to one of several identical nodes
-	// ("shared").
-	AnnotationReported     = Domain + "/reported"
-	AnnotationReportedMode = Domain + "/reported-mode"
-	// AnnotationAdoptedBy names the node that took over a run whose own node
-	// received another identical run's result.
-	AnnotationAdoptedBy = Domain + "/adopted-by"
+	// AnnotationIncarnation is the Workflow's status.startedAt (RFC 3339)
+	// when the run was launched (objects.Run.Incarnation): a run of an
+	// earlier incarnation, before `argo retry`, is not the node's run.
+	AnnotationIncarnation = Domain + "/incarnation"
 
 	// A driver sparkplug stopped itself (a time limit, a driver that
 	// cannot start) leaves a tombstone: its ConfigMap, re-owned by the

@@ -1,4 +1,4 @@
-package execute
+package decide
 
 import (
 	"fmt"
@@ -22,8 +22,8 @@ type Verdict struct {
 	Outcome state.Outcome
 	// Relaunch: start attempt Attempt+1 now.
 	Relaunch bool
-	// ended is the assessment that ended the attempt, when it is over.
-	ended state.Assessment
+	// Ended is the assessment that ended the attempt, when it is over.
+	Ended state.Assessment
 }
 
 // judge applies the restart policy to the newest attempt of a run.
@@ -55,15 +55,15 @@ func judge(a state.Assessment, attempt int, p spec.RestartPolicy, endedAt, now t
 	default: // Never, and anything validation let through, is no rerun.
 	}
 	if !rerun {
-		return Verdict{Final: true, Outcome: a.Outcome().WithNote(suffix), ended: a}
+		return Verdict{Final: true, Outcome: a.Outcome().WithNote(suffix), Ended: a}
 	}
 	wait := time.Duration(int64(attempt)*interval) * time.Second
 	at := endedAt.Add(wait)
 	if !now.Before(at) {
-		return Verdict{Relaunch: true, ended: a, Outcome: pendingRerun(
+		return Verdict{Relaunch: true, Ended: a, Outcome: pendingRerun(
 			fmt.Sprintf("starting attempt %s after", attemptOfMax(attempt+1, p)), a)}
 	}
-	return Verdict{ended: a, Outcome: pendingRerun(
+	return Verdict{Ended: a, Outcome: pendingRerun(
 		fmt.Sprintf("attempt %s in %s", attemptOfMax(attempt+1, p), at.Sub(now).Round(time.Second)), a)}
 }
 

@@ -1,4 +1,4 @@
-package execute
+package decide
 
 import (
 	"fmt"
@@ -13,39 +13,26 @@ import (
 // Outcome, judge's PENDING_RERUN), as typed outcomes; state.Outcome.Message
 // renders them all.
 
-// unlisted: no node with the request's template is in the TaskSet yet.
-func unlisted() state.Outcome {
-	return state.Outcome{State: spark.StateSubmitted, Phase: wfv1.NodePending,
-		Detail: "waiting for the workflow's task set to list this step"}
-}
-
-// waitingForIdentical: every open identical node's run went to another
-// node, whose result is not recorded yet.
-func waitingForIdentical() state.Outcome {
-	return state.Outcome{State: spark.StateRunning, Phase: wfv1.NodeRunning,
-		Detail: "waiting for an identical step's driver to finish"}
-}
-
-// transient: an API error that asking again may cure.
-func transient(message string) state.Outcome {
+// Transient: an API error that asking again may cure.
+func Transient(message string) state.Outcome {
 	return state.Outcome{State: spark.StateSubmitted, Phase: wfv1.NodePending,
 		Detail: "retrying after a transient API error: " + message}
 }
 
-// submitRunning: the attempt's spark-submit still runs.
-func submitRunning() state.Outcome {
+// SubmitRunning: the attempt's spark-submit still runs.
+func SubmitRunning() state.Outcome {
 	return state.Outcome{State: spark.StateSubmitted, Phase: wfv1.NodePending, Detail: "spark-submit running"}
 }
 
-// submitQueued: as many spark-submits run as the plugin allows.
-func submitQueued(running int) state.Outcome {
+// SubmitQueued: as many spark-submits run as the plugin allows.
+func SubmitQueued(running int) state.Outcome {
 	return state.Outcome{State: spark.StateSubmitted, Phase: wfv1.NodePending,
 		Detail: fmt.Sprintf("waiting for a spark-submit slot: %d run, as many as the plugin allows (max-spark-submits)", running)}
 }
 
-// invalid: the step cannot run at all (its body or timeout is invalid);
+// Invalid: the step cannot run at all (its body or timeout is invalid);
 // the message is the reason alone.
-func invalid(err error) state.Outcome {
+func Invalid(err error) state.Outcome {
 	return state.Outcome{Phase: wfv1.NodeFailed, Detail: err.Error()}
 }
 

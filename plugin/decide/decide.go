@@ -1,0 +1,212 @@
+package decide
+
+import (
+	"fmt"
+	"time"
+
+	wfv1 "github.com/argoproj/argo-workflows/v3/pkg/apis/workflow/v1alpha1"
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/sparkplug-io/sparkplug/plugin/driverpod"
+	"github.com/sparkplug-io/sparkplug/plugin/identity"
+	"github.com/sparkplug-io/sparkplug/plugin/spark"
+	"github.com/sparkplug-io/sparkplug/plugin/spec"
+	"github.com/sparkplug-io/sparkplug/plugin/state"
+)
+
+// Plan is what one pass over one node must do, and what it reports.
+type Plan struct {
+	// Launch is the attempt to launch now; 0: none.
+	Launch int
+	// Stop is the limit that ended the newest attempt, whose driver must
+	// be stopped (before any launch); LimitNone: none. Ended is what
+	// ended it, for the tombstone.
+	Stop  Limit
+	Ended state.Assessment
+	// Abandon: someone else fulfilled the node (Argo after a stop, a
+	// deadline, the agent after a transport error) while its driver still
+	// runs. Nothing will ever read the run's result: stop the driver and
+	// report nothing.
+	Abandon bool
+	// Ensure: the newest driver runs; the objects it owns must exist.
+	Ensure bool
+	// Archive: the driver ended by itself and its log must be stored
+	// before the final result is written.
+	Archive bool
+	// Report: write Outcome for the node, its outputs naming Driver (nil:
+	// none) as a JSON string when JSON (the node is a loop's child).
+	Report  bool
+	Outcome state.Outcome
+	Driver  *corev1.Pod
+	JSON    bool
+}
+
+// Decide plans one pass over the node of s. It is pure: the same snapshot
+// and policy always give the same plan.
+//
+// A node someone else fulfilled is closed: its live driver is abandoned
+// and nothing is reported. A node without a run launches attempt 1 (after
+// the backoff of refused submissions). A node with a run reports the run's
+// verdict: its state, the time limits and the restart policy applied;
+// a limit that ended the attempt stops its driver, a rerun launches the
+// next attempt, and a driver that ended by itself has its log stored
+// first when the step asks for it.
+func Decide(s *Snapshot, p Policy) Plan {
+	rn := s.Run
+	if s.Fulfilled || (s.Entry != nil && s.Entry.Phase.Fulfilled(nil)) {
+		if rn != nil && rn.Live() {
+			return Plan{Abandon: true}
+		}
+		return Plan{}
+	}
+	loop, known := identity.InLoop(s.Nodes, s.NodeID)
+	if rn == nil {
+		if b := backoff(s, p, 1); b != nil {
+			return Plan{Report: true, Outcome: *b, JSON: loop}
+		}
+		return Plan{Launch: 1, JSON: loop}
+	}
+	v, l := verdict(s, p, rn)
+	pl := Plan{Ensure: rn.Live(), Report: true, Outcome: v.Outcome, Driver: rn.Head(), JSON: loop}
+	if l != LimitNone && (v.Relaunch || v.Final) {
+		pl.Stop, pl.Ended = l, v.Ended
+	}
+	if v.Relaunch {
+		if b := backoff(s, p, rn.Attempt()+1); b != nil {
+			pl.Outcome = *b
+		} else {
+			pl.Launch = rn.Attempt() + 1
+		}
+	}
+	if v.Final && pl.Stop == LimitNone && needsArchive(rn, p.Body) {
+		pl.Archive = true
+		pl.Outcome.Phase = wfv1.NodeRunning
+		pl.Outcome = pl.Outcome.WithNote("; archiving the driver log")
+	}
+	if pl.Outcome.Phase.Completed() && !known {
+		// Whether the node is a loop's child (a JSON result) is unknown
+		// while the cached Workflow lags; a final result is written once,
+		// so it waits for the Workflow.
+		pl.Report = false
+	}
+	return pl
+}
+
+// needsArchive: the step stores driver logs, and the newest driver ended
+// by itself with its log neither stored nor refused yet.
+func needsArchive(rn *Run, body *spec.SparkApplicationSpec) bool {
+	if !body.ArchivesLogs() || rn.Ghost || rn.Tomb != nil {
+		return false
+	}
+	h := rn.Head()
+	return h.DeletionTimestamp == nil && h.Annotations[spark.AnnotationDriverLog] == "" && h.Annotations[spark.AnnotationDriverLogError] == ""
+}
+
+// verdict assesses a run's newest attempt, applies the time limits and the
+// restart policy, and says which limit, if any, ended the attempt.
+func verdict(s *Snapshot, p Policy, rn *Run) (Verdict, Limit) {
+	head := rn.Head()
+	if rn.Tomb != nil {
+		return tombVerdict(s, p, rn), LimitNone
+	}
+	a := state.Assess(state.Observed{
+		Driver:           rn.ObservedHead(),
+		Executors:        rn.Executors,
+		Expected:         expectedExecutors(p.Body),
+		Dynamic:          p.Body.DynamicAllocation != nil && p.Body.DynamicAllocation.Enabled,
+		SubmittedAt:      submittedAt(rn),
+		Now:              s.Now,
+		NotFoundGrace:    p.NotFoundGrace,
+		ProgressInterval: p.ProgressInterval,
+	})
+	pending := p.Body.PendingTimeout()
+	a, l := limits(a, rn.ObservedHead(), runStart(rn), s.Now, p.Timeout, pending)
+	ended := driverpod.EndedAt(head, s.Now)
+	switch {
+	case l == LimitTimeout:
+		return Verdict{Final: true, Outcome: a.Outcome().WithNote(attemptSuffix(rn.Attempt(), p.Body.RestartPolicy)), Ended: a}, l
+	case l == LimitPending:
+		ended = head.CreationTimestamp.Add(pending)
+	case l == LimitCannotStart:
+		ended = head.CreationTimestamp.Time
+	case rn.Ghost:
+		ended = rn.MissingSince.Add(p.NotFoundGrace)
+	}
+	return judge(a, rn.Attempt(), p.Body.RestartPolicy, ended, s.Now), l
+}
+
+// tombVerdict is the verdict of a run whose newest driver sparkplug
+// stopped: what the tombstone recorded, with the restart policy applied
+// again (a stopped attempt may still be followed by another).
+func tombVerdict(s *Snapshot, p Policy, rn *Run) Verdict {
+	ann := rn.Tomb.Annotations
+	a := state.Assessment{State: spark.StateFailing, Done: true, Reason: ann[spark.AnnotationStoppedReason], Detail: ann[spark.AnnotationStoppedDetail]}
+	if Limit(ann[spark.AnnotationStopped]) == LimitTimeout {
+		return Verdict{Final: true, Outcome: a.Outcome().WithNote(attemptSuffix(rn.Attempt(), p.Body.RestartPolicy))}
+	}
+	stoppedAt, err := time.Parse(time.RFC3339, ann[spark.AnnotationStoppedAt])
+	if err != nil {
+		stoppedAt = rn.Tomb.CreationTimestamp.Time
+	}
+	return judge(a, rn.Attempt(), p.Body.RestartPolicy, stoppedAt, s.Now)
+}
+
+// backoff is the outcome while an attempt must still wait after refused
+// submissions (linear, onSubmissionFailureRetryInterval per failure), the
+// final refusal (Failed) once no retry is left, else nil.
+func backoff(s *Snapshot, p Policy, attempt int) *state.Outcome {
+	f := s.Failures[attempt]
+	if f.Count == 0 {
+		return nil
+	}
+	if out := AfterRefusal(f, p.Body); out.Phase == wfv1.NodeFailed {
+		return &out // no retry left: the refusal stands
+	}
+	rp := p.Body.RestartPolicy
+	interval := time.Duration(deref64(rp.OnSubmissionFailureRetryInterval, 5)) * time.Second
+	at := f.At.Add(time.Duration(f.Count) * interval)
+	if !s.Now.Before(at) {
+		return nil
+	}
+	o := state.Outcome{State: spark.StateSubmissionFailed, Phase: wfv1.NodePending,
+		Detail: fmt.Sprintf("retry %s in %s: %s", ofMax(f.Count, deref32(rp.OnSubmissionFailureRetries, 0)), at.Sub(s.Now).Round(time.Second), f.Message)}
+	return &o
+}
+
+// AfterRefusal is the outcome once a submission was refused, f counting
+// it: a retry later while restartPolicy.onSubmissionFailureRetries allows
+// one, else Failed.
+func AfterRefusal(f Failure, body *spec.SparkApplicationSpec) state.Outcome {
+	rp := body.RestartPolicy
+	retries := deref32(rp.OnSubmissionFailureRetries, 0)
+	if f.Count <= int(retries) && rp.Type != spec.RestartNever {
+		return state.Outcome{State: spark.StateSubmissionFailed, Phase: wfv1.NodePending,
+			Detail: fmt.Sprintf("retry %s soon: %s", ofMax(f.Count, retries), f.Message)}
+	}
+	return state.SubmissionFailed(f.Message)
+}
+
+func submittedAt(rn *Run) time.Time {
+	if rn.Ghost {
+		return rn.MissingSince
+	}
+	return rn.Head().CreationTimestamp.Time
+}
+
+// runStart is when the run's first driver that still exists was created.
+func runStart(rn *Run) time.Time {
+	if rn.Ghost && len(rn.Attempts) == 1 {
+		return rn.MissingSince
+	}
+	return rn.Attempts[0].CreationTimestamp.Time
+}
+
+func expectedExecutors(s *spec.SparkApplicationSpec) int32 {
+	if s.DynamicAllocation != nil && s.DynamicAllocation.Enabled {
+		return 0
+	}
+	if s.Executor.Instances == nil {
+		return 1
+	}
+	return *s.Executor.Instances
+}

@@ -1,0 +1,19 @@
+// Package decide is what sparkplug decides about one Argo node, and
+// nothing else: it imports no API client and holds none, so it cannot act.
+//
+// Decide reads a Snapshot (the node's TaskSet entry, what the Workflow
+// shows of it, its run in the current incarnation with every attempt's
+// driver pod, ghost or tombstone, and the refused submissions kept in
+// memory) and a Policy (the step's body and timeout, the plugin's
+// settings), and returns a Plan: launch an attempt, stop a driver that a
+// time limit ended, abandon a run whose node someone else fulfilled, make
+// sure of a live driver's companions, store a driver's log first, and the
+// typed outcome (state.Outcome) the node reports, with the driver its
+// outputs name. The act side (package execute) carries the plan out and
+// renders the outcome in one place.
+//
+// judge.go applies the restart policy (linear backoff, as the Spark
+// operator does), limits.go the time limits sparkplug enforces itself
+// (Argo never stops a plugin node it believes Running), outcomes.go the
+// outcomes that are not a run's own state.
+package decide

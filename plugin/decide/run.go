@@ -1,0 +1,95 @@
+package decide
+
+import (
+	"time"
+
+	wfv1 "github.com/argoproj/argo-workflows/v3/pkg/apis/workflow/v1alpha1"
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/sparkplug-io/sparkplug/plugin/driverpod"
+	"github.com/sparkplug-io/sparkplug/plugin/spec"
+)
+
+// Snapshot is everything one decision about one Argo node reads, as one
+// plain value: the node's entry in the WorkflowTaskSet, what the Workflow
+// shows of it, its run in the current incarnation, and the submission
+// failures kept in memory. The act side gathers it from its caches; Decide
+// reads it and nothing else.
+type Snapshot struct {
+	Now time.Time
+	// NodeID is the Argo node the decision is about.
+	NodeID string
+	// Entry is the node's result in the TaskSet's status.nodes, whoever
+	// wrote it; nil when there is none.
+	Entry *wfv1.NodeResult
+	// Fulfilled: the Workflow shows the node fulfilled (a final phase),
+	// which it may for a moment while the TaskSet still lists it.
+	Fulfilled bool
+	// Nodes is the Workflow's node status (nil without one); it says
+	// whether the node is a loop's child.
+	Nodes wfv1.Nodes
+	// Run is the node's run in the current incarnation; nil: none yet.
+	Run *Run
+	// Failures are the refused submissions of the node's attempts, by
+	// attempt.
+	Failures map[int]Failure
+	// Archiving: an upload of the newest driver's log is in flight.
+	Archiving bool
+}
+
+// Failure counts the refused submissions of one attempt.
+type Failure struct {
+	Count   int
+	At      time.Time
+	Message string
+}
+
+// Run is every attempt launched for one node in one incarnation, oldest
+// first.
+type Run struct {
+	Attempts []*corev1.Pod
+	// Ghost: the newest driver is gone from the cluster. Its name and
+	// attempt come from the result written for the node, and MissingSince
+	// from when this process first missed it.
+	Ghost        bool
+	MissingSince time.Time
+	// Tomb: the newest driver was stopped by sparkplug; the head is a
+	// stand-in built from its tombstone ConfigMap.
+	Tomb *corev1.ConfigMap
+	// Executors are the newest driver's executor pods.
+	Executors []*corev1.Pod
+}
+
+// Head is the newest attempt's driver (or its stand-in).
+func (rn *Run) Head() *corev1.Pod { return rn.Attempts[len(rn.Attempts)-1] }
+
+// Attempt is the newest attempt's number.
+func (rn *Run) Attempt() int { return driverpod.Attempt(rn.Head()) }
+
+// ObservedHead is the newest driver as observed: nil for a ghost or a
+// tombstone.
+func (rn *Run) ObservedHead() *corev1.Pod {
+	if rn.Ghost || rn.Tomb != nil {
+		return nil
+	}
+	return rn.Head()
+}
+
+// Live: the newest driver exists and has not finished.
+func (rn *Run) Live() bool {
+	return !rn.Ghost && rn.Tomb == nil && !driverpod.Finished(rn.Head())
+}
+
+// Policy is what a decision applies besides the snapshot: the step's body
+// and timeout, and the plugin's settings.
+type Policy struct {
+	Body *spec.SparkApplicationSpec
+	// Timeout is the template's timeout over the whole run; 0 is none.
+	Timeout time.Duration
+	// NotFoundGrace is how long a driver missing from the cache is
+	// tolerated before the attempt fails.
+	NotFoundGrace time.Duration
+	// ProgressInterval is the step of the elapsed time a RUNNING message
+	// shows (state.Elapsed); 0: none.
+	ProgressInterval time.Duration
+}

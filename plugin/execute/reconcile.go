@@ -1,0 +1,330 @@
+package execute
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"strings"
+	"sync"
+	"time"
+
+	wfv1 "github.com/argoproj/argo-workflows/v3/pkg/apis/workflow/v1alpha1"
+	authorizationv1 "k8s.io/api/authorization/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/sparkplug-io/sparkplug/plugin/decide"
+	"github.com/sparkplug-io/sparkplug/plugin/nodestatus"
+	"github.com/sparkplug-io/sparkplug/plugin/scope"
+	"github.com/sparkplug-io/sparkplug/plugin/spark"
+	"github.com/sparkplug-io/sparkplug/plugin/step"
+)
+
+// flow is one followed workflow: its cache, its TaskSet writer, its
+// parsed steps, and whether this process may write its TaskSet's status.
+type flow struct {
+	scope  *scope.Scope
+	writer *nodestatus.Writer
+
+	mu    sync.Mutex
+	steps map[string]parsed // by node id: a node's template never changes
+
+	// access is closed once denied is known.
+	access chan struct{}
+	denied string
+}
+
+// parsed is a node's step, or why its template cannot run.
+type parsed struct {
+	step *step.Step
+	err  error
+}
+
+// flowKey names one node of one workflow in the queue.
+func flowKey(uid, node string) string { return uid + "\x00" + node }
+
+func splitKey(key string) (uid, node string) {
+	uid, node, _ = strings.Cut(key, "\x00")
+	return uid, node
+}
+
+func (c *Core) newFlow(sc *scope.Scope) *flow {
+	wf := sc.Workflow
+	fl := &flow{scope: sc, steps: map[string]parsed{}, access: make(chan struct{})}
+	wo := nodestatus.DefaultOptions()
+	wo.ProgressInterval, wo.MinGap, wo.Hold, wo.Now = c.opts.ProgressInterval, c.opts.WriteGap, c.opts.HoldVanished, c.opts.Now
+	fl.writer = nodestatus.New(c.clients.Workflows.ArgoprojV1alpha1().WorkflowTaskSets(wf.Namespace), wf.Name, wf.UID,
+		sc.TaskSet, sc.WorkflowObject, wo, c.log.With("workflow", wf.Name, "namespace", wf.Namespace), c.wroteResult(wf))
+	go fl.writer.Run(c.ctx)
+	go func() {
+		fl.denied = c.reviewAccess(wf)
+		close(fl.access)
+		if fl.denied != "" {
+			c.log.Error("sparkplug cannot report results: every spark node it is asked about fails", "workflow", wf.Name, "why", fl.denied)
+		}
+	}()
+	go func() {
+		// The first pass once the cache holds the TaskSet and the runs.
+		select {
+		case <-sc.Synced():
+			c.enqueueAll(fl)
+		case <-c.ctx.Done():
+		}
+	}()
+	return fl
+}
+
+// accessDenied waits up to wait for the access review, and returns what
+// it found missing ("" when allowed or not known in time).
+func (fl *flow) accessDenied(ctx context.Context, wait time.Duration) string {
+	t := time.NewTimer(wait)
+	defer t.Stop()
+	select {
+	case <-fl.access:
+		return fl.denied
+	case <-t.C:
+	case <-ctx.Done():
+	}
+	return ""
+}
+
+// reviewAccess asks the API server whether this process may patch the
+// status of the workflow's TaskSet, which is how every result reaches
+// Argo; it returns the missing permission, or "" when allowed (or when
+// the review itself fails: the writes then say).
+func (c *Core) reviewAccess(wf spark.WorkflowRef) string {
+	ctx, cancel := context.WithTimeout(c.ctx, 30*time.Second)
+	defer cancel()
+	r, err := c.clients.Kube.AuthorizationV1().SelfSubjectAccessReviews().Create(ctx, &authorizationv1.SelfSubjectAccessReview{
+		Spec: authorizationv1.SelfSubjectAccessReviewSpec{ResourceAttributes: &authorizationv1.ResourceAttributes{
+			Namespace: wf.Namespace, Verb: "patch", Group: "argoproj.io", Resource: "workflowtasksets", Subresource: "status", Name: wf.Name,
+		}},
+	}, metav1.CreateOptions{})
+	if err != nil {
+		c.log.Info("cannot review sparkplug's own permissions; going on", "error", err.Error())
+		return ""
+	}
+	if r.Status.Allowed {
+		return ""
+	}
+	return fmt.Sprintf("sparkplug may not patch workflowtasksets/status in namespace %s, where it writes each Spark node's result: "+
+		"grant its ServiceAccount that permission (manifests/rbac.yaml and the Helm chart do)", wf.Namespace)
+}
+
+// wroteResult is the writer's callback: one line per result it wrote.
+func (c *Core) wroteResult(wf spark.WorkflowRef) func(string, wfv1.NodeResult) {
+	return func(node string, res wfv1.NodeResult) {
+		c.metrics.Result(string(res.Phase))
+		level := c.log.Debug
+		if res.Phase.Completed() {
+			level = c.log.Info
+		}
+		level("node result written", "workflow", wf.Name, "node", node, "phase", res.Phase, "message", res.Message)
+	}
+}
+
+// enqueueAll queues every spark node the workflow's TaskSet lists.
+func (c *Core) enqueueAll(fl *flow) {
+	for _, id := range scope.SparkTasks(fl.scope.TaskSet()) {
+		c.queue.Add(flowKey(fl.scope.Workflow.UID, id))
+	}
+}
+
+// Run does the Core's work until ctx is done: Options.Workers reconcile
+// the queued nodes, every Options.Resync every listed node is queued
+// again (time limits and backoffs need no event), finished drivers are
+// expired every ttlInterval, and leftovers of finished workflows every
+// Options.LeftoverInterval.
+func (c *Core) Run(ctx context.Context, ttlInterval time.Duration) {
+	defer c.stop() // the flows' writers and reviews
+	var wg sync.WaitGroup
+	for range c.opts.Workers {
+		wg.Go(func() {
+			for c.processNext(ctx) {
+			}
+		})
+	}
+	resync := time.NewTicker(c.opts.Resync)
+	ttl := time.NewTicker(ttlInterval)
+	leftovers := time.NewTicker(c.opts.LeftoverInterval)
+	defer func() {
+		resync.Stop()
+		ttl.Stop()
+		leftovers.Stop()
+		c.queue.ShutDown()
+		wg.Wait()
+	}()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-resync.C:
+			for _, fl := range c.allFlows() {
+				c.enqueueAll(fl)
+			}
+		case <-ttl.C:
+			for _, sc := range c.scopes.Scopes() {
+				c.Expire(ctx, sc)
+			}
+		case <-leftovers.C:
+			c.ExpireLeftovers(ctx)
+		}
+	}
+}
+
+func (c *Core) allFlows() []*flow {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	out := make([]*flow, 0, len(c.flows))
+	for _, fl := range c.flows {
+		out = append(out, fl)
+	}
+	return out
+}
+
+// processNext reconciles one queued node; false once the queue shut down.
+func (c *Core) processNext(ctx context.Context) bool {
+	key, shutdown := c.queue.Get()
+	if shutdown {
+		return false
+	}
+	defer c.queue.Done(key)
+	uid, node := splitKey(key)
+	fl := c.flowOf(uid)
+	if fl == nil {
+		c.queue.Forget(key)
+		return true
+	}
+	if err := c.reconcile(ctx, fl, node); err != nil {
+		c.log.Info("node not reconciled; trying again", "workflow", fl.scope.Workflow.Name, "node", node, "error", err.Error())
+		c.queue.AddRateLimited(key)
+		return true
+	}
+	c.queue.Forget(key)
+	return true
+}
+
+// reconcile is one pass over one node: gather its snapshot, decide
+// (package decide), act on the plan and offer its result to the writer.
+// A node the TaskSet does not list, or a workflow that may no longer be
+// written (rule R3), gets nothing: an ending workflow's drivers are the
+// sweep's (sweep.go).
+func (c *Core) reconcile(ctx context.Context, fl *flow, node string) error {
+	sc := fl.scope
+	select {
+	case <-sc.Synced():
+	default:
+		return nil // the first pass comes when it syncs
+	}
+	select {
+	case <-fl.access:
+		if fl.denied != "" {
+			return nil // nothing could be reported: every reply fails the node instead
+		}
+	default:
+	}
+	ts, wf := sc.TaskSet(), sc.WorkflowObject()
+	if ts == nil || wf == nil {
+		return nil
+	}
+	tmpl, listed := ts.Spec.Tasks[node]
+	if !listed {
+		return nil
+	}
+	if ok, _ := nodestatus.MayWrite(ts, wf, sc.Workflow.UID); !ok {
+		return nil
+	}
+	st, ok, err := fl.step(node, &tmpl, c.opts)
+	if !ok {
+		return nil // another plugin's task
+	}
+	log := c.log.With("workflow", sc.Workflow.Name, "namespace", sc.Workflow.Namespace, "node", node)
+	if err != nil {
+		// Checked once per node, said once: the node fails with the
+		// reason, which names the field and the fix.
+		if _, said := fl.writer.Wanted(node); !said {
+			log.Info("invalid spark step", "error", err.Error())
+		}
+		fl.writer.Set(node, nodestatus.Incarnation(wf), c.result(decide.Invalid(err), nil, false, nil, nil))
+		return nil
+	}
+	if wf.Status.StartedAt.IsZero() {
+		return nil // not started: no incarnation to launch in yet (R4)
+	}
+	r := &pass{core: c, ctx: ctx, log: log.With("template", tmpl.Name), wf: sc.Workflow, scope: sc, flow: fl, node: node, step: st,
+		now: c.opts.Now(), incarnation: nodestatus.Incarnation(wf)}
+	r.policy = decide.Policy{Body: st.Body, Timeout: st.Timeout, NotFoundGrace: c.opts.NotFoundGrace, ProgressInterval: c.opts.ProgressInterval}
+	snap := r.gather(ts, wf)
+	pl := decide.Decide(snap, r.policy)
+	if c.log.Enabled(ctx, slog.LevelDebug) {
+		r.log.Debug("pass", "incarnation", r.incarnation, "entry", entryPhase(snap.Entry), "fulfilled", snap.Fulfilled,
+			"run", runSummary(snap.Run), "launch", pl.Launch, "stop", string(pl.Stop), "abandon", pl.Abandon, "report", pl.Report, "phase", pl.Outcome.Phase)
+	}
+	return r.act(snap, pl)
+}
+
+// entryPhase and runSummary describe a snapshot in the debug log.
+func entryPhase(e *wfv1.NodeResult) string {
+	if e == nil {
+		return "none"
+	}
+	return string(e.Phase)
+}
+
+func runSummary(rn *decide.Run) string {
+	if rn == nil {
+		return "none"
+	}
+	var b strings.Builder
+	for i, p := range rn.Attempts {
+		if i > 0 {
+			b.WriteString(",")
+		}
+		b.WriteString(p.Name + "@" + p.Annotations[spark.AnnotationIncarnation])
+	}
+	switch {
+	case rn.Ghost:
+		b.WriteString(" (ghost)")
+	case rn.Tomb != nil:
+		b.WriteString(" (tombstone)")
+	}
+	return b.String()
+}
+
+// step is the node's parsed step, parsed once: ok is false for another
+// plugin's template; err says why a spark template cannot run.
+func (fl *flow) step(node string, tmpl *wfv1.Template, opts Options) (*step.Step, bool, error) {
+	fl.mu.Lock()
+	defer fl.mu.Unlock()
+	if p, ok := fl.steps[node]; ok {
+		return p.step, true, p.err
+	}
+	st, ok, err := step.Parse(tmpl, opts.defaults())
+	if !ok {
+		return nil, false, nil
+	}
+	fl.steps[node] = parsed{step: st, err: err}
+	return st, true, err
+}
+
+// pass is one reconcile of one node: what act needs to carry out the
+// plan.
+type pass struct {
+	core   *Core
+	ctx    context.Context
+	log    *slog.Logger
+	wf     spark.WorkflowRef
+	scope  *scope.Scope
+	flow   *flow
+	node   string
+	step   *step.Step
+	policy decide.Policy
+	now    time.Time
+	// incarnation is the Workflow's startedAt: the runs of this node's
+	// current incarnation carry it (objects.Run.Incarnation).
+	incarnation string
+}
+
+// afterDone is how long after a background job (a spark-submit run, a
+// log upload) returns its node is queued again: the job is marked done
+// just after its function returns.
+const afterDone = 100 * time.Millisecond

@@ -1,0 +1,23 @@
+// Package nodestatus writes each Spark node's result (phase, message,
+// outputs) into its workflow's WorkflowTaskSet, under the node's own id:
+// status.nodes[<node id>], where Argo's agent would have written a reply
+// and where the controller reads results from, whoever wrote them.
+//
+// The rules come from the node-identity design, checked in Argo's source
+// (v3.6 to v4.1):
+//   - Pick (pure) chooses what one batch writes: only nodes still listed,
+//     never over a final entry whoever wrote it, never for a node the
+//     Workflow shows fulfilled, never a result without a phase, nothing
+//     while a vanished final entry may be Argo's own removal (Rules.Hold),
+//     and a change of the message alone at most once per progress
+//     interval;
+//   - MayWrite (pure) forbids every write once the TaskSet or Workflow is
+//     done, shut down or being deleted, or is another workflow's;
+//   - Patch is one merge patch on the status subresource per batch,
+//     guarded by the resourceVersion of the view the batch was picked
+//     from, so a batch decided on a stale view never lands;
+//   - Writer carries it out: at most one patch per MinGap, a conflict read
+//     afresh and decided again (Tries at most), a missing TaskSet waited
+//     for. It never updates the whole object, never touches spec or
+//     labels, and never removes an entry.
+package nodestatus

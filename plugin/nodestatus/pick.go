@@ -1,0 +1,174 @@
+package nodestatus
+
+import (
+	"encoding/json"
+	"time"
+
+	wfv1 "github.com/argoproj/argo-workflows/v3/pkg/apis/workflow/v1alpha1"
+)
+
+// LabelCompleted is the label Argo's controller puts on a TaskSet whose
+// workflow is fulfilled (workflow/common.LabelKeyCompleted).
+const LabelCompleted = "workflows.argoproj.io/completed"
+
+// Want is the result a node should show, when it was last written, and
+// the Workflow's incarnation it was derived in.
+type Want struct {
+	Result      wfv1.NodeResult
+	Written     time.Time
+	Incarnation string
+}
+
+// Memory is what the writer remembers between batches: the nodes whose
+// entry it saw terminal, and since when such a node's entry is missing
+// while the node is still listed.
+type Memory struct {
+	Terminal map[string]bool
+	Vanished map[string]time.Time
+}
+
+// Rules are the timings of the write rules.
+type Rules struct {
+	// ProgressInterval: a change of the message alone (same phase, not
+	// final) is written at most once per interval per node; 0: at once.
+	ProgressInterval time.Duration
+	// Hold is how long a node whose terminal entry vanished while it is
+	// still listed is left alone: Argo's controller removes a fulfilled
+	// node's entry first and its task a moment later, and updates the
+	// Workflow after both. Past Hold, with the Workflow still showing the
+	// node open, that update failed and the result is written again.
+	Hold time.Duration
+}
+
+// Verdict of one batch: the entries to write, and the nodes no longer to
+// care about (unlisted, or closed by whoever wrote their final entry).
+type Verdict struct {
+	Batch map[string]wfv1.NodeResult
+	Drop  []string
+}
+
+// MayWrite says whether the TaskSet ts of the Workflow wf (uid: the
+// workflow this process serves) may be written at all: it is that
+// workflow's, and neither it nor the Workflow is done, shut down or being
+// deleted. why says what forbids it.
+func MayWrite(ts *wfv1.WorkflowTaskSet, wf *wfv1.Workflow, uid string) (ok bool, why string) {
+	switch {
+	case ts == nil:
+		return false, "no task set"
+	case !ownedBy(ts, uid):
+		return false, "the task set is not this workflow's"
+	case ts.Labels[LabelCompleted] == "true":
+		return false, "the task set is completed"
+	case wf == nil || string(wf.UID) != uid:
+		return false, "the workflow is not known"
+	case wf.Status.Phase.Completed():
+		return false, "the workflow completed"
+	case wf.Spec.Shutdown != "":
+		return false, "the workflow is shut down"
+	case wf.DeletionTimestamp != nil:
+		return false, "the workflow is being deleted"
+	}
+	return true, ""
+}
+
+func ownedBy(ts *wfv1.WorkflowTaskSet, uid string) bool {
+	for _, ref := range ts.OwnerReferences {
+		if ref.Kind == "Workflow" && string(ref.UID) == uid {
+			return true
+		}
+	}
+	return false
+}
+
+// Pick chooses, from the results wanted, the entries one batch writes
+// into ts (rules R6 and R8 of the node-identity design):
+//   - only nodes ts lists, whose entry is absent, or not final and other
+//     than the result wanted;
+//   - never over a final entry, whoever wrote it, nor for a node the
+//     Workflow shows fulfilled;
+//   - never a result without a phase;
+//   - a node whose final entry vanished while it is still listed is held
+//     (Rules.Hold);
+//   - a change of the message alone waits out Rules.ProgressInterval.
+//
+// It updates mem as it sees entries. The caller checked MayWrite.
+func Pick(ts *wfv1.WorkflowTaskSet, wf *wfv1.Workflow, want map[string]Want, mem *Memory, r Rules, now time.Time) Verdict {
+	v := Verdict{Batch: map[string]wfv1.NodeResult{}}
+	for id, w := range want {
+		if _, listed := ts.Spec.Tasks[id]; !listed {
+			v.Drop = append(v.Drop, id)
+			delete(mem.Vanished, id)
+			continue
+		}
+		if n, ok := wf.Status.Nodes[id]; ok && n.Fulfilled() {
+			continue
+		}
+		cur, has := ts.Status.Nodes[id]
+		switch {
+		case has && cur.Phase.Completed():
+			mem.Terminal[id] = true
+			v.Drop = append(v.Drop, id)
+			continue
+		case has:
+			delete(mem.Vanished, id)
+		case mem.Terminal[id]:
+			since, ok := mem.Vanished[id]
+			if !ok {
+				mem.Vanished[id] = now
+				continue
+			}
+			if now.Sub(since) < r.Hold {
+				continue
+			}
+		}
+		res := w.Result
+		switch {
+		case res.Phase == "":
+			continue
+		case has && Same(cur, res):
+			continue
+		case has && messageOnly(cur, res) && !res.Phase.Completed() && r.ProgressInterval > 0 && now.Sub(w.Written) < r.ProgressInterval:
+			continue
+		}
+		v.Batch[id] = res
+	}
+	return v
+}
+
+// messageOnly: b differs from a in its message alone.
+func messageOnly(a, b wfv1.NodeResult) bool {
+	a.Message = b.Message
+	return Same(a, b)
+}
+
+// Same reports whether two results show the same thing.
+func Same(a, b wfv1.NodeResult) bool {
+	if a.Phase != b.Phase || a.Message != b.Message {
+		return false
+	}
+	ja, _ := json.Marshal(a.Outputs)
+	jb, _ := json.Marshal(b.Outputs)
+	return string(ja) == string(jb)
+}
+
+// Patch is the merge patch of a batch on the TaskSet's status: guarded
+// by the resourceVersion of the view the batch was picked from, so it
+// applies only if nothing changed since (a compare-and-swap), with every
+// field written, null when empty, so no field of an earlier entry stays.
+func Patch(resourceVersion string, batch map[string]wfv1.NodeResult) ([]byte, error) {
+	nodes := map[string]any{}
+	for id, res := range batch {
+		e := map[string]any{"phase": res.Phase, "message": nil, "outputs": nil, "progress": nil}
+		if res.Message != "" {
+			e["message"] = res.Message
+		}
+		if res.Outputs != nil {
+			e["outputs"] = res.Outputs
+		}
+		nodes[id] = e
+	}
+	return json.Marshal(map[string]any{
+		"metadata": map[string]any{"resourceVersion": resourceVersion},
+		"status":   map[string]any{"nodes": nodes},
+	})
+}

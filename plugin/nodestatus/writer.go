@@ -1,0 +1,265 @@
+package nodestatus
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"strconv"
+	"sync"
+	"time"
+
+	wfv1 "github.com/argoproj/argo-workflows/v3/pkg/apis/workflow/v1alpha1"
+	argov1 "github.com/argoproj/argo-workflows/v3/pkg/client/clientset/versioned/typed/workflow/v1alpha1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+)
+
+// Options tune a Writer.
+type Options struct {
+	Rules
+	// MinGap is the least time between two patches of one TaskSet: every
+	// patch is an event the controller answers with a Workflow update.
+	MinGap time.Duration
+	// Tries bounds the patches of one batch that meet a conflict.
+	Tries int
+	Now   func() time.Time
+}
+
+// DefaultOptions are a Writer's defaults, from the node-identity design.
+func DefaultOptions() Options {
+	return Options{Rules: Rules{ProgressInterval: 30 * time.Second, Hold: 10 * time.Second}, MinGap: time.Second, Tries: 3, Now: time.Now}
+}
+
+// Writer writes the results of one workflow's Spark nodes into its
+// WorkflowTaskSet's status.nodes, where Argo's controller reads them
+// whoever wrote them. Results are offered with Set at any time; Run
+// batches them into at most one patch per MinGap.
+type Writer struct {
+	tasksets argov1.WorkflowTaskSetInterface
+	name     string
+	uid      string
+	// view and workflow read the cached TaskSet and Workflow.
+	view     func() *wfv1.WorkflowTaskSet
+	workflow func() *wfv1.Workflow
+	opts     Options
+	log      *slog.Logger
+	// written is called with what each successful patch wrote.
+	written func(node string, res wfv1.NodeResult)
+
+	kick chan struct{}
+	// flushing is held by the one Flush that runs.
+	flushing sync.Mutex
+
+	mu     sync.Mutex
+	want   map[string]Want
+	mem    Memory
+	latest *wfv1.WorkflowTaskSet
+	// incarnation is the Workflow's startedAt the memory is of: argo
+	// retry starts the nodes it resets over.
+	incarnation string
+}
+
+// New returns the writer of the TaskSet name (the workflow's name) of
+// the workflow with uid, reading views from view and workflow.
+func New(tasksets argov1.WorkflowTaskSetInterface, name, uid string, view func() *wfv1.WorkflowTaskSet, workflow func() *wfv1.Workflow,
+	opts Options, log *slog.Logger, written func(string, wfv1.NodeResult)) *Writer {
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	if opts.Tries < 1 {
+		opts.Tries = 1
+	}
+	return &Writer{tasksets: tasksets, name: name, uid: uid, view: view, workflow: workflow, opts: opts, log: log, written: written,
+		kick: make(chan struct{}, 1), want: map[string]Want{}, mem: Memory{Terminal: map[string]bool{}, Vanished: map[string]time.Time{}}}
+}
+
+// Set offers the result node should show now, derived in incarnation
+// (Incarnation of the Workflow the pass read): a result of another
+// incarnation than the Workflow's when the batch is picked is never
+// written (a pass that read the Workflow before `argo retry`).
+func (w *Writer) Set(node, incarnation string, res wfv1.NodeResult) {
+	w.mu.Lock()
+	old, ok := w.want[node]
+	changed := !ok || !Same(old.Result, res) || old.Incarnation != incarnation
+	if changed {
+		written := old.Written
+		if old.Incarnation != incarnation {
+			written = time.Time{}
+		}
+		w.want[node] = Want{Result: res, Written: written, Incarnation: incarnation}
+	}
+	w.mu.Unlock()
+	if changed {
+		select {
+		case w.kick <- struct{}{}:
+		default:
+		}
+	}
+}
+
+// Wanted returns the result last offered for node.
+func (w *Writer) Wanted(node string) (wfv1.NodeResult, bool) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	x, ok := w.want[node]
+	return x.Result, ok
+}
+
+// Run writes until ctx is done: when a result is offered, and every
+// second for the results that had to wait.
+func (w *Writer) Run(ctx context.Context) {
+	tick := time.NewTicker(time.Second)
+	defer tick.Stop()
+	var last time.Time
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-w.kick:
+		case <-tick.C:
+		}
+		if gap := w.opts.MinGap - w.opts.Now().Sub(last); gap > 0 {
+			select {
+			case <-ctx.Done():
+				return
+			case <-time.After(gap):
+			}
+		}
+		if w.Flush(ctx) {
+			last = w.opts.Now()
+		}
+	}
+}
+
+// Flush writes one batch now, if there is anything to write; it reports
+// whether it patched. One Flush runs at a time; Set is never held up by
+// its API calls.
+func (w *Writer) Flush(ctx context.Context) bool {
+	w.flushing.Lock()
+	defer w.flushing.Unlock()
+	patched := false
+	var fresh *wfv1.WorkflowTaskSet // read after a conflict
+	for try := 0; try < w.opts.Tries; try++ {
+		now := w.opts.Now()
+		view, batch := w.pick(fresh, now)
+		if len(batch) == 0 {
+			return patched
+		}
+		body, err := Patch(view.ResourceVersion, batch)
+		if err != nil {
+			w.log.Error("cannot encode node results", "error", err.Error())
+			return patched
+		}
+		got, err := w.tasksets.Patch(ctx, w.name, types.MergePatchType, body, metav1.PatchOptions{}, "status")
+		switch {
+		case err == nil:
+			w.wrote(got, batch, now)
+			w.log.Debug("node results written", "nodes", len(batch), "resource_version", got.ResourceVersion)
+			return true
+		case apierrors.IsConflict(err):
+			// The TaskSet changed since the view: read it, and decide
+			// again on what it holds now.
+			if fresh, err = w.tasksets.Get(ctx, w.name, metav1.GetOptions{}); err != nil {
+				w.log.Info("cannot read the task set after a conflict; trying again later", "error", err.Error())
+				return patched
+			}
+		case apierrors.IsNotFound(err):
+			// Argo re-creates a deleted TaskSet; the next view is it.
+			w.mu.Lock()
+			w.latest = nil
+			w.mu.Unlock()
+			return patched
+		default:
+			w.log.Info("cannot write node results; trying again later", "error", err.Error())
+			return patched
+		}
+	}
+	return patched
+}
+
+// pick chooses a batch from the newest view (fresh, when a read after a
+// conflict gave one), under the writer's lock.
+func (w *Writer) pick(fresh *wfv1.WorkflowTaskSet, now time.Time) (*wfv1.WorkflowTaskSet, map[string]wfv1.NodeResult) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if fresh != nil {
+		w.latest = fresh
+	}
+	if len(w.want) == 0 {
+		return nil, nil
+	}
+	view, wf := w.newest(), w.workflow()
+	if wf != nil {
+		inc := Incarnation(wf)
+		if inc != w.incarnation {
+			w.incarnation = inc
+			w.mem = Memory{Terminal: map[string]bool{}, Vanished: map[string]time.Time{}}
+		}
+		for id, x := range w.want {
+			if x.Incarnation != inc {
+				delete(w.want, id) // derived before `argo retry`: never written
+			}
+		}
+	}
+	if ok, why := MayWrite(view, wf, w.uid); !ok {
+		w.log.Debug("not writing node results", "why", why)
+		return nil, nil
+	}
+	v := Pick(view, wf, w.want, &w.mem, w.opts.Rules, now)
+	for _, id := range v.Drop {
+		delete(w.want, id)
+	}
+	return view, v.Batch
+}
+
+// wrote records a batch the TaskSet took.
+func (w *Writer) wrote(got *wfv1.WorkflowTaskSet, batch map[string]wfv1.NodeResult, now time.Time) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.latest = got
+	for id, res := range batch {
+		if x, ok := w.want[id]; ok {
+			x.Written = now
+			w.want[id] = x
+		}
+		if res.Phase.Completed() {
+			// Its final entry, once it vanishes while the node is listed,
+			// is Argo's removal: held (Rules.Hold).
+			w.mem.Terminal[id] = true
+		}
+		if w.written != nil {
+			w.written(id, res)
+		}
+	}
+}
+
+// newest is the newest TaskSet known: the cached one, or the one a patch
+// or read returned, whichever has the higher resourceVersion (of one
+// object: a re-created TaskSet's cache view wins).
+func (w *Writer) newest() *wfv1.WorkflowTaskSet {
+	cached := w.view()
+	switch {
+	case w.latest == nil:
+		return cached
+	case cached == nil:
+		return w.latest
+	case cached.UID != w.latest.UID:
+		return cached
+	}
+	a, errA := strconv.ParseUint(cached.ResourceVersion, 10, 64)
+	b, errB := strconv.ParseUint(w.latest.ResourceVersion, 10, 64)
+	if errA != nil || errB != nil || a >= b {
+		return cached
+	}
+	return w.latest
+}
+
+// Incarnation is a Workflow's incarnation: its status.startedAt, which
+// `argo retry` renews, in RFC 3339.
+func Incarnation(wf *wfv1.Workflow) string {
+	return wf.Status.StartedAt.UTC().Format(time.RFC3339)
+}
+
+// String names the writer in logs.
+func (w *Writer) String() string { return fmt.Sprintf("task set %s", w.name) }
