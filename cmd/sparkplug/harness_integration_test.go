@@ -28,13 +28,16 @@ import (
 	wfclient "github.com/argoproj/argo-workflows/v3/pkg/client/clientset/versioned"
 	"github.com/argoproj/argo-workflows/v3/pkg/plugins/executor"
 	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/util/retry"
 	"sigs.k8s.io/yaml"
 
 	"github.com/sparkplug-io/sparkplug/e2e/argo"
 	"github.com/sparkplug-io/sparkplug/e2e/cluster"
+	"github.com/sparkplug-io/sparkplug/plugin/objects"
 	"github.com/sparkplug-io/sparkplug/plugin/sidecar"
 	"github.com/sparkplug-io/sparkplug/plugin/spark"
 )
@@ -77,6 +80,11 @@ type env struct {
 	requests *atomic.Int64 // API requests the plugin made
 	// kubeconfig is the plugin's ServiceAccount's.
 	kubeconfig string
+	// tasks are the TaskSet's tasks as setTasks last wrote them.
+	tasks map[string]*wfv1.Template
+	// stop stops the plugin server newEnv started, as SIGTERM does
+	// (idempotent); nil in an env of another server (at).
+	stop func()
 }
 
 // newEnv starts the plugin with the tests' serve options, changed by
@@ -121,7 +129,6 @@ func newEnv(t testing.TB, name string, configure ...func(*sidecar.Config)) *env 
 	o := testConfig(tokenFile, kubeconfig)
 	o.TTLInterval = 500 * time.Millisecond
 	o.WrapTransport = func(rt http.RoundTripper) http.RoundTripper { return counting{rt, e.requests} }
-	o.Core.RequeuePending, o.Core.RequeueRunning = time.Second, 2*time.Second
 	o.Core.NotFoundGrace = 3 * time.Second
 	for _, f := range configure {
 		f(&o)
@@ -148,11 +155,17 @@ func newEnv(t testing.TB, name string, configure ...func(*sidecar.Config)) *env 
 	case <-time.After(30 * time.Second):
 		t.Fatal("server did not start listening")
 	}
+	var once sync.Once
+	e.stop = func() {
+		once.Do(func() {
+			cancel()
+			if err := <-done; err != nil {
+				t.Errorf("server: %v", err)
+			}
+		})
+	}
 	t.Cleanup(func() {
-		cancel()
-		if err := <-done; err != nil {
-			t.Errorf("server: %v", err)
-		}
+		e.stop()
 		if t.Failed() {
 			b, _ := os.ReadFile(logFile.Name())
 			t.Logf("plugin log:\n%s", tail(string(b), 60))
@@ -221,10 +234,27 @@ func template(t testing.TB, name, body string) *wfv1.Template {
 	return tmpl
 }
 
-// setTasks writes the WorkflowTaskSet's open nodes as the controller does.
+// setTasks writes the WorkflowTaskSet's open nodes as the controller
+// does, and lists them in the Workflow's status as Pending plugin nodes
+// of a started workflow (the node names as Argo makes them: the
+// workflow's name, a dot, the node id), as the controller does before it
+// lists a task.
 func (e *env) setTasks(tasks map[string]*wfv1.Template) {
 	e.t.Helper()
 	ctx := context.Background()
+	e.tasks = tasks
+	e.updateWorkflow(func(wf *wfv1.Workflow) {
+		started(wf)
+		if wf.Status.Nodes == nil {
+			wf.Status.Nodes = wfv1.Nodes{}
+		}
+		for id, tmpl := range tasks {
+			if _, ok := wf.Status.Nodes[id]; !ok {
+				wf.Status.Nodes[id] = wfv1.NodeStatus{ID: id, Name: e.wf.Name + "." + id, Type: wfv1.NodeTypePlugin,
+					TemplateName: tmpl.Name, Phase: wfv1.NodePending, StartedAt: metav1.Now()}
+			}
+		}
+	})
 	spec := wfv1.WorkflowTaskSetSpec{Tasks: map[string]wfv1.Template{}}
 	for id, tmpl := range tasks {
 		spec.Tasks[id] = *tmpl
@@ -235,17 +265,151 @@ func (e *env) setTasks(tasks map[string]*wfv1.Template) {
 		Spec: spec,
 	}
 	client := e.wfc.ArgoprojV1alpha1().WorkflowTaskSets(e.ns)
-	existing, err := client.Get(ctx, e.wf.Name, metav1.GetOptions{})
-	switch {
-	case apierrors.IsNotFound(err):
-		_, err = client.Create(ctx, ts, metav1.CreateOptions{})
-	case err == nil:
-		existing.Spec = spec
-		_, err = client.Update(ctx, existing, metav1.UpdateOptions{})
-	}
+	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		existing, err := client.Get(ctx, e.wf.Name, metav1.GetOptions{})
+		switch {
+		case apierrors.IsNotFound(err):
+			_, err = client.Create(ctx, ts, metav1.CreateOptions{})
+		case err == nil:
+			existing.Spec = spec
+			_, err = client.Update(ctx, existing, metav1.UpdateOptions{})
+		}
+		return err
+	})
 	if err != nil {
 		e.t.Fatal(err)
 	}
+}
+
+// started makes wf a started, running workflow, as the controller does
+// when it starts one: status.startedAt (the incarnation of its nodes'
+// runs) and phase Running, unless it has them.
+func started(wf *wfv1.Workflow) {
+	if wf.Status.StartedAt.IsZero() {
+		wf.Status.StartedAt = metav1.Now()
+	}
+	if wf.Status.Phase == "" {
+		wf.Status.Phase = wfv1.WorkflowRunning
+	}
+}
+
+// updateWorkflow changes the env's Workflow, object and status (the
+// Workflow CRD has no status subresource), as Argo's controller does:
+// read, change, update, and again from the read on a conflict.
+func (e *env) updateWorkflow(change func(*wfv1.Workflow)) *wfv1.Workflow {
+	e.t.Helper()
+	ctx := context.Background()
+	wfs := e.wfc.ArgoprojV1alpha1().Workflows(e.ns)
+	var updated *wfv1.Workflow
+	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		wf, err := wfs.Get(ctx, e.wf.Name, metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		change(wf)
+		updated, err = wfs.Update(ctx, wf, metav1.UpdateOptions{})
+		return err
+	})
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	return updated
+}
+
+// start starts the env's Workflow (started) without listing a task, and
+// returns its incarnation.
+func (e *env) start() string {
+	e.t.Helper()
+	e.updateWorkflow(started)
+	return e.incarnation()
+}
+
+// incarnation is the Workflow's status.startedAt in RFC 3339: the
+// incarnation sparkplug launches its nodes' runs in, which their names
+// hash and their annotation sparkplug.io/incarnation carries.
+func (e *env) incarnation() string {
+	e.t.Helper()
+	wf, err := e.wfc.ArgoprojV1alpha1().Workflows(e.ns).Get(context.Background(), e.wf.Name, metav1.GetOptions{})
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	if wf.Status.StartedAt.IsZero() {
+		e.t.Fatal("the workflow has not started: no incarnation yet")
+	}
+	return wf.Status.StartedAt.UTC().Format(time.RFC3339)
+}
+
+// names are the names of attempt of node's run in the Workflow's current
+// incarnation, as sparkplug gives them.
+func (e *env) names(node string, attempt int) objects.Names {
+	e.t.Helper()
+	return objects.NamesFor(objects.Run{Workflow: e.ref(), NodeID: node, Attempt: attempt, Incarnation: e.incarnation()})
+}
+
+func (e *env) ref() spark.WorkflowRef {
+	return spark.WorkflowRef{Name: e.wf.Name, Namespace: e.ns, UID: string(e.wf.UID)}
+}
+
+// at is the env as served by the plugin server at url (another process
+// over the same cluster): the same namespace and Workflow, and the tasks
+// setTasks last wrote.
+func (e *env) at(url string) *env {
+	c := *e
+	c.url, c.requests, c.stop = url, &atomic.Int64{}, nil
+	return &c
+}
+
+// updateRole changes the plugin's Role (manifests/rbac.yaml's), reading
+// it again on a conflict.
+func (e *env) updateRole(change func(*rbacv1.Role)) {
+	e.t.Helper()
+	ctx := context.Background()
+	roles := testCluster.Client.RbacV1().Roles(e.ns)
+	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		role, err := roles.Get(ctx, "spark-executor-plugin", metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		change(role)
+		_, err = roles.Update(ctx, role, metav1.UpdateOptions{})
+		return err
+	})
+	if err != nil {
+		e.t.Fatal(err)
+	}
+}
+
+// taskSet reads the Workflow's TaskSet.
+func (e *env) taskSet() *wfv1.WorkflowTaskSet {
+	e.t.Helper()
+	ts, err := e.wfc.ArgoprojV1alpha1().WorkflowTaskSets(e.ns).Get(context.Background(), e.wf.Name, metav1.GetOptions{})
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	return ts
+}
+
+// nodeOf is the one node setTasks listed with template tmpl.
+func (e *env) nodeOf(tmpl *wfv1.Template) string {
+	e.t.Helper()
+	want, _ := json.Marshal(tmpl)
+	var ids []string
+	for id, t := range e.tasks {
+		if got, _ := json.Marshal(t); string(got) == string(want) {
+			ids = append(ids, id)
+		}
+	}
+	if len(ids) != 1 {
+		e.t.Fatalf("%d listed nodes have template %s (%v); name the node", len(ids), tmpl.Name, ids)
+	}
+	return ids[0]
+}
+
+// entry reads the result written for node in the TaskSet's status.
+func (e *env) entry(node string) (wfv1.NodeResult, bool) {
+	e.t.Helper()
+	res, ok := e.taskSet().Status.Nodes[node]
+	return res, ok
 }
 
 type response struct {
@@ -279,9 +443,10 @@ func (e *env) post(token string, body []byte) response {
 	return r
 }
 
-// execute posts template.execute for tmpl as the agent does, retrying 503
-// (the cache of a new workflow warming up) like the agent.
-func (e *env) execute(tmpl *wfv1.Template) executor.ExecuteTemplateReply {
+// ask posts template.execute for tmpl as the agent does, retrying 503
+// like the agent, and returns the reply: for a spark template the
+// acknowledgement, which the test checks is one.
+func (e *env) ask(tmpl *wfv1.Template) executor.ExecuteTemplateReply {
 	e.t.Helper()
 	body, err := json.Marshal(executor.ExecuteTemplateArgs{
 		Workflow: &executor.Workflow{ObjectMeta: executor.ObjectMeta{Name: e.wf.Name, Namespace: e.ns, UID: string(e.wf.UID)}},
@@ -303,6 +468,49 @@ func (e *env) execute(tmpl *wfv1.Template) executor.ExecuteTemplateReply {
 	}
 }
 
+// isAck: a reply is the acknowledgement (no phase, zero requeue).
+func isAck(r executor.ExecuteTemplateReply) bool {
+	return r.Node != nil && r.Node.Phase == "" && r.Node.Message == "" && r.Node.Outputs == nil && r.Requeue != nil && r.Requeue.Duration == 0
+}
+
+// execute asks about tmpl as the agent does, checks the reply is the
+// acknowledgement, and returns (as a reply's node, for the tests' checks)
+// the result sparkplug wrote for the one node listed with tmpl, once
+// there is one.
+func (e *env) execute(tmpl *wfv1.Template) executor.ExecuteTemplateReply {
+	e.t.Helper()
+	return e.eventually(tmpl, "a result is written", func(executor.ExecuteTemplateReply) bool { return true })
+}
+
+// eventually asks about tmpl once, then polls the result written for its
+// node until check accepts it.
+func (e *env) eventually(tmpl *wfv1.Template, what string, check func(executor.ExecuteTemplateReply) bool) executor.ExecuteTemplateReply {
+	e.t.Helper()
+	if r := e.ask(tmpl); !isAck(r) {
+		e.t.Fatalf("reply %s, want the acknowledgement {\"node\":{},\"requeue\":\"0s\"}", describe(r))
+	}
+	return e.eventuallyNode(e.nodeOf(tmpl), what, check)
+}
+
+// eventuallyNode polls the result written for node until check accepts
+// it.
+func (e *env) eventuallyNode(node, what string, check func(executor.ExecuteTemplateReply) bool) executor.ExecuteTemplateReply {
+	e.t.Helper()
+	var last executor.ExecuteTemplateReply
+	err := wait.PollUntilContextTimeout(context.Background(), 100*time.Millisecond, 20*time.Second, true, func(context.Context) (bool, error) {
+		res, ok := e.entry(node)
+		if !ok {
+			return false, nil
+		}
+		last = executor.ExecuteTemplateReply{Node: &res}
+		return check(last), nil
+	})
+	if err != nil {
+		e.t.Fatalf("node %s: %s: last result %s", node, what, describe(last))
+	}
+	return last
+}
+
 func (e *env) drivers() []corev1.Pod {
 	e.t.Helper()
 	pods, err := testCluster.Client.CoreV1().Pods(e.ns).List(context.Background(), metav1.ListOptions{LabelSelector: spark.LabelRole + "=" + spark.RoleDriver})
@@ -321,31 +529,25 @@ func (e *env) onlyDriver() corev1.Pod {
 	return drivers[0]
 }
 
+// setDriverStatus sets a pod's status as a kubelet would. It reads and
+// writes again on a conflict: sparkplug and the garbage collector write
+// the pod's metadata meanwhile.
 func (e *env) setDriverStatus(name string, status corev1.PodStatus) {
 	e.t.Helper()
 	ctx := context.Background()
-	pod, err := testCluster.Client.CoreV1().Pods(e.ns).Get(ctx, name, metav1.GetOptions{})
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	pod.Status = status
-	if _, err := testCluster.Client.CoreV1().Pods(e.ns).UpdateStatus(ctx, pod, metav1.UpdateOptions{}); err != nil {
-		e.t.Fatal(err)
-	}
-}
-
-// eventually polls execute until check accepts the reply.
-func (e *env) eventually(tmpl *wfv1.Template, what string, check func(executor.ExecuteTemplateReply) bool) executor.ExecuteTemplateReply {
-	e.t.Helper()
-	var last executor.ExecuteTemplateReply
-	err := wait.PollUntilContextTimeout(context.Background(), 100*time.Millisecond, 20*time.Second, true, func(context.Context) (bool, error) {
-		last = e.execute(tmpl)
-		return check(last), nil
+	pods := testCluster.Client.CoreV1().Pods(e.ns)
+	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		pod, err := pods.Get(ctx, name, metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		pod.Status = status
+		_, err = pods.UpdateStatus(ctx, pod, metav1.UpdateOptions{})
+		return err
 	})
 	if err != nil {
-		e.t.Fatalf("%s: last reply %s", what, describe(last))
+		e.t.Fatal(err)
 	}
-	return last
 }
 
 func describe(r executor.ExecuteTemplateReply) string {
@@ -403,12 +605,24 @@ func (e *env) recordResult(node string, r executor.ExecuteTemplateReply) {
 	}
 }
 
+// removeEntry removes node's entry from the TaskSet's status, as Argo's
+// controller does once the node is fulfilled, and as argo retry leaves
+// it: a merge patch of null on the status subresource.
+func (e *env) removeEntry(node string) {
+	e.t.Helper()
+	patch, _ := json.Marshal(map[string]any{"status": map[string]any{"nodes": map[string]any{node: nil}}})
+	if _, err := e.wfc.ArgoprojV1alpha1().WorkflowTaskSets(e.ns).Patch(context.Background(), e.wf.Name, "application/merge-patch+json", patch, metav1.PatchOptions{}, "status"); err != nil {
+		e.t.Fatal(err)
+	}
+}
+
 // testConfig is the sidecar's config in the tests: loopback, the token
 // and kubeconfig given, limits high enough not to slow a test down.
 func testConfig(tokenFile, kubeconfig string) sidecar.Config {
 	o := sidecar.DefaultConfig()
 	o.Addr, o.TokenFile, o.Kubeconfig = "127.0.0.1:0", tokenFile, kubeconfig
-	o.IdleTimeout, o.TTLInterval, o.ShutdownGrace = time.Minute, time.Second, 5*time.Second
+	o.TTLInterval, o.ShutdownGrace = time.Second, 5*time.Second
+	o.Core.Resync, o.Core.WriteGap = 300*time.Millisecond, 100*time.Millisecond
 	o.QPS, o.Burst = 50, 100
 	return o
 }

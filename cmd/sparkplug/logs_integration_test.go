@@ -75,36 +75,33 @@ func reader(t *testing.T, e *env, name string, rules []rbacv1.PolicyRule) string
 // sparkNodes launches a driver through the plugin for each node (id ->
 // display name), in that order, and records the nodes in the Workflow as
 // Argo's controller does: Plugin nodes of the spark templates, started one
-// after the other, with the outputs of the plugin's reply.
+// after the other, with the outputs of the results the plugin wrote.
 func sparkNodes(t *testing.T, e *env, ids ...string) {
 	t.Helper()
-	ctx := context.Background()
-	wf, err := e.wfc.ArgoprojV1alpha1().Workflows(e.ns).Get(ctx, e.wf.Name, metav1.GetOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	wf.Status.Phase = wfv1.WorkflowRunning
-	wf.Status.Nodes = wfv1.Nodes{e.wf.Name: {ID: e.wf.Name, Name: e.wf.Name, DisplayName: e.wf.Name, Type: wfv1.NodeTypeSteps, Phase: wfv1.NodeRunning}}
+	nodes := wfv1.Nodes{e.wf.Name: {ID: e.wf.Name, Name: e.wf.Name, DisplayName: e.wf.Name, Type: wfv1.NodeTypeSteps, Phase: wfv1.NodeRunning}}
+	var templates []wfv1.Template
 	for i, id := range ids {
-		// Each node its own template (its own arguments): one request
-		// answers one node.
+		// Each node its own template (its own arguments).
 		tmpl := template(t, "spark-"+id, strings.Replace(sparkPi, `["1000"]`, `["`+id+`"]`, 1))
 		e.setTasks(map[string]*wfv1.Template{id: tmpl})
 		r := e.execute(tmpl)
-		wf.Spec.Templates = append(wf.Spec.Templates, *tmpl)
-		wf.Status.Nodes[id] = wfv1.NodeStatus{
+		templates = append(templates, *tmpl)
+		nodes[id] = wfv1.NodeStatus{
 			ID: id, Name: e.wf.Name + "[0]." + id, DisplayName: id, TemplateName: tmpl.Name,
 			Type: wfv1.NodeTypePlugin, Phase: wfv1.NodeRunning, StartedAt: metav1.NewTime(time.Now().Add(time.Duration(i) * time.Second)),
 			Outputs: r.Node.Outputs,
 		}
 	}
-	if _, err := e.wfc.ArgoprojV1alpha1().Workflows(e.ns).Update(ctx, wf, metav1.UpdateOptions{}); err != nil {
-		t.Fatal(err)
-	}
+	e.updateWorkflow(func(wf *wfv1.Workflow) {
+		wf.Status.Phase = wfv1.WorkflowRunning
+		wf.Spec.Templates = append(wf.Spec.Templates, templates...)
+		wf.Status.Nodes = nodes
+	})
 }
 
+// driverOf is the driver pod sparkplug names for attempt of node.
 func driverOf(e *env, node string, attempt int) string {
-	return objects.NamesFor(objects.Run{Workflow: spark.WorkflowRef{Name: e.wf.Name, Namespace: e.ns, UID: string(e.wf.UID)}, NodeID: node, Attempt: attempt}).DriverPod
+	return e.names(node, attempt).DriverPod
 }
 
 // logRecorder records the pods whose logs a client asks for.
@@ -161,8 +158,15 @@ func TestLogsReadsOnlyTheWorkflowsOwnPods(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	other := spark.WorkflowRef{Name: "other", Namespace: e.ns, UID: "00000000-0000-4000-8000-0000000000ff"}
-	otherOwner := metav1.OwnerReference{APIVersion: "argoproj.io/v1alpha1", Kind: "Workflow", Name: other.Name, UID: "00000000-0000-4000-8000-0000000000ff"}
+	// Another Workflow that exists: the garbage collector would delete a
+	// pod whose owner does not, and the test would prove nothing.
+	ow, err := e.wfc.ArgoprojV1alpha1().Workflows(e.ns).Create(ctx, &wfv1.Workflow{
+		ObjectMeta: metav1.ObjectMeta{Name: "other"}, Spec: wfv1.WorkflowSpec{Entrypoint: "main"}}, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	other := spark.WorkflowRef{Name: ow.Name, Namespace: e.ns, UID: string(ow.UID)}
+	otherOwner := metav1.OwnerReference{APIVersion: "argoproj.io/v1alpha1", Kind: "Workflow", Name: ow.Name, UID: ow.UID}
 	byDriver := []metav1.OwnerReference{{APIVersion: "v1", Kind: "Pod", Name: a, UID: driver.UID}}
 	execLabels := map[string]string{spark.LabelRole: spark.RoleExecutor, spark.LabelAppSelector: driver.Labels[spark.LabelAppSelector], spark.LabelWorkflowUID: string(e.wf.UID)}
 	pod := func(name string, labels map[string]string, owners []metav1.OwnerReference, container, node string) {
@@ -178,7 +182,8 @@ func TestLogsReadsOnlyTheWorkflowsOwnPods(t *testing.T) {
 	}
 	// Forged, each on a node that does not exist.
 	pod("copied-labels", driver.Labels, driver.OwnerReferences, spark.DriverContainerName, "no-such-node")
-	pod(objects.NamesFor(objects.Run{Workflow: other, NodeID: "pi-a", Attempt: 1}).DriverPod, driver.Labels, []metav1.OwnerReference{otherOwner}, spark.DriverContainerName, "no-such-node")
+	pod(objects.NamesFor(objects.Run{Workflow: other, NodeID: "pi-a", Attempt: 1, Incarnation: driver.Annotations[spark.AnnotationIncarnation]}).DriverPod,
+		driver.Labels, []metav1.OwnerReference{otherOwner}, spark.DriverContainerName, "no-such-node")
 	pod("unowned-exec-1", execLabels, nil, spark.ExecutorContainerName, "no-such-node")
 	// The driver's own executor, as Spark makes it, on no node.
 	exec := objects.RunName(a) + "-exec-1"
@@ -189,6 +194,13 @@ func TestLogsReadsOnlyTheWorkflowsOwnPods(t *testing.T) {
 	err = logs.Run(ctx, kube, wfc, logs.Options{Namespace: e.ns, Workflow: e.wf.Name, Tail: -1, Selection: logs.Selection{Attempt: logs.AllAttempts, Executors: true}}, &out)
 	if err != nil {
 		t.Fatalf("%v (logs asked for: %q)", err, asked())
+	}
+	// Each forged pod is still there: only sparkplug's choice kept its
+	// log from being asked for.
+	for _, name := range []string{"copied-labels", "unowned-exec-1", objects.NamesFor(objects.Run{Workflow: other, NodeID: "pi-a", Attempt: 1, Incarnation: driver.Annotations[spark.AnnotationIncarnation]}).DriverPod} {
+		if e.deleted(name) {
+			t.Errorf("forged pod %s was deleted meanwhile: this test proves nothing about it", name)
+		}
 	}
 	want := []string{a, b, exec}
 	slices.Sort(want)
@@ -238,17 +250,11 @@ func TestLogsNeedsOnlyTheDocumentedPermissions(t *testing.T) {
 
 func markFinished(t *testing.T, e *env, id string) {
 	t.Helper()
-	ctx := context.Background()
-	wf, err := e.wfc.ArgoprojV1alpha1().Workflows(e.ns).Get(ctx, e.wf.Name, metav1.GetOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	n := wf.Status.Nodes[id]
-	n.Phase = wfv1.NodeSucceeded
-	wf.Status.Nodes[id] = n
-	if _, err := e.wfc.ArgoprojV1alpha1().Workflows(e.ns).Update(ctx, wf, metav1.UpdateOptions{}); err != nil {
-		t.Fatal(err)
-	}
+	e.updateWorkflow(func(wf *wfv1.Workflow) {
+		n := wf.Status.Nodes[id]
+		n.Phase = wfv1.NodeSucceeded
+		wf.Status.Nodes[id] = n
+	})
 }
 
 // Each error is one line: what is wrong, and what to do.
@@ -316,17 +322,12 @@ func TestLogsFollowWaitsForTheDriver(t *testing.T) {
 	e := newEnv(t, "logs-follow")
 	ctx := context.Background()
 	// The node first, without a driver: the plugin has not been asked yet.
-	wf, err := e.wfc.ArgoprojV1alpha1().Workflows(e.ns).Get(ctx, e.wf.Name, metav1.GetOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
 	tmpl := template(t, "spark-pi", sparkPi)
-	wf.Spec.Templates = []wfv1.Template{*tmpl}
-	wf.Status.Phase = wfv1.WorkflowRunning
-	wf.Status.Nodes = wfv1.Nodes{"pi": {ID: "pi", Name: "spark-pi[0].pi", DisplayName: "pi", TemplateName: tmpl.Name, Type: wfv1.NodeTypePlugin, Phase: wfv1.NodePending, StartedAt: metav1.Now()}}
-	if _, err := e.wfc.ArgoprojV1alpha1().Workflows(e.ns).Update(ctx, wf, metav1.UpdateOptions{}); err != nil {
-		t.Fatal(err)
-	}
+	e.updateWorkflow(func(wf *wfv1.Workflow) {
+		wf.Spec.Templates = []wfv1.Template{*tmpl}
+		wf.Status.Phase = wfv1.WorkflowRunning
+		wf.Status.Nodes = wfv1.Nodes{"pi": {ID: "pi", Name: "spark-pi[0].pi", DisplayName: "pi", TemplateName: tmpl.Name, Type: wfv1.NodeTypePlugin, Phase: wfv1.NodePending, StartedAt: metav1.Now()}}
+	})
 	kube, wfc, asked := clients(t, reader(t, e, "log-reader", logsRules))
 	var notices syncWriter
 	done := make(chan error, 1)

@@ -8,13 +8,13 @@ import (
 	"net/http"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
 	wfv1 "github.com/argoproj/argo-workflows/v3/pkg/apis/workflow/v1alpha1"
 	"github.com/argoproj/argo-workflows/v3/pkg/plugins/executor"
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/sparkplug-io/sparkplug/plugin/sidecar"
 	"github.com/sparkplug-io/sparkplug/plugin/spark"
@@ -57,10 +57,8 @@ func TestShutdownLeavesRunningWorkflowsAlone(t *testing.T) {
 	tmpl := template(t, "spark-pi", sparkPi)
 	e.setTasks(map[string]*wfv1.Template{"node-1": tmpl})
 	// A second server serves the request and is then stopped (SIGTERM).
-	other := &env{t: t, ns: ns, wf: e.wf, wfc: e.wfc, requests: &atomic.Int64{}}
-	var stop func()
-	other.url, stop = startStoppableServer(t, e)
-	other.execute(tmpl)
+	url, stop := startStoppableServer(t, e)
+	e.at(url).execute(tmpl)
 	d := e.onlyDriver()
 	e.setDriverStatus(d.Name, running(true))
 	stop() // the workflow still runs: its driver must survive the sidecar
@@ -80,10 +78,8 @@ func TestShutdownSweepsTheDriversOfAStoppedWorkflow(t *testing.T) {
 	tmpl := template(t, "spark-pi", sparkPi)
 	e.setTasks(map[string]*wfv1.Template{"node-1": tmpl})
 	freezer := &watchFreezer{frozen: make(chan struct{})}
-	other := &env{t: t, ns: ns, wf: e.wf, wfc: e.wfc, requests: &atomic.Int64{}}
-	var stop func()
-	other.url, stop = startStoppableServer(t, e, func(o *sidecar.Config) { o.WrapTransport = freezer.wrap })
-	other.execute(tmpl)
+	url, stop := startStoppableServer(t, e, func(o *sidecar.Config) { o.WrapTransport = freezer.wrap })
+	e.at(url).execute(tmpl)
 	d := e.onlyDriver()
 	e.setDriverStatus(d.Name, running(true))
 
@@ -97,6 +93,21 @@ func TestShutdownSweepsTheDriversOfAStoppedWorkflow(t *testing.T) {
 	stop()
 	if !e.deleted(d.Name) {
 		t.Fatalf("the sidecar stopped after its workflow was stopped, and the driver %s still runs", d.Name)
+	}
+	// The deletion's Event is written before the process ends: recorded
+	// after SIGTERM, it is not lost with the process (the e2e suite once
+	// missed a replaced cron run's SparkDriverDeleted Event so).
+	evs, err := testCluster.Client.CoreV1().Events(e.ns).List(context.Background(), metav1.ListOptions{
+		FieldSelector: "involvedObject.kind=Workflow,involvedObject.name=" + e.wf.Name + ",reason=SparkDriverDeleted"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	named := false
+	for _, ev := range evs.Items {
+		named = named || strings.Contains(ev.Message, d.Name)
+	}
+	if !named {
+		t.Errorf("no SparkDriverDeleted Event names driver %s once the sidecar stopped: %d such Events", d.Name, len(evs.Items))
 	}
 }
 

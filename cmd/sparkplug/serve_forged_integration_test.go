@@ -12,7 +12,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/sparkplug-io/sparkplug/plugin/identity"
-	"github.com/sparkplug-io/sparkplug/plugin/objects"
 	"github.com/sparkplug-io/sparkplug/plugin/spark"
 )
 
@@ -54,16 +53,16 @@ func TestForgedDriverNeverAnswersANode(t *testing.T) {
 	forged := forgedDriver(t, e, "forged-driver", "node-1", tmpl, terminated(corev1.PodSucceeded, 0, "Completed", ""))
 	e.setTasks(map[string]*wfv1.Template{"node-1": tmpl})
 
-	want := objects.NamesFor(objects.Run{Workflow: spark.WorkflowRef{Name: e.wf.Name, Namespace: e.ns, UID: string(e.wf.UID)}, NodeID: "node-1", Attempt: 1})
+	want := e.names("node-1", 1)
 	r := e.execute(tmpl)
 	if r.Node == nil || r.Node.Phase != wfv1.NodePending || param(r, "driver-pod") != want.DriverPod || param(r, "application-id") != want.AppID {
-		t.Fatalf("first reply %s; want Pending from the node's own driver %s (%s), never the forged Succeeded pod", describe(r), want.DriverPod, want.AppID)
+		t.Fatalf("first result %s; want Pending from the node's own driver %s (%s), never the forged Succeeded pod", describe(r), want.DriverPod, want.AppID)
 	}
 	e.setDriverStatus(want.DriverPod, running(true))
 	e.setDriverStatus(forged.Name, running(true))
 	r = e.eventually(tmpl, "Running", func(r executor.ExecuteTemplateReply) bool { return r.Node.Phase == wfv1.NodeRunning })
 	if param(r, "driver-pod") != want.DriverPod {
-		t.Fatalf("running reply from %s, want %s", param(r, "driver-pod"), want.DriverPod)
+		t.Fatalf("running result from %s, want %s", param(r, "driver-pod"), want.DriverPod)
 	}
 
 	// The workflow stops: its driver goes, the forged pod stays.
@@ -88,13 +87,16 @@ func TestAPodOfTheDriversNameNotOwnedByTheWorkflowIsRefused(t *testing.T) {
 		t.Fatal(err)
 	}
 	other := metav1.OwnerReference{APIVersion: "argoproj.io/v1alpha1", Kind: "Workflow", Name: ow.Name, UID: ow.UID}
-	want := objects.NamesFor(objects.Run{Workflow: spark.WorkflowRef{Name: e.wf.Name, Namespace: e.ns, UID: string(e.wf.UID)}, NodeID: "node-1", Attempt: 1})
+	// The name of the node's driver in the incarnation the workflow
+	// started in.
+	e.start()
+	want := e.names("node-1", 1)
 	forgedDriver(t, e, want.DriverPod, "node-1", tmpl, terminated(corev1.PodSucceeded, 0, "Completed", ""), other)
 	e.setTasks(map[string]*wfv1.Template{"node-1": tmpl})
 
 	r := e.execute(tmpl)
 	if r.Node == nil || r.Node.Phase != wfv1.NodeFailed || param(r, "driver-pod") != "" ||
 		r.Node.Message != "SUBMISSION_FAILED: pod "+want.DriverPod+" exists and is not this workflow's driver: delete it, or run the workflow under another name" {
-		t.Fatalf("reply %s; want a refused submission naming the pod, without outputs", describe(r))
+		t.Fatalf("result %s; want a refused submission naming the pod, without outputs", describe(r))
 	}
 }

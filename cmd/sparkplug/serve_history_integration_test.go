@@ -10,7 +10,6 @@ import (
 	"github.com/argoproj/argo-workflows/v3/pkg/plugins/executor"
 	corev1 "k8s.io/api/core/v1"
 
-	"github.com/sparkplug-io/sparkplug/plugin/objects"
 	"github.com/sparkplug-io/sparkplug/plugin/sidecar"
 	"github.com/sparkplug-io/sparkplug/plugin/spark"
 	"github.com/sparkplug-io/sparkplug/plugin/submit/submittest"
@@ -99,7 +98,7 @@ func TestHistoryUINamesTheIDSparkSubmitChose(t *testing.T) {
 	e.setTasks(map[string]*wfv1.Template{"node-1": tmpl})
 	r := e.execute(tmpl)
 	d := e.onlyDriver()
-	native := objects.NamesFor(objects.Run{Workflow: spark.WorkflowRef{Name: e.wf.Name, Namespace: e.ns, UID: string(e.wf.UID)}, NodeID: "node-1", Attempt: 1})
+	native := e.names("node-1", 1)
 	if id := d.Labels[spark.LabelAppSelector]; id == "" || id == native.AppID {
 		t.Fatalf("driver's application id %q; want spark-submit's own", id)
 	}

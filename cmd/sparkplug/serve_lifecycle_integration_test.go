@@ -17,18 +17,26 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
 
+	"github.com/sparkplug-io/sparkplug/plugin/sidecar"
 	"github.com/sparkplug-io/sparkplug/plugin/spark"
 )
 
 func TestSparkPiLifecycle(t *testing.T) {
-	e := newEnv(t, "lifecycle")
+	// The progress interval off: a running node's result then changes
+	// only with its driver (the steady state below). The search for
+	// leftovers of other workflows, a pod list once a minute by design,
+	// is no pass over a node: out of the way.
+	e := newEnv(t, "lifecycle", func(o *sidecar.Config) {
+		o.Core.ProgressInterval = 0
+		o.Core.LeftoverInterval = time.Hour
+	})
 	tmpl := template(t, "spark-pi", sparkPi)
 	e.setTasks(map[string]*wfv1.Template{"spark-pi-1234": tmpl})
 
 	// Given a SparkPi request, exactly one driver, ConfigMap and Service.
 	r := e.execute(tmpl)
-	if r.Node == nil || r.Node.Phase != wfv1.NodePending || r.Requeue == nil {
-		t.Fatalf("first reply: %s; want Pending with a requeue", describe(r))
+	if r.Node == nil || r.Node.Phase != wfv1.NodePending {
+		t.Fatalf("first result: %s; want Pending", describe(r))
 	}
 	drivers := e.drivers()
 	if len(drivers) != 1 {
@@ -67,20 +75,29 @@ func TestSparkPiLifecycle(t *testing.T) {
 	r = e.eventually(tmpl, "Running", func(r executor.ExecuteTemplateReply) bool {
 		return r.Node.Phase == wfv1.NodeRunning
 	})
-	if !strings.HasPrefix(r.Node.Message, "RUNNING") || r.Requeue == nil {
-		t.Fatalf("running reply %s", describe(r))
+	if !strings.HasPrefix(r.Node.Message, "RUNNING") || param(r, "driver-pod") != d.Name {
+		t.Fatalf("running result %s", describe(r))
 	}
 
-	// Steady state: polls are answered from the cache, no API request.
+	// Steady state: while nothing changes, the node's passes (one per
+	// resync, and one per request of the agent) read the cache and make no
+	// API request: the writer writes nothing, as the entry already shows
+	// the result, and the driver's companions are known to exist.
 	time.Sleep(500 * time.Millisecond)
+	rv := e.taskSet().ResourceVersion
 	before := e.requests.Load()
-	for i := 0; i < 20; i++ {
-		if r := e.execute(tmpl); r.Node.Phase != wfv1.NodeRunning {
-			t.Fatalf("poll %d: %s", i, describe(r))
+	for i := 0; i < 10; i++ {
+		if r := e.ask(tmpl); !isAck(r) {
+			t.Fatalf("request %d: %s, want the acknowledgement", i, describe(r))
 		}
+		time.Sleep(200 * time.Millisecond)
 	}
 	if n := e.requests.Load() - before; n != 0 {
-		t.Fatalf("20 status polls made %d API requests, want 0", n)
+		t.Fatalf("2s of a running node's passes made %d API requests, want 0", n)
+	}
+	if ts := e.taskSet(); ts.ResourceVersion != rv {
+		res := ts.Status.Nodes["spark-pi-1234"]
+		t.Fatalf("the TaskSet was written while nothing changed (resourceVersion %s, then %s): %s", rv, ts.ResourceVersion, describe(executor.ExecuteTemplateReply{Node: &res}))
 	}
 
 	// The server's own metrics count the calls and the one launch.
@@ -90,7 +107,8 @@ func TestSparkPiLifecycle(t *testing.T) {
 	}
 	metricsText, _ := io.ReadAll(resp.Body)
 	resp.Body.Close()
-	for _, want := range []string{`sparkplug_driver_actions_total{action="launched",reason=""} 1`, `sparkplug_template_execute_requests_total{code="200",phase="Running"}`} {
+	for _, want := range []string{`sparkplug_driver_actions_total{action="launched",reason=""} 1`, `sparkplug_template_execute_requests_total{code="200",phase=""}`,
+		`sparkplug_node_results_written_total{phase="Pending"}`, `sparkplug_node_results_written_total{phase="Running"} 1`} {
 		if !strings.Contains(string(metricsText), want) {
 			t.Fatalf("/metrics lacks %s", want)
 		}
@@ -101,9 +119,6 @@ func TestSparkPiLifecycle(t *testing.T) {
 	r = e.eventually(tmpl, "Succeeded", func(r executor.ExecuteTemplateReply) bool {
 		return r.Node.Phase == wfv1.NodeSucceeded
 	})
-	if r.Requeue != nil {
-		t.Fatalf("terminal reply carries a requeue: %s", describe(r))
-	}
 	if r.Node.Outputs == nil || r.Node.Outputs.Result == nil || *r.Node.Outputs.Result != d.Labels[spark.LabelAppSelector] {
 		t.Fatalf("result is not the application id: %s", describe(r))
 	}
@@ -161,6 +176,9 @@ func checkDriver(t *testing.T, e *env, d corev1.Pod) {
 	if !strings.HasPrefix(d.Labels[spark.LabelAppSelector], "spark-") || d.Labels[spark.LabelAppName] == "" {
 		t.Fatalf("driver lacks Spark's app labels: %v", d.Labels)
 	}
+	if inc := e.incarnation(); d.Annotations[spark.AnnotationIncarnation] != inc || d.Name != e.names(d.Annotations[spark.AnnotationNodeID], 1).DriverPod {
+		t.Fatalf("driver %s annotations %v: want the incarnation %s, and the name of its node's run in it", d.Name, d.Annotations, inc)
+	}
 	refs := d.OwnerReferences
 	if len(refs) != 1 || refs[0].Kind != "Workflow" || refs[0].UID != e.wf.UID {
 		t.Fatalf("driver owners %+v, want the Workflow", refs)
@@ -214,16 +232,16 @@ func TestBadRequests(t *testing.T) {
 	}
 	foreign := &wfv1.Template{Name: "other", Plugin: &wfv1.Plugin{}}
 	foreign.Plugin.Value = json.RawMessage(`{"slack":{"channel":"#data"}}`)
-	if r := e.execute(foreign); r.Node != nil {
+	if r := e.ask(foreign); r.Node != nil || r.Requeue != nil {
 		t.Fatalf("foreign template: %s, want {}", describe(r))
 	}
+	// An invalid body is acknowledged like any spark template; its node's
+	// entry says what is wrong.
 	bad := template(t, "bad", strings.Replace(sparkPi, "memory: 512m\n  serviceAccount", "memory: 12zz\n  serviceAccount", 1))
+	e.setTasks(map[string]*wfv1.Template{"node-bad": bad})
 	r := e.execute(bad)
 	if r.Node == nil || r.Node.Phase != wfv1.NodeFailed || !strings.Contains(r.Node.Message, "spark.driver.memory") || !strings.Contains(r.Node.Message, "12zz") {
 		t.Fatalf("invalid memory: %s; want Failed naming spark.driver.memory", describe(r))
-	}
-	if r.Requeue != nil {
-		t.Fatalf("a Failed reply carries a requeue: %s", describe(r))
 	}
 	if n := len(e.drivers()); n != 0 {
 		t.Fatalf("bad requests created %d drivers", n)

@@ -51,13 +51,15 @@ func TestImagePullBackOffFailsFast(t *testing.T) {
 	if !e.deleted(d.Name) {
 		t.Fatalf("stuck driver %s was not removed", d.Name)
 	}
-	// The stopped driver leaves a tombstone: later calls (a restarted agent
-	// asks again) repeat the result and never launch the node again.
+	// The stopped driver leaves a tombstone: later passes (a restarted
+	// agent asks again, the resync) keep the result and never launch the
+	// node again.
 	for i := 0; i < 5; i++ {
 		again := e.execute(tmpl)
 		if again.Node.Phase != wfv1.NodeFailed || again.Node.Message != r.Node.Message {
 			t.Fatalf("call %d after the stop: %s, want the same failure", i, describe(again))
 		}
+		time.Sleep(200 * time.Millisecond)
 	}
 	for _, p := range e.drivers() {
 		if p.DeletionTimestamp == nil {

@@ -3,14 +3,13 @@
 package main
 
 import (
-	"context"
 	"strconv"
 	"testing"
+	"time"
 
 	wfv1 "github.com/argoproj/argo-workflows/v3/pkg/apis/workflow/v1alpha1"
 	"github.com/argoproj/argo-workflows/v3/pkg/plugins/executor"
 	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/sparkplug-io/sparkplug/plugin/spark"
 )
@@ -18,20 +17,13 @@ import (
 // setNodes writes the Workflow's node status, as the controller does.
 func (e *env) setNodes(nodes wfv1.Nodes) {
 	e.t.Helper()
-	ctx := context.Background()
-	wf, err := e.wfc.ArgoprojV1alpha1().Workflows(e.ns).Get(ctx, e.wf.Name, metav1.GetOptions{})
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	wf.Status.Nodes = nodes
-	if _, err := e.wfc.ArgoprojV1alpha1().Workflows(e.ns).Update(ctx, wf, metav1.UpdateOptions{}); err != nil {
-		e.t.Fatal(err)
-	}
+	e.updateWorkflow(func(wf *wfv1.Workflow) { wf.Status.Nodes = nodes })
 }
 
 // A loop's child reports its application id as a JSON string, which Argo
-// decodes to aggregate the loop: while it runs, when it is done, and when
-// the agent asks again after its node left the TaskSet.
+// decodes to aggregate the loop: while it runs and when it is done. Once
+// Argo took the result and removed the node's entry and task, the agent
+// asking again writes nothing back.
 func TestALoopChildsResultIsJSON(t *testing.T) {
 	e := newEnv(t, "loop-result")
 	tmpl := template(t, "spark-pi", sparkPi)
@@ -57,11 +49,17 @@ func TestALoopChildsResultIsJSON(t *testing.T) {
 	r = e.eventually(tmpl, "succeeded", func(r executor.ExecuteTemplateReply) bool { return r.Node.Phase == wfv1.NodeSucceeded })
 	want(r, d, "succeeded")
 
-	// Argo records the result and drops the node from the TaskSet; the
-	// agent asks once more.
+	// Argo records the result, removes the node's entry, then its task;
+	// the agent asks once more.
 	node.Phase, node.Outputs = wfv1.NodeSucceeded, r.Node.Outputs
 	e.setNodes(wfv1.Nodes{id: node})
+	e.removeEntry(id)
 	e.setTasks(map[string]*wfv1.Template{})
-	r = e.eventually(tmpl, "asked again", func(r executor.ExecuteTemplateReply) bool { return r.Node.Phase == wfv1.NodeSucceeded })
-	want(r, d, "asked again after the node left the TaskSet")
+	if r := e.ask(tmpl); !isAck(r) {
+		t.Fatalf("asked again after the node left the TaskSet: %s, want the acknowledgement", describe(r))
+	}
+	time.Sleep(2 * time.Second)
+	if res, ok := e.entry(id); ok {
+		t.Fatalf("an entry came back for a node no longer listed: %s", describe(executor.ExecuteTemplateReply{Node: &res}))
+	}
 }

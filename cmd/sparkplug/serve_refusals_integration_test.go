@@ -4,15 +4,16 @@ package main
 
 import (
 	"context"
+	"regexp"
 	"slices"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
 
 	wfv1 "github.com/argoproj/argo-workflows/v3/pkg/apis/workflow/v1alpha1"
 	"github.com/argoproj/argo-workflows/v3/pkg/plugins/executor"
 	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
@@ -57,13 +58,35 @@ func TestAQuotaRefusingTheDriversServiceFailsTheNode(t *testing.T) {
 	r := e.execute(tmpl)
 	if r.Node == nil || r.Node.Phase != wfv1.NodeFailed ||
 		!strings.HasPrefix(r.Node.Message, "SUBMISSION_FAILED: create Service ") || !strings.Contains(r.Node.Message, "exceeded quota") {
-		t.Fatalf("reply %s; want Failed SUBMISSION_FAILED naming the Service and the quota", describe(r))
+		t.Fatalf("result %s; want Failed SUBMISSION_FAILED naming the Service and the quota", describe(r))
 	}
 	for _, d := range e.drivers() {
 		if !e.deleted(d.Name) {
 			t.Errorf("driver %s of the refused launch is still there", d.Name)
 		}
 	}
+	// Without onSubmissionFailureRetries the refusal stands: no second try
+	// once the default retry interval (5s) has passed.
+	e.waitEvent("SparkSubmissionFailed", "exceeded quota")
+	time.Sleep(6 * time.Second)
+	if n := e.countEvents("SparkSubmissionFailed"); n != 1 {
+		t.Errorf("%d refused submissions, want 1: a submission without retries was tried again", n)
+	}
+}
+
+// countEvents counts the Events on the Workflow with that reason, a
+// repeated one as often as it was recorded.
+func (e *env) countEvents(reason string) int32 {
+	e.t.Helper()
+	evs, err := testCluster.Client.CoreV1().Events(e.ns).List(context.Background(), metav1.ListOptions{FieldSelector: "involvedObject.kind=Workflow,involvedObject.name=" + e.wf.Name + ",reason=" + reason})
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	var n int32
+	for _, ev := range evs.Items {
+		n += max(ev.Count, 1)
+	}
+	return n
 }
 
 // The UI's Service over the quota: the application runs without it. The
@@ -96,20 +119,13 @@ func TestAQuotaRefusingTheUIServiceLeavesTheRunAlone(t *testing.T) {
 // goes on; a Warning Event says so. It used to answer 503 on every poll.
 func TestARefusedPodGroupHandoverLeavesTheRunAlone(t *testing.T) {
 	e := newEnv(t, "podgroup-no-patch")
-	ctx := context.Background()
-	roles := testCluster.Client.RbacV1().Roles(e.ns)
-	role, err := roles.Get(ctx, "spark-executor-plugin", metav1.GetOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i, r := range role.Rules {
-		if slices.Contains(r.Resources, "podgroups") {
-			role.Rules[i].Verbs = slices.DeleteFunc(slices.Clone(r.Verbs), func(v string) bool { return v == "patch" })
+	e.updateRole(func(role *rbacv1.Role) {
+		for i, r := range role.Rules {
+			if slices.Contains(r.Resources, "podgroups") {
+				role.Rules[i].Verbs = slices.DeleteFunc(slices.Clone(r.Verbs), func(v string) bool { return v == "patch" })
+			}
 		}
-	}
-	if _, err := roles.Update(ctx, role, metav1.UpdateOptions{}); err != nil {
-		t.Fatal(err)
-	}
+	})
 	tmpl := template(t, "spark-pi", sparkPi+"batchScheduler: kube-scheduler\n")
 	e.setTasks(map[string]*wfv1.Template{"node-1": tmpl})
 	if r := e.execute(tmpl); r.Node == nil || r.Node.Phase != wfv1.NodePending || !strings.HasPrefix(r.Node.Message, "SUBMITTED") {
@@ -158,29 +174,30 @@ func TestARefusedLaunchIsRetriedAsTheSpecSays(t *testing.T) {
 	e.setServiceQuota(0)
 	tmpl := template(t, "spark-pi", sparkPi+"restartPolicy:\n  type: OnFailure\n  onSubmissionFailureRetries: 2\n  onSubmissionFailureRetryInterval: 2\n")
 	e.setTasks(map[string]*wfv1.Template{"node-1": tmpl})
-	if r := e.execute(tmpl); r.Node == nil || r.Node.Phase != wfv1.NodePending || !strings.HasPrefix(r.Node.Message, "SUBMISSION_FAILED: retry 1/2 soon: create Service ") {
-		t.Fatalf("first reply %s; want the first refusal, to be retried", describe(r))
+	// The first refusal, to be retried ("soon", or, once the next pass
+	// has looked, "in" the interval's time left).
+	start := time.Now()
+	first := regexp.MustCompile(`^SUBMISSION_FAILED: retry 1/2 (soon|in \d+s): create Service `)
+	if r := e.execute(tmpl); r.Node == nil || r.Node.Phase != wfv1.NodePending || !first.MatchString(r.Node.Message) {
+		t.Fatalf("first result %s; want the first refusal, to be retried", describe(r))
 	}
-	if r := e.execute(tmpl); r.Node == nil || r.Node.Phase != wfv1.NodePending || !strings.HasPrefix(r.Node.Message, "SUBMISSION_FAILED: retry 1/2 in ") {
-		t.Fatalf("asked again at once: %s; want the retry waiting for its interval", describe(r))
-	}
-	r := e.eventually(tmpl, "failed after the retries", func(r executor.ExecuteTemplateReply) bool { return r.Node.Phase == wfv1.NodeFailed })
+	// The retries' own messages change the message only (Pending still):
+	// they are written at most once per progress interval, so the entry
+	// may not show them; the Events below count the tries.
+	r := e.eventuallyNode("node-1", "failed after the retries", func(r executor.ExecuteTemplateReply) bool { return r.Node.Phase == wfv1.NodeFailed })
 	if !strings.HasPrefix(r.Node.Message, "SUBMISSION_FAILED: create Service ") {
-		t.Errorf("final reply %s; want the API server's refusal", describe(r))
+		t.Errorf("final result %s; want the API server's refusal", describe(r))
+	}
+	// The intervals are linear: 2s after the first refusal, 4s after the
+	// second.
+	if took := time.Since(start); took < 6*time.Second {
+		t.Errorf("failed %s after the first refusal; the retries' intervals add up to 6s", took.Round(time.Millisecond))
 	}
 	// Each refused try is an Event (what sparkplug monitor counts as
 	// spark_application_failed_submission_count): 1 + 2 retries.
 	e.waitEvent("SparkSubmissionFailed", "exceeded quota")
 	err := wait.PollUntilContextTimeout(context.Background(), 200*time.Millisecond, 20*time.Second, true, func(ctx context.Context) (bool, error) {
-		evs, err := testCluster.Client.CoreV1().Events(e.ns).List(ctx, metav1.ListOptions{FieldSelector: "involvedObject.kind=Workflow,involvedObject.name=" + e.wf.Name + ",reason=SparkSubmissionFailed"})
-		if err != nil {
-			return false, err
-		}
-		var n int32
-		for _, ev := range evs.Items {
-			n += max(ev.Count, 1)
-		}
-		return n == 3, nil
+		return e.countEvents("SparkSubmissionFailed") == 3, nil
 	})
 	if err != nil {
 		t.Errorf("want 3 SparkSubmissionFailed Events (one per refused try): %v", err)
@@ -203,9 +220,8 @@ func TestARunningDriverSurvivesARefusedCompanionAfterARestart(t *testing.T) {
 	}
 	e.setServiceQuota(0)
 
-	restarted := &env{t: t, ns: e.ns, wf: e.wf, wfc: e.wfc, requests: &atomic.Int64{}}
-	restarted.url = startAnotherServer(t, e)
-	if r := restarted.execute(tmpl); r.Node == nil || r.Node.Phase != wfv1.NodeRunning {
+	e.stop()
+	if r := e.at(startAnotherServer(t, e)).execute(tmpl); r.Node == nil || r.Node.Phase != wfv1.NodeRunning {
 		t.Fatalf("after the restart: %s; want Running", describe(r))
 	}
 	if e.deleted(d.Name) {

@@ -49,7 +49,7 @@ func TestSparkSubmitLauncherLifecycle(t *testing.T) {
 
 	r := e.execute(tmpl)
 	if r.Node == nil || r.Node.Phase != wfv1.NodePending || !strings.HasPrefix(r.Node.Message, "SUBMITTED") {
-		t.Fatalf("first reply: %s; want Pending SUBMITTED", describe(r))
+		t.Fatalf("first result: %s; want Pending SUBMITTED", describe(r))
 	}
 	calls := submittest.Calls(t, record)
 	if len(calls) != 1 {
@@ -59,7 +59,7 @@ func TestSparkSubmitLauncherLifecycle(t *testing.T) {
 	if param(r, "driver-pod") != d.Name || param(r, "application-id") != d.Labels[spark.LabelAppSelector] {
 		t.Fatalf("outputs %s do not name driver %s (%s)", describe(r), d.Name, d.Labels[spark.LabelAppSelector])
 	}
-	native := objects.NamesFor(objects.Run{Workflow: spark.WorkflowRef{Name: e.wf.Name, Namespace: e.ns, UID: string(e.wf.UID)}, NodeID: "spark-pi-1234", Attempt: 1})
+	native := e.names("spark-pi-1234", 1)
 	if d.Name != native.DriverPod {
 		t.Fatalf("driver %s, want the native launcher's name %s", d.Name, native.DriverPod)
 	}
@@ -74,7 +74,8 @@ func TestSparkSubmitLauncherLifecycle(t *testing.T) {
 			t.Fatalf("driver label %s=%q, want %q (labels %v)", k, d.Labels[k], v, d.Labels)
 		}
 	}
-	if d.Annotations[spark.AnnotationNodeID] != "spark-pi-1234" || d.Annotations[spark.AnnotationWorkflowName] != e.wf.Name {
+	if d.Annotations[spark.AnnotationNodeID] != "spark-pi-1234" || d.Annotations[spark.AnnotationWorkflowName] != e.wf.Name ||
+		d.Annotations[spark.AnnotationIncarnation] != e.incarnation() {
 		t.Fatalf("driver annotations %v", d.Annotations)
 	}
 	if refs := d.OwnerReferences; len(refs) != 1 || refs[0].Kind != "Workflow" || refs[0].UID != e.wf.UID || refs[0].Controller == nil || !*refs[0].Controller {
@@ -182,8 +183,8 @@ func TestSparkSubmitFailureFailsTheNode(t *testing.T) {
 	e.setTasks(map[string]*wfv1.Template{"node-1": tmpl})
 	r := e.execute(tmpl)
 	want := "SUBMISSION_FAILED: spark-submit exited 1: Exception in thread \"main\" org.apache.spark.SparkException: Please specify spark.kubernetes.file.upload.path property."
-	if r.Node == nil || r.Node.Phase != wfv1.NodeFailed || r.Node.Message != want || r.Requeue != nil {
-		t.Fatalf("reply %s; want Failed %q", describe(r), want)
+	if r.Node == nil || r.Node.Phase != wfv1.NodeFailed || r.Node.Message != want {
+		t.Fatalf("result %s; want Failed %q", describe(r), want)
 	}
 	if n := len(e.drivers()); n != 0 {
 		t.Fatalf("%d drivers, want none", n)
@@ -202,13 +203,13 @@ func TestSparkSubmitSlowerThanARequest(t *testing.T) {
 	tmpl := template(t, "spark-pi", sparkPiSubmit)
 	e.setTasks(map[string]*wfv1.Template{"node-1": tmpl})
 	r := e.execute(tmpl)
-	if r.Node == nil || r.Node.Phase != wfv1.NodePending || r.Node.Message != "SUBMITTED: spark-submit running" || r.Requeue == nil {
-		t.Fatalf("first reply %s; want Pending, spark-submit running", describe(r))
+	if r.Node == nil || r.Node.Phase != wfv1.NodePending || r.Node.Message != "SUBMITTED: spark-submit running" {
+		t.Fatalf("first result %s; want Pending, spark-submit running", describe(r))
 	}
 	r = e.eventually(tmpl, "the driver", func(r executor.ExecuteTemplateReply) bool { return param(r, "driver-pod") != "" })
 	d := e.onlyDriver()
 	if param(r, "driver-pod") != d.Name || r.Node.Phase != wfv1.NodePending {
-		t.Fatalf("reply %s; want driver %s, Pending", describe(r), d.Name)
+		t.Fatalf("result %s; want driver %s, Pending", describe(r), d.Name)
 	}
 	if n := len(submittest.Calls(t, record)); n != 1 {
 		t.Fatalf("%d spark-submit runs, want 1", n)

@@ -8,7 +8,6 @@ import (
 	"maps"
 	"slices"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -128,9 +127,17 @@ driverIngressOptions:
 			t.Fatal(err)
 		}
 	}
-	again := &env{t: t, ns: e.ns, wf: e.wf, wfc: e.wfc, requests: &atomic.Int64{}}
-	again.url = startAnotherServer(t, e, flags)
-	again.execute(tmpl)
+	e.stop()
+	e.at(startAnotherServer(t, e, flags)).execute(tmpl)
+	// The node's entry is there from before the restart: wait for the
+	// restarted plugin's pass.
+	err = wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, 20*time.Second, true, func(ctx context.Context) (bool, error) {
+		list, err := net.List(ctx, metav1.ListOptions{LabelSelector: spark.LabelWorkflowUID + "=" + string(e.wf.UID)})
+		return err == nil && len(list.Items) == 2, err
+	})
+	if err != nil {
+		t.Fatalf("the restarted plugin did not make the Ingresses again: %v", err)
+	}
 	check("after a restart")
 
 	if err := core.Pods(e.ns).Delete(ctx, d.Name, metav1.DeleteOptions{GracePeriodSeconds: new(int64)}); err != nil {
@@ -150,16 +157,9 @@ driverIngressOptions:
 // step with one runs without it, and a Warning Event says so.
 func TestARoleWithoutIngressesServesStepsWithoutThem(t *testing.T) {
 	e := newEnv(t, "no-ingress-rbac")
-	ctx := context.Background()
-	roles := testCluster.Client.RbacV1().Roles(e.ns)
-	role, err := roles.Get(ctx, "spark-executor-plugin", metav1.GetOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	role.Rules = slices.DeleteFunc(role.Rules, func(r rbacv1.PolicyRule) bool { return slices.Contains(r.Resources, "ingresses") })
-	if _, err := roles.Update(ctx, role, metav1.UpdateOptions{}); err != nil {
-		t.Fatal(err)
-	}
+	e.updateRole(func(role *rbacv1.Role) {
+		role.Rules = slices.DeleteFunc(role.Rules, func(r rbacv1.PolicyRule) bool { return slices.Contains(r.Resources, "ingresses") })
+	})
 	plain := template(t, "spark-pi", sparkPi)
 	withIngress := template(t, "spark-pi-ui", sparkPi+"sparkUIOptions: {}\nsparkplug:\n  uiIngress:\n    urlFormat: \"{{$appName}}.spark.example.com\"\n")
 	e.setTasks(map[string]*wfv1.Template{"node-1": plain, "node-2": withIngress})
