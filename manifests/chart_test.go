@@ -296,7 +296,7 @@ func TestChartImageAndFlags(t *testing.T) {
 	}
 	wantArgs := []string{
 		"serve", "--addr=127.0.0.1:4355",
-		"--requeue-pending=5s", "--requeue-running=20s", "--progress-interval=1m",
+		"--workers=8", "--resync=5s", "--write-gap=3s", "--progress-interval=1m",
 		"--kube-api-qps=50", "--kube-api-burst=100",
 		"--ingress-url-format={{$appName}}.spark.example.com", "--ingress-class-name=nginx",
 		"--log-format=text", "--log-level=debug", "--metrics-addr=:9090",
@@ -307,7 +307,12 @@ func TestChartImageAndFlags(t *testing.T) {
 	if diff := cmp.Diff(wantArgs, c.Args); diff != "" {
 		t.Errorf("args (-want +got):\n%s", diff)
 	}
-	if want := []corev1.EnvVar{{Name: "GOMEMLIMIT", Value: "900MiB"}}; !cmp.Equal(want, c.Env) {
+	want := []corev1.EnvVar{
+		{Name: "GOMEMLIMIT", Value: "900MiB"},
+		{Name: "POD_NAME", ValueFrom: &corev1.EnvVarSource{FieldRef: &corev1.ObjectFieldSelector{FieldPath: "metadata.name"}}},
+		{Name: "POD_NAMESPACE", ValueFrom: &corev1.EnvVarSource{FieldRef: &corev1.ObjectFieldSelector{FieldPath: "metadata.namespace"}}},
+	}
+	if !cmp.Equal(want, c.Env) {
 		t.Errorf("env %+v, want %+v", c.Env, want)
 	}
 	if got := c.Resources.Limits.Memory().String(); got != "1Gi" {
@@ -341,7 +346,10 @@ func TestChartSchemaRejectsTypos(t *testing.T) {
 		{"jobNamespaces={Team_A}", "/jobNamespaces/0"},
 		{"serve.logFromat=text", "logFromat"},
 		{"serve.logFormat=yaml", "/serve/logFormat"},
-		{"serve.requeuePending=10x", "/serve/requeuePending"},
+		{"serve.resync=10x", "/serve/resync"},
+		{"serve.writeGap=1 second", "/serve/writeGap"},
+		{"serve.workers=0", "/serve/workers"},
+		{"serve.requeuePending=10s", "requeuePending"}, // a flag serve no longer has
 		{"serve.launcher=spark", "/serve/launcher"},
 		{"image.digest=abc", "/image/digest"},
 		{"image.pullPolicy=always", "/image/pullPolicy"},

@@ -21,6 +21,8 @@ var serveFlagsNotInChart = map[string]string{
 	"kubeconfig":    "the sidecar uses its ServiceAccount's token",
 	"templates-dir": "a development aid; the image has no such directory",
 	"pprof-addr":    "a measuring aid for an engineer, off in any install",
+	"pod-name":      "$POD_NAME, the agent pod's, from the downward API (the container's env)",
+	"pod-namespace": "$POD_NAMESPACE, the agent pod's, from the downward API (the container's env)",
 }
 
 // TestChartCoversServeFlags: every serve flag an operator sets is a chart

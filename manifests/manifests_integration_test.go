@@ -138,6 +138,7 @@ func TestInstallGrantsLeastPrivilege(t *testing.T) {
 		core("patch", "services", nsA), // spark-submit's server-side apply
 		ingresses("create", nsA), ingresses("list", nsA), ingresses("watch", nsA),
 		argo("get", "workflowtasksets", nsA), argo("list", "workflowtasksets", nsA), argo("watch", "workflowtasksets", nsA),
+		{verb: "patch", group: "argoproj.io", resource: "workflowtasksets", subresource: "status", namespace: nsA}, // node results
 		argo("get", "workflows", nsA), argo("list", "workflows", nsA), argo("watch", "workflows", nsA),
 		core("create", "events", nsA), core("patch", "events", nsA),
 		volcano("create", "podgroups", nsA), volcano("patch", "podgroups", nsA), volcano("delete", "podgroups", nsA),

@@ -33,13 +33,11 @@ serve flag that is set, then extraArgs. A JSON list.
 {{- define "sparkplug.args" -}}
 {{- $args := list "serve" "--addr=127.0.0.1:4355" -}}
 {{- $flags := list
-  (list "requeue-pending" .Values.serve.requeuePending)
-  (list "requeue-running" .Values.serve.requeueRunning)
+  (list "workers" .Values.serve.workers)
+  (list "resync" .Values.serve.resync)
+  (list "write-gap" .Values.serve.writeGap)
   (list "progress-interval" .Values.serve.progressInterval)
   (list "not-found-grace" .Values.serve.notFoundGrace)
-  (list "handout-grace" .Values.serve.handoutGrace)
-  (list "cache-wait" .Values.serve.cacheWait)
-  (list "idle-timeout" .Values.serve.idleTimeout)
   (list "ttl-interval" .Values.serve.ttlInterval)
   (list "ttl-leftover-interval" .Values.serve.ttlLeftoverInterval)
   (list "shutdown-grace" .Values.serve.shutdownGrace)
@@ -116,9 +114,15 @@ sorts the keys, so with the default values this is the YAML that
     "capabilities" (dict "drop" (list "ALL"))
     "seccompProfile" (dict "type" "RuntimeDefault"))
 -}}
+{{- $env := list -}}
 {{- with .Values.goMemLimit -}}
-{{- $_ := set $c "env" (list (dict "name" "GOMEMLIMIT" "value" .)) -}}
+{{- $env = append $env (dict "name" "GOMEMLIMIT" "value" .) -}}
 {{- end -}}
+{{- /* The agent pod's name and namespace, as plugin.yaml sets them: the
+sidecar reads its own pod at start to learn its workflow. */ -}}
+{{- $env = append $env (dict "name" "POD_NAME" "valueFrom" (dict "fieldRef" (dict "fieldPath" "metadata.name"))) -}}
+{{- $env = append $env (dict "name" "POD_NAMESPACE" "valueFrom" (dict "fieldRef" (dict "fieldPath" "metadata.namespace"))) -}}
+{{- $_ := set $c "env" $env -}}
 {{- with .Values.image.pullPolicy -}}
 {{- $_ := set $c "imagePullPolicy" . -}}
 {{- end -}}
