@@ -66,6 +66,14 @@ e2e: tools servers ## end-to-end tests: real Argo controller and agent, the plug
 	$(if $(ARGO),bash hack/argo.sh build $(ARGO))
 	SPARKPLUG_E2E_ARGO=$(ARGO) GO=$(GO) bash hack/e2e.sh -count=1 -tags e2e -timeout 30m -parallel 8 -v ./e2e/...
 
+# SOAK_COUNT runs of the API fault test in one e2e environment, each with a
+# seed of its own (the log names each; SPARKPLUG_E2E_SEED=N replays one).
+SOAK_COUNT ?= 20
+
+.PHONY: soak
+soak: tools servers ## the API fault test (TestAPIFaultsNeverLoseOrDuplicateAJob) SOAK_COUNT (20) times in a row, a new seed each; not in make test (~50 min)
+	GO=$(GO) bash hack/e2e.sh -count=$(SOAK_COUNT) -tags e2e -timeout 150m -v -run '^TestAPIFaultsNeverLoseOrDuplicateAJob$$' ./e2e/
+
 .PHONY: e2e-matrix
 e2e-matrix: tools ## the e2e suite against every Argo version sparkplug supports (before each release; ~5 min each, plus ~5 min per Argo build)
 	$(MAKE) e2e

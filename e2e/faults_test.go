@@ -30,7 +30,7 @@ import (
 
 // faultWorkflow has the chaos workflow's identical steps (a loop with a
 // repeated item, twins), a step whose driver fails, and a second stage,
-// so that faults hit submissions, hand-outs and failures. Its agent pod
+// so that faults hit submissions, result writes and failures. Its agent pod
 // carries framework.FaultsLabel: its sidecar reaches the API server
 // through the fault proxy.
 var faultWorkflow = `
@@ -42,11 +42,6 @@ spec:
   entrypoint: main
   podMetadata:
     labels: {` + framework.FaultsLabel + `: "true"}
-    # sparkplug's default hand-out grace, not the suite's 15 s: this test
-    # restarts the controller and the API server, and a shared hand-out
-    # the controller records only after such an outage must not count as
-    # lost before sparkplug's own default says so.
-    annotations: {` + framework.ServeArgsAnnotation + `: "--handout-grace=1m"}
   templates:
     - name: main
       dag:

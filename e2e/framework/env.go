@@ -338,6 +338,35 @@ func (e *Env) RestartController(ctx context.Context) error {
 	return nil
 }
 
+// StopController stops the workflow-controller (SIGTERM) until
+// StartController: nothing reads the TaskSets or updates the Workflows
+// meanwhile. Only a test that runs alone (not t.Parallel) may.
+func (e *Env) StopController() error {
+	e.controllerMu.Lock()
+	defer e.controllerMu.Unlock()
+	if e.controller == nil {
+		return errors.New("the workflow-controller is not running")
+	}
+	err := e.controller.Stop()
+	e.controller = nil
+	return err
+}
+
+// StartController starts the workflow-controller StopController stopped.
+func (e *Env) StartController(ctx context.Context) error {
+	e.controllerMu.Lock()
+	defer e.controllerMu.Unlock()
+	if e.controller != nil {
+		return errors.New("the workflow-controller runs already")
+	}
+	p, err := argo.StartController(ctx, e.Cluster, e.argoBinDir, e.opts.Defaults)
+	if err != nil {
+		return err
+	}
+	e.controller = p
+	return nil
+}
+
 // ControllerLogTail returns the end of the workflow-controller's log.
 func (e *Env) ControllerLogTail(n int) string {
 	e.controllerMu.Lock()

@@ -22,19 +22,14 @@ import (
 	"github.com/sparkplug-io/sparkplug/e2e/cluster"
 )
 
-// Requeue intervals the e2e plugin runs with (the defaults, 5 s and 15 s,
-// would only make the tests slower), how often it looks for drivers past
-// their timeToLiveSeconds (15 s by default) and for leftovers of ended
-// workflows (1 m by default), and how long a result handed to one of
-// several identical nodes may take to show in the TaskSet before it counts
-// as lost (1 m by default; the agents here patch every second,
-// argo.RequeueTime).
+// How often the e2e plugin reconciles every node without an event (2 s
+// by default), looks for drivers past their timeToLiveSeconds (15 s by
+// default) and for leftovers of ended workflows (1 m by default): the
+// defaults would only make the tests slower.
 const (
-	pluginRequeuePending       = time.Second
-	pluginRequeueRunning       = 2 * time.Second
+	pluginResync               = time.Second
 	PluginTTLInterval          = time.Second
 	PluginTTLLeftoverInterval  = 2 * time.Second
-	PluginHandoutGrace         = 15 * time.Second
 	sidecarReadyTimeout        = 30 * time.Second
 	sidecarHealthPollInterval  = 50 * time.Millisecond
 	serviceAccountTokenTimeout = 30 * time.Second
@@ -78,6 +73,26 @@ type Sidecars struct {
 	// faults is the API server address of the pods labelled FaultsLabel
 	// (a fault-injecting proxy); empty: none.
 	faults string
+	// previous are the workflows (namespace/name) whose sidecars, started
+	// from now on, run another sparkplug binary: a previous release, with
+	// only the flags every release has.
+	previous map[string]string
+}
+
+// RunPrevious makes the sidecars of workflow namespace/name that start
+// from now on run binary bin, a previous sparkplug release, with only the
+// flags every release understands; "" goes back to the suite's binary.
+func (s *Sidecars) RunPrevious(namespace, name, bin string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.previous == nil {
+		s.previous = map[string]string{}
+	}
+	if bin == "" {
+		delete(s.previous, namespace+"/"+name)
+		return
+	}
+	s.previous[namespace+"/"+name] = bin
 }
 
 // FaultsLabel on a workflow's spec.podMetadata (Argo copies it onto the
@@ -113,6 +128,10 @@ func (s *Sidecars) command(ctx context.Context, pod *corev1.Pod, c corev1.Contai
 	if pod.Labels[FaultsLabel] == "true" && s.faults != "" {
 		server = s.faults
 	}
+	bin, previous := s.bin, s.previous[pod.Namespace+"/"+pod.Labels["workflows.argoproj.io/workflow"]]
+	if previous != "" {
+		bin = previous
+	}
 	s.mu.Unlock()
 	kubeconfig, err := s.kubeconfig(ctx, pod.Namespace, server)
 	if err != nil {
@@ -129,13 +148,11 @@ func (s *Sidecars) command(ctx context.Context, pod *corev1.Pod, c corev1.Contai
 		"--kubeconfig="+kubeconfig,
 		"--log-format=text",
 	)
-	if !s.defaults {
+	if !s.defaults && previous == "" {
 		args = append(args,
-			"--requeue-pending="+pluginRequeuePending.String(),
-			"--requeue-running="+pluginRequeueRunning.String(),
+			"--resync="+pluginResync.String(),
 			"--ttl-interval="+PluginTTLInterval.String(),
 			"--ttl-leftover-interval="+PluginTTLLeftoverInterval.String(),
-			"--handout-grace="+PluginHandoutGrace.String(),
 			"--log-level=debug",
 		)
 	}
@@ -144,7 +161,7 @@ func (s *Sidecars) command(ctx context.Context, pod *corev1.Pod, c corev1.Contai
 	if err != nil {
 		return argo.Command{}, err
 	}
-	return argo.Command{Bin: s.bin, Args: args, Env: env}, nil
+	return argo.Command{Bin: bin, Args: args, Env: env}, nil
 }
 
 // containerEnv is a container's environment as kubelet would set it, for
