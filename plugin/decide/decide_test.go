@@ -1,18 +1,15 @@
 package decide
 
 import (
-	"fmt"
 	"reflect"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	wfv1 "github.com/argoproj/argo-workflows/v3/pkg/apis/workflow/v1alpha1"
 	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/types"
 
+	"github.com/sparkplug-io/sparkplug/plugin/driverpod/drivertest"
 	"github.com/sparkplug-io/sparkplug/plugin/spark"
 	"github.com/sparkplug-io/sparkplug/plugin/spec"
 	"github.com/sparkplug-io/sparkplug/plugin/state"
@@ -22,94 +19,37 @@ import (
 // the act side gathers them from its cache.
 
 // t0 is when the drivers of the table were created.
-var t0 = time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
+var t0 = drivertest.T0
 
-type podOpt func(*corev1.Pod)
+var (
+	exited    = drivertest.Exited
+	annotated = drivertest.Annotated
+	running   = drivertest.Running
+)
 
 // driver is the driver of attempt n of node n1's run, created at t0,
-// Pending until an option says otherwise: the labels driverpod.Attempt
-// reads, and the driver container state.Assess reads.
-func driver(attempt int, opts ...podOpt) *corev1.Pod {
-	p := &corev1.Pod{
-		ObjectMeta: metav1.ObjectMeta{
-			Name: fmt.Sprintf("n1-a%d-driver", attempt), Namespace: "jobs", UID: types.UID("uid-n1-" + strconv.Itoa(attempt)),
-			CreationTimestamp: metav1.NewTime(t0),
-			Labels: map[string]string{spark.LabelRole: spark.RoleDriver, spark.LabelAttempt: strconv.Itoa(attempt),
-				spark.LabelAppSelector: fmt.Sprintf("spark-n1-%d", attempt)},
-			Annotations: map[string]string{spark.AnnotationNodeID: "n1"},
-		},
-		Spec:   corev1.PodSpec{Containers: []corev1.Container{{Name: spark.DriverContainerName}}},
-		Status: corev1.PodStatus{Phase: corev1.PodPending},
-	}
-	for _, o := range opts {
-		o(p)
-	}
-	return p
-}
-
-func containerState(p *corev1.Pod, s corev1.ContainerState) {
-	p.Status.ContainerStatuses = []corev1.ContainerStatus{{Name: spark.DriverContainerName, State: s}}
-}
-
-func running() podOpt {
-	return func(p *corev1.Pod) {
-		p.Status.Phase = corev1.PodRunning
-		containerState(p, corev1.ContainerState{Running: &corev1.ContainerStateRunning{StartedAt: metav1.NewTime(t0)}})
-	}
-}
-
-// exited: the driver container ended with code at t0+1m.
-func exited(code int32, reason string) podOpt {
-	return func(p *corev1.Pod) {
-		p.Status.Phase = corev1.PodFailed
-		if code == 0 {
-			p.Status.Phase = corev1.PodSucceeded
-		}
-		containerState(p, corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{
-			ExitCode: code, Reason: reason, FinishedAt: metav1.NewTime(t0.Add(time.Minute))}})
-	}
+// Pending until an option says otherwise.
+func driver(attempt int, opts ...drivertest.Opt) *corev1.Pod {
+	return drivertest.Driver("n1", attempt, opts...)
 }
 
 // waitingOn: the driver container waits on reason.
-func waitingOn(reason string) podOpt {
-	return func(p *corev1.Pod) {
-		containerState(p, corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{Reason: reason, Message: "waiting"}})
-	}
-}
-
-func annotated(k, v string) podOpt {
-	return func(p *corev1.Pod) { p.Annotations[k] = v }
-}
+func waitingOn(reason string) drivertest.Opt { return drivertest.WaitingOn(reason, "waiting") }
 
 // runOf is a run of the attempts given, oldest first.
 func runOf(attempts ...*corev1.Pod) *Run { return &Run{Attempts: attempts} }
 
 // ghostOf is a run whose newest driver, named by the node's entry, the
 // cluster lost, missed first at since: the stand-in the act side builds
-// from the entry (no uid, no creation time, no status).
+// from the entry.
 func ghostOf(attempt int, since time.Time) *Run {
-	g := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{
-		Name: fmt.Sprintf("n1-a%d-driver", attempt), Namespace: "jobs",
-		Labels:      map[string]string{spark.LabelAttempt: strconv.Itoa(attempt), spark.LabelAppSelector: fmt.Sprintf("spark-n1-%d", attempt)},
-		Annotations: map[string]string{spark.AnnotationNodeID: "n1"},
-	}}
-	return &Run{Attempts: []*corev1.Pod{g}, Ghost: true, MissingSince: since}
+	return &Run{Attempts: []*corev1.Pod{drivertest.Ghost("n1", attempt, drivertest.AppID("n1", attempt))}, Ghost: true, MissingSince: since}
 }
 
 // tombOf is a run whose driver of attempt sparkplug stopped at stoppedAt
 // for l: its tombstone, and the stand-in built from it as the head.
 func tombOf(attempt int, l Limit, stoppedAt time.Time) *Run {
-	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{
-		Name: "n1-conf", Namespace: "jobs", CreationTimestamp: metav1.NewTime(stoppedAt),
-		Labels: map[string]string{spark.LabelAttempt: strconv.Itoa(attempt)},
-		Annotations: map[string]string{
-			spark.AnnotationNodeID: "n1", spark.AnnotationDriver: fmt.Sprintf("n1-a%d-driver", attempt),
-			spark.AnnotationStopped: string(l), spark.AnnotationStoppedAt: stoppedAt.UTC().Format(time.RFC3339),
-			spark.AnnotationStoppedReason: string(l), spark.AnnotationStoppedDetail: "stopped for " + string(l),
-		},
-	}}
-	stand := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: cm.Annotations[spark.AnnotationDriver], Namespace: cm.Namespace,
-		Labels: cm.Labels, Annotations: cm.Annotations, CreationTimestamp: cm.CreationTimestamp}}
+	cm, stand := drivertest.Tomb("n1", attempt, string(l), stoppedAt)
 	return &Run{Attempts: []*corev1.Pod{stand}, Tomb: cm}
 }
 

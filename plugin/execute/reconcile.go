@@ -255,7 +255,11 @@ func (c *Core) reconcile(ctx context.Context, fl *flow, node string) error {
 	r.policy = decide.Policy{Body: st.Body, Timeout: st.Timeout, NotFoundGrace: c.opts.NotFoundGrace, ProgressInterval: c.opts.ProgressInterval}
 	snap := r.gather(ts, wf)
 	pl := decide.Decide(snap, r.policy)
-	if c.log.Enabled(ctx, slog.LevelDebug) {
+	changes := pl.Launch > 0 || pl.Stop != decide.LimitNone || pl.Abandon || pl.Archive ||
+		(pl.Report && (snap.Entry == nil || snap.Entry.Phase != pl.Outcome.Phase))
+	if changes && c.log.Enabled(ctx, slog.LevelDebug) {
+		// What a pass that changes something saw and chose; passes that
+		// change nothing (most: every --resync) say nothing.
 		r.log.Debug("pass", "incarnation", r.incarnation, "entry", entryPhase(snap.Entry), "fulfilled", snap.Fulfilled,
 			"run", runSummary(snap.Run), "launch", pl.Launch, "stop", string(pl.Stop), "abandon", pl.Abandon, "report", pl.Report, "phase", pl.Outcome.Phase)
 	}
