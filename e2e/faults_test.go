@@ -152,7 +152,7 @@ func TestAPIFaultsNeverLoseOrDuplicateAJob(t *testing.T) {
 		}
 		d := killSidecar
 		for i, o := range pending {
-			if o.turn <= turn && (o.d != killAgent || pluginNodeRunning(w.Workflow())) {
+			if o.turn <= turn && (o.d != killAgent || pluginNodeOpen(w.Workflow())) {
 				d = o.d
 				pending = append(pending[:i], pending[i+1:]...)
 				break

@@ -15,7 +15,7 @@ import (
 // (`kubectl describe workflow`, `kubectl get events`), one per state
 // change of a driver: SUBMITTED, RUNNING, COMPLETED, FAILED, PENDING_RERUN.
 
-// The reasons of the Events the request core records, all on the
+// The reasons of the Events the core records, all on the
 // Workflow. They are part of the stable interface: README's "Events"
 // table documents each, and TestReadmeListsEveryEventReason fails when an
 // Event is recorded, here or elsewhere, with a reason it lacks.

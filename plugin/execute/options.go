@@ -9,7 +9,7 @@ import (
 	"github.com/sparkplug-io/sparkplug/plugin/submit"
 )
 
-// Options tune the request core. Zero values are replaced by defaults in
+// Options tune the core. Zero values are replaced by defaults in
 // Validate.
 type Options struct {
 	// NotFoundGrace is how long a driver missing from the cache is

@@ -34,11 +34,11 @@ import (
 // driver's owner when Spark did not (ensureOwner).
 //
 // spark-submit is a JVM: seconds per run, minutes on a slow API server or
-// while it resolves packages, and Argo's agent gives up on a request after
-// 30 s. So a run goes on in the background, keyed by workflow, node and
-// attempt, in memory: a request waits for it up to SubmitWait, then
-// replies Pending "SUBMITTED: spark-submit running", and a later request
-// takes its result. A restarted plugin forgets the run (its spark-submit
+// while it resolves packages. So a run goes on in the background, keyed by
+// workflow, node and attempt, in memory: a pass waits for it up to
+// SubmitWait, then reports Pending "SUBMITTED: spark-submit running", and
+// the node is queued again when the run ends, whose pass takes its
+// result. A restarted plugin forgets the run (its spark-submit
 // died with it) and finds the driver if it was created; if not, it runs
 // spark-submit again, which is safe because the name is the same.
 
@@ -118,10 +118,10 @@ func (r *pass) sparkSubmit(objs *objects.Set, br objects.Run, o launchOrder) (*c
 	}
 }
 
-// runSubmit runs spark-submit once, outside any request: it writes the pod
+// runSubmit runs spark-submit once, outside any pass: it writes the pod
 // templates and runs spark-submit, both as submit.Options.Command says
 // (what sparkplug render shows), and gives the driver pod, when it exists
-// then, the Workflow as owner, so that even a driver no request asks about
+// then, the Workflow as owner, so that even a driver no pass comes back to
 // again (a stopped workflow) goes with the Workflow.
 func (c *Core) runSubmit(ctx context.Context, log *slog.Logger, in submit.Input, executorTemplate string, owner metav1.OwnerReference) submitOutcome {
 	o := &c.opts.Submit
@@ -153,12 +153,12 @@ func (c *Core) runSubmit(ctx context.Context, log *slog.Logger, in submit.Input,
 	pod, err := c.clients.Kube.CoreV1().Pods(in.Driver.Namespace).Get(getCtx, in.Driver.Name, metav1.GetOptions{})
 	if err != nil {
 		if !apierrors.IsNotFound(err) {
-			log.Info("driver pod not read after spark-submit; the next request reads it", "error", err.Error())
+			log.Info("driver pod not read after spark-submit; the next pass reads it", "error", err.Error())
 		}
 		return out
 	}
 	if owned, err := ownedBy(getCtx, c.clients.Kube, pod, owner); err != nil {
-		log.Info("driver pod not owned by the workflow yet; the next request retries", "error", err.Error())
+		log.Info("driver pod not owned by the workflow yet; the next pass retries", "error", err.Error())
 		out.pod = pod
 	} else {
 		out.pod = owned
@@ -242,8 +242,8 @@ func retarget(objs *objects.Set, driver *corev1.Pod) {
 }
 
 // submitRuns are the spark-submit runs in flight, by workflow uid, node
-// and attempt: a request starts one, or finds the one a request before it
-// started. A finished run no request took (its driver showed in the cache
+// and attempt: a pass starts one, or finds the one a pass before it
+// started. A finished run no pass took (its driver showed in the cache
 // first, or its workflow ended) is dropped submitRunKeep after it ended.
 // At most max run at once (0: no limit).
 type submitRuns struct {
@@ -261,7 +261,7 @@ type submitRun struct {
 	ended time.Time
 }
 
-// submitRunKeep is how long a finished run waits for a request to take it.
+// submitRunKeep is how long a finished run waits for a pass to take it.
 const submitRunKeep = 10 * time.Minute
 
 // submitOutcome is how a spark-submit run ended, and the driver pod if it

@@ -23,12 +23,16 @@ type Options struct {
 	MinGap time.Duration
 	// Tries bounds the patches of one batch that meet a conflict.
 	Tries int
-	Now   func() time.Time
+	// Timeout bounds one patch or read: a request the API server (or
+	// the network) leaves hanging must not hold up every later result of
+	// the workflow; the batch is tried again at the next tick.
+	Timeout time.Duration
+	Now     func() time.Time
 }
 
 // DefaultOptions are a Writer's defaults, from the node-identity design.
 func DefaultOptions() Options {
-	return Options{Rules: Rules{ProgressInterval: 30 * time.Second, Hold: 10 * time.Second}, MinGap: time.Second, Tries: 3, Now: time.Now}
+	return Options{Rules: Rules{ProgressInterval: 30 * time.Second, Hold: 10 * time.Second}, MinGap: time.Second, Tries: 3, Timeout: 5 * time.Second, Now: time.Now}
 }
 
 // Writer writes the results of one workflow's Spark nodes into its
@@ -69,6 +73,9 @@ func New(tasksets argov1.WorkflowTaskSetInterface, name, uid string, view func()
 	}
 	if opts.Tries < 1 {
 		opts.Tries = 1
+	}
+	if opts.Timeout <= 0 {
+		opts.Timeout = DefaultOptions().Timeout
 	}
 	return &Writer{tasksets: tasksets, name: name, uid: uid, view: view, workflow: workflow, opts: opts, log: log, written: written,
 		kick: make(chan struct{}, 1), want: map[string]Want{}, mem: Memory{Terminal: map[string]bool{}, Vanished: map[string]time.Time{}}}
@@ -151,7 +158,9 @@ func (w *Writer) Flush(ctx context.Context) bool {
 			w.log.Error("cannot encode node results", "error", err.Error())
 			return patched
 		}
-		got, err := w.tasksets.Patch(ctx, w.name, types.MergePatchType, body, metav1.PatchOptions{}, "status")
+		callCtx, cancel := context.WithTimeout(ctx, w.opts.Timeout)
+		got, err := w.tasksets.Patch(callCtx, w.name, types.MergePatchType, body, metav1.PatchOptions{}, "status")
+		cancel()
 		switch {
 		case err == nil:
 			w.wrote(got, batch, now)
@@ -160,7 +169,10 @@ func (w *Writer) Flush(ctx context.Context) bool {
 		case apierrors.IsConflict(err):
 			// The TaskSet changed since the view: read it, and decide
 			// again on what it holds now.
-			if fresh, err = w.tasksets.Get(ctx, w.name, metav1.GetOptions{}); err != nil {
+			getCtx, cancel := context.WithTimeout(ctx, w.opts.Timeout)
+			fresh, err = w.tasksets.Get(getCtx, w.name, metav1.GetOptions{})
+			cancel()
+			if err != nil {
 				w.log.Info("cannot read the task set after a conflict; trying again later", "error", err.Error())
 				return patched
 			}

@@ -13,10 +13,12 @@ import (
 
 	wfv1 "github.com/argoproj/argo-workflows/v3/pkg/apis/workflow/v1alpha1"
 	wffake "github.com/argoproj/argo-workflows/v3/pkg/client/clientset/versioned/fake"
+	argov1 "github.com/argoproj/argo-workflows/v3/pkg/client/clientset/versioned/typed/workflow/v1alpha1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
 	k8stesting "k8s.io/client-go/testing"
 )
 
@@ -232,5 +234,42 @@ func TestFlushWritesOnlyTheCurrentIncarnation(t *testing.T) {
 	}
 	if _, ok := e.w.Wanted("n1"); ok {
 		t.Error("the old incarnation's result is still wanted")
+	}
+}
+
+// hangingTaskSets leaves every patch hanging until its context ends, as
+// an API server or a network that never answers.
+type hangingTaskSets struct {
+	argov1.WorkflowTaskSetInterface
+}
+
+func (hangingTaskSets) Patch(ctx context.Context, _ string, _ types.PatchType, _ []byte, _ metav1.PatchOptions, _ ...string) (*wfv1.WorkflowTaskSet, error) {
+	<-ctx.Done()
+	return nil, ctx.Err()
+}
+
+// A patch left hanging is given up after Options.Timeout, the result
+// still wanted for the next flush: one request must not hold up every
+// later result of the workflow.
+func TestFlushGivesUpAHangingPatch(t *testing.T) {
+	view := taskSet([]string{"n1"}, nil)
+	wf := workflow(map[string]wfv1.NodePhase{"n1": wfv1.NodeRunning})
+	opts := DefaultOptions()
+	opts.Timeout = 50 * time.Millisecond
+	w := New(hangingTaskSets{}, "wf", "u1", func() *wfv1.WorkflowTaskSet { return view }, func() *wfv1.Workflow { return wf },
+		opts, slog.New(slog.NewTextHandler(io.Discard, nil)), nil)
+	w.Set("n1", inc0, result(wfv1.NodeRunning, "RUNNING"))
+	done := make(chan bool, 1)
+	go func() { done <- w.Flush(context.Background()) }()
+	select {
+	case patched := <-done:
+		if patched {
+			t.Fatal("Flush reports a patch that never answered")
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("Flush still waits on a hanging patch")
+	}
+	if _, ok := w.Wanted("n1"); !ok {
+		t.Error("the result is no longer wanted after a patch that never answered")
 	}
 }
