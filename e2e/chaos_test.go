@@ -111,8 +111,7 @@ func TestPluginKilledAgainAndAgain(t *testing.T) {
 		gap := time.Duration(100+rng.Intn(1400)) * time.Millisecond
 		time.Sleep(gap)
 		if restarts >= agentKill && !agentKilled && pluginNodeOpen(w.Workflow()) {
-			w.KillAgent()
-			agentKilled = true
+			agentKilled = w.TryKillAgent()
 		}
 		if !w.KillPlugin() {
 			continue // no agent pod yet, or no more

@@ -164,7 +164,11 @@ func TestAPIFaultsNeverLoseOrDuplicateAJob(t *testing.T) {
 				continue
 			}
 		case killAgent:
-			w.KillAgent()
+			if !w.TryKillAgent() {
+				// Not started yet: its turn comes again.
+				pending = append(pending, oneOff{killAgent, turn + 1})
+				continue
+			}
 		case restartController:
 			if err := env.RestartController(ctx); err != nil {
 				t.Fatal(err)

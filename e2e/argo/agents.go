@@ -39,6 +39,9 @@ const (
 	defaultServiceAccount = "default"
 )
 
+// ErrNoAgent: no agent runs for the pod (not started yet, or gone).
+var ErrNoAgent = errors.New("no agent runs")
+
 // TokenMode is how agents find the plugin token at /var/run/argo.
 type TokenMode string
 
@@ -445,7 +448,7 @@ func (r *podRun) sidecarCrashes() []string {
 func (a *Agents) KillAgent(namespace, pod string) error {
 	run := a.podRun(namespace + "/" + pod)
 	if run == nil {
-		return fmt.Errorf("no agent runs for pod %s/%s", namespace, pod)
+		return fmt.Errorf("%w for pod %s/%s", ErrNoAgent, namespace, pod)
 	}
 	return run.main.kill()
 }
@@ -455,7 +458,7 @@ func (a *Agents) KillAgent(namespace, pod string) error {
 func (a *Agents) KillSidecar(namespace, pod, name string) error {
 	run := a.podRun(namespace + "/" + pod)
 	if run == nil {
-		return fmt.Errorf("no agent runs for pod %s/%s", namespace, pod)
+		return fmt.Errorf("%w for pod %s/%s", ErrNoAgent, namespace, pod)
 	}
 	for _, sc := range run.sidecars {
 		if sc.name == name {

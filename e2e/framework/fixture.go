@@ -21,6 +21,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/yaml"
 
+	"github.com/sparkplug-io/sparkplug/e2e/argo"
 	"github.com/sparkplug-io/sparkplug/e2e/sim"
 	"github.com/sparkplug-io/sparkplug/plugin/spark"
 )
@@ -425,17 +426,34 @@ func (w *When) KillPlugin() bool {
 // kubelet restarts a failed container.
 func (w *When) KillAgent() *When {
 	w.t.Helper()
+	if !w.TryKillAgent() {
+		w.t.Fatalf("kill the agent of %s: no agent runs", w.wf.Name)
+	}
+	return w
+}
+
+// TryKillAgent kills the workflow's agent with SIGKILL, if one runs now
+// (its pod exists and was started), and reports whether it did.
+func (w *When) TryKillAgent() bool {
+	w.t.Helper()
 	pods, err := w.env.Kube.CoreV1().Pods(w.wf.Namespace).List(w.ctx(), metav1.ListOptions{
 		LabelSelector: labels.Set{"workflows.argoproj.io/workflow": w.wf.Name, "workflows.argoproj.io/component": "agent"}.String(),
 	})
-	if err != nil || len(pods.Items) != 1 {
-		w.t.Fatalf("find the agent pod of %s: %d pods, %v", w.wf.Name, len(pods.Items), err)
+	if err != nil {
+		w.t.Fatalf("find the agent pod of %s: %v", w.wf.Name, err)
 	}
-	if err := w.env.Agents.KillAgent(w.wf.Namespace, pods.Items[0].Name); err != nil {
+	if len(pods.Items) != 1 {
+		return false
+	}
+	err = w.env.Agents.KillAgent(w.wf.Namespace, pods.Items[0].Name)
+	if errors.Is(err, argo.ErrNoAgent) {
+		return false
+	}
+	if err != nil {
 		w.t.Fatal(err)
 	}
 	w.t.Log("killed the agent (kill -9)")
-	return w
+	return true
 }
 
 // Terminate terminates the workflow as `argo terminate` does.
