@@ -120,11 +120,14 @@ func (c *container) kill() error {
 	}
 	c.mu.Unlock()
 	if proc == nil {
-		return fmt.Errorf("container %s has not started", c.name)
+		return fmt.Errorf("%w: container %s", ErrNotStarted, c.name)
 	}
 	proc.Note("### e2e: kill -9")
 	return proc.Kill()
 }
+
+// ErrNotStarted: a container asked to be killed has not started yet.
+var ErrNotStarted = errors.New("the container has not started")
 
 // process is the container's current process, nil before the first start.
 func (c *container) process() *cluster.Process {

@@ -446,7 +446,7 @@ func (w *When) TryKillAgent() bool {
 		return false
 	}
 	err = w.env.Agents.KillAgent(w.wf.Namespace, pods.Items[0].Name)
-	if errors.Is(err, argo.ErrNoAgent) {
+	if errors.Is(err, argo.ErrNoAgent) || errors.Is(err, argo.ErrNotStarted) {
 		return false
 	}
 	if err != nil {
