@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"sync"
 	"testing"
 	"time"
@@ -77,8 +78,8 @@ func TestIdenticalTwinsUnderAgentKillsAndControllerStops(t *testing.T) {
 						continue
 					}
 					if first, ok := finished[id]; ok {
-						if n.Phase != first.Phase || output(&n, "application-id") != output(&first, "application-id") {
-							flips = append(flips, fmt.Sprintf("%s finished %s %s, later %s %s", n.DisplayName, first.Phase, output(&first, "application-id"), n.Phase, output(&n, "application-id")))
+						if n.Phase != first.Phase || param(n, "application-id") != param(first, "application-id") {
+							flips = append(flips, fmt.Sprintf("%s finished %s %s, later %s %s", n.DisplayName, first.Phase, param(first, "application-id"), n.Phase, param(n, "application-id")))
 						}
 					} else if n.Fulfilled() {
 						finished[id] = *n.DeepCopy()
@@ -154,7 +155,7 @@ func TestIdenticalTwinsUnderAgentKillsAndControllerStops(t *testing.T) {
 			continue
 		}
 		plugin++
-		app := output(&n, "application-id")
+		app := param(n, "application-id")
 		if n.Phase != wfv1.NodeSucceeded {
 			t.Errorf("node %s: %s %q, want Succeeded", n.DisplayName, n.Phase, n.Message)
 		}
@@ -183,13 +184,22 @@ func TestIdenticalTwinsUnderAgentKillsAndControllerStops(t *testing.T) {
 // report it.
 func finish(t *testing.T, d corev1.Pod) {
 	t.Helper()
-	patch, _ := json.Marshal(map[string]any{"metadata": map[string]any{"annotations": map[string]string{
-		stages.AnnotationExitCode: "0", stages.AnnotationRunSeconds: "0",
-	}}})
-	if _, err := env.Kube.CoreV1().Pods(d.Namespace).Patch(context.Background(), d.Name, types.MergePatchType, patch, metav1.PatchOptions{}); err != nil {
-		t.Fatalf("finish driver %s: %v", d.Name, err)
-	}
+	exitDriver(t, d, 0, "")
 	t.Logf("driver %s of node %s finishes", d.Name, d.Annotations[spark.AnnotationNodeID])
+}
+
+// exitDriver makes a running simulated driver exit with code now, message
+// the end of its log.
+func exitDriver(t *testing.T, d corev1.Pod, code int, message string) {
+	t.Helper()
+	ann := map[string]string{stages.AnnotationExitCode: strconv.Itoa(code), stages.AnnotationRunSeconds: "0"}
+	if message != "" {
+		ann[stages.AnnotationMessage] = message
+	}
+	patch, _ := json.Marshal(map[string]any{"metadata": map[string]any{"annotations": ann}})
+	if _, err := env.Kube.CoreV1().Pods(d.Namespace).Patch(context.Background(), d.Name, types.MergePatchType, patch, metav1.PatchOptions{}); err != nil {
+		t.Fatalf("end driver %s: %v", d.Name, err)
+	}
 }
 
 // agentPod is the name of the workflow's agent pod.
@@ -201,19 +211,6 @@ func agentPod(t *testing.T, wf *wfv1.Workflow) string {
 		return ""
 	}
 	return pods.Items[0].Name
-}
-
-// output is a node's output parameter.
-func output(n *wfv1.NodeStatus, name string) string {
-	if n.Outputs == nil {
-		return ""
-	}
-	for _, p := range n.Outputs.Parameters {
-		if p.Name == name && p.Value != nil {
-			return p.Value.String()
-		}
-	}
-	return ""
 }
 
 // `argo retry` of a failed Spark node starts the node again under the
@@ -233,7 +230,7 @@ func TestArgoRetryLaunchesANewRun(t *testing.T) {
 	}
 	old := first[0]
 	t.Logf("driver %s, incarnation %q; workflow started %v", old.Name, old.Annotations[spark.AnnotationIncarnation], wf.Status.StartedAt)
-	failDriver(t, old)
+	exitDriver(t, old, 1, `Exception in thread "main" java.lang.RuntimeException: boom`)
 	w.WaitForWorkflow(framework.ToBeFailed)
 
 	argo := filepath.Join(serversBin(t), "argo")
@@ -266,21 +263,10 @@ func TestArgoRetryLaunchesANewRun(t *testing.T) {
 	w.WaitForWorkflow(framework.ToBeSucceeded, 90*time.Second).
 		Then().
 		ExpectNode(framework.RootNode, func(t *testing.T, n *wfv1.NodeStatus) {
-			if n.Phase != wfv1.NodeSucceeded || output(n, "driver-pod") != fresh.Name || output(n, "application-id") != fresh.Labels[spark.LabelAppSelector] {
-				t.Errorf("retried node %s %q with driver %s, want Succeeded with the new driver %s", n.Phase, n.Message, output(n, "driver-pod"), fresh.Name)
+			if n.Phase != wfv1.NodeSucceeded || param(*n, "driver-pod") != fresh.Name || param(*n, "application-id") != fresh.Labels[spark.LabelAppSelector] {
+				t.Errorf("retried node %s %q with driver %s, want Succeeded with the new driver %s", n.Phase, n.Message, param(*n, "driver-pod"), fresh.Name)
 			}
 		})
-}
-
-// failDriver makes a running simulated driver exit 1 now.
-func failDriver(t *testing.T, d corev1.Pod) {
-	t.Helper()
-	patch, _ := json.Marshal(map[string]any{"metadata": map[string]any{"annotations": map[string]string{
-		stages.AnnotationExitCode: "1", stages.AnnotationRunSeconds: "0", stages.AnnotationMessage: "Exception in thread \"main\" java.lang.RuntimeException: boom",
-	}}})
-	if _, err := env.Kube.CoreV1().Pods(d.Namespace).Patch(context.Background(), d.Name, types.MergePatchType, patch, metav1.PatchOptions{}); err != nil {
-		t.Fatalf("fail driver %s: %v", d.Name, err)
-	}
 }
 
 // previousRelease is the commit before node identity by node id: its
@@ -376,8 +362,8 @@ func TestUpgradeAdoptsThePreviousReleasesDriver(t *testing.T) {
 			}
 		}).
 		ExpectNode(framework.RootNode, func(t *testing.T, n *wfv1.NodeStatus) {
-			if output(n, "driver-pod") != old.Name {
-				t.Errorf("node reports driver %s, want the adopted %s", output(n, "driver-pod"), old.Name)
+			if param(*n, "driver-pod") != old.Name {
+				t.Errorf("node reports driver %s, want the adopted %s", param(*n, "driver-pod"), old.Name)
 			}
 		})
 }

@@ -162,7 +162,7 @@ func (c *Core) Serve(wf spark.WorkflowRef) *flow {
 	if fl, ok := c.flows[wf.UID]; ok {
 		return fl
 	}
-	sc, _ := c.scopes.Ensure(wf)
+	sc := c.scopes.Ensure(wf)
 	fl := c.newFlow(sc)
 	c.flows[wf.UID] = fl
 	c.log.Info("following workflow", "workflow", wf.Name, "namespace", wf.Namespace, "uid", wf.UID)

@@ -2,7 +2,6 @@ package nodestatus
 
 import (
 	"context"
-	"fmt"
 	"log/slog"
 	"strconv"
 	"sync"
@@ -272,6 +271,3 @@ func (w *Writer) newest() *wfv1.WorkflowTaskSet {
 func Incarnation(wf *wfv1.Workflow) string {
 	return wf.Status.StartedAt.UTC().Format(time.RFC3339)
 }
-
-// String names the writer in logs.
-func (w *Writer) String() string { return fmt.Sprintf("task set %s", w.name) }

@@ -2,8 +2,6 @@ package scope
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"log/slog"
 	"sync"
 	"time"
@@ -27,10 +25,6 @@ import (
 	"github.com/sparkplug-io/sparkplug/plugin/identity"
 	"github.com/sparkplug-io/sparkplug/plugin/spark"
 )
-
-// ErrNotReady means the workflow's cache has not synced yet; the caller
-// should answer 503 so the agent retries.
-var ErrNotReady = errors.New("the workflow's cache is not ready yet")
 
 // Clients are the API clients a Scope lists, watches and writes with.
 type Clients struct {
@@ -129,7 +123,7 @@ func NewRegistry(clients Clients, log *slog.Logger) *Registry {
 
 // Ensure returns the workflow's scope, starting it if it has none; it
 // does not wait for the cache to sync (Synced says when it has).
-func (r *Registry) Ensure(wf spark.WorkflowRef) (s *Scope, started bool) {
+func (r *Registry) Ensure(wf spark.WorkflowRef) *Scope {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	s, ok := r.scopes[wf.UID]
@@ -137,19 +131,7 @@ func (r *Registry) Ensure(wf spark.WorkflowRef) (s *Scope, started bool) {
 		s = r.start(wf)
 		r.scopes[wf.UID] = s
 	}
-	return s, !ok
-}
-
-// Get returns the workflow's scope, starting it on first use, and waits
-// for its cache to sync until ctx is done, then returns ErrNotReady.
-func (r *Registry) Get(ctx context.Context, wf spark.WorkflowRef) (*Scope, error) {
-	s, _ := r.Ensure(wf)
-	select {
-	case <-s.synced:
-		return s, nil
-	case <-ctx.Done():
-		return nil, fmt.Errorf("workflow %s/%s: %w", wf.Namespace, wf.Name, ErrNotReady)
-	}
+	return s
 }
 
 // Synced is closed once the scope's cache has synced.

@@ -18,7 +18,6 @@ import (
 
 	"github.com/sparkplug-io/sparkplug/plugin/execute"
 	"github.com/sparkplug-io/sparkplug/plugin/metrics"
-	"github.com/sparkplug-io/sparkplug/plugin/scope"
 )
 
 type fakeCore struct {
@@ -72,7 +71,7 @@ func TestExecute(t *testing.T) {
 		{"not ours", "Bearer secret-token", validBody, &fakeCore{}, 200, "{}", 1},
 		{"running", "Bearer secret-token", validBody, &fakeCore{reply: running}, 200, `"phase":"Running"`, 1},
 		{"bad request from core", "Bearer secret-token", validBody, &fakeCore{err: fmt.Errorf("%w: no workflow", execute.ErrBadRequest)}, 400, "no workflow", 1},
-		{"cache not ready", "Bearer secret-token", validBody, &fakeCore{err: fmt.Errorf("wf: %w", scope.ErrNotReady)}, 503, "not ready", 1},
+		{"cache not ready", "Bearer secret-token", validBody, &fakeCore{err: errors.New("wf: not ready")}, 503, "not ready", 1},
 		{"transient", "Bearer secret-token", validBody, &fakeCore{err: errors.New("etcd is slow")}, 503, "etcd is slow", 1},
 		{"panic", "Bearer secret-token", validBody, &fakeCore{panic: true}, 500, "internal error", 1},
 	}

@@ -1,0 +1,85 @@
+package framework
+
+// What a test does to a running workflow's agent pod and Workflow: kill
+// the plugin sidecar or the agent, as a crash would, or terminate it.
+
+import (
+	"errors"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/sparkplug-io/sparkplug/e2e/argo"
+)
+
+// RestartPlugin kills the plugin sidecar of the workflow's agent pod with
+// SIGKILL and waits until it answers again.
+func (w *When) RestartPlugin() *When {
+	w.t.Helper()
+	if err := w.env.RestartPlugin(w.ctx(), w.wf.Namespace, w.wf.Name); err != nil {
+		w.t.Fatalf("restart plugin: %v", err)
+	}
+	w.t.Log("restarted the plugin (kill -9)")
+	return w
+}
+
+// KillPlugin kills the plugin sidecar of the workflow's agent pod with
+// SIGKILL, if the workflow has one now, and waits until it answers again.
+// It reports whether there was one to kill.
+func (w *When) KillPlugin() bool {
+	w.t.Helper()
+	err := w.env.RestartPlugin(w.ctx(), w.wf.Namespace, w.wf.Name)
+	if errors.Is(err, ErrNoSidecar) {
+		return false
+	}
+	if err != nil {
+		w.t.Fatalf("kill the plugin sidecar: %v", err)
+	}
+	return true
+}
+
+// KillAgent kills the workflow's agent with SIGKILL; it is restarted as
+// kubelet restarts a failed container.
+func (w *When) KillAgent() *When {
+	w.t.Helper()
+	if !w.TryKillAgent() {
+		w.t.Fatalf("kill the agent of %s: no agent runs", w.wf.Name)
+	}
+	return w
+}
+
+// TryKillAgent kills the workflow's agent with SIGKILL, if one runs now
+// (its pod exists and was started), and reports whether it did.
+func (w *When) TryKillAgent() bool {
+	w.t.Helper()
+	pods, err := w.env.Kube.CoreV1().Pods(w.wf.Namespace).List(w.ctx(), metav1.ListOptions{
+		LabelSelector: labels.Set{"workflows.argoproj.io/workflow": w.wf.Name, "workflows.argoproj.io/component": "agent"}.String(),
+	})
+	if err != nil {
+		w.t.Fatalf("find the agent pod of %s: %v", w.wf.Name, err)
+	}
+	if len(pods.Items) != 1 {
+		return false
+	}
+	err = w.env.Agents.KillAgent(w.wf.Namespace, pods.Items[0].Name)
+	if errors.Is(err, argo.ErrNoAgent) || errors.Is(err, argo.ErrNotStarted) {
+		return false
+	}
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	w.t.Log("killed the agent (kill -9)")
+	return true
+}
+
+// Terminate terminates the workflow as `argo terminate` does.
+func (w *When) Terminate() *When {
+	w.t.Helper()
+	patch := []byte(`{"spec":{"shutdown":"Terminate"}}`)
+	if _, err := w.env.Workflows.ArgoprojV1alpha1().Workflows(w.wf.Namespace).Patch(w.ctx(), w.wf.Name, types.MergePatchType, patch, metav1.PatchOptions{}); err != nil {
+		w.t.Fatalf("terminate %s: %v", w.wf.Name, err)
+	}
+	w.t.Log("terminated the workflow")
+	return w
+}
