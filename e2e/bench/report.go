@@ -52,6 +52,11 @@ type Result struct {
 	// meanwhile.
 	Polls        []time.Duration
 	PollRequests float64
+	// WorkflowWrites are the Workflow updates and patches (all clients:
+	// the controller's) and TaskSetWrites the WorkflowTaskSet status
+	// patches (the sidecar's results) from the submission until every
+	// node was done (-1: not measured).
+	WorkflowWrites, TaskSetWrites float64
 }
 
 // First is when the first pod was created; All when the last was.
@@ -118,6 +123,16 @@ func Table(results []Result) string {
 		plain, okP := find(results, KindPlain, n)
 		op, okO := find(results, KindOperator, n)
 		fmt.Fprintf(&b, "| %d | %s | %s |\n", n, orDash(okP, fmt.Sprintf("%.2f", Ratio(sp, plain))), orDash(okO, fmt.Sprintf("%.1f", Ratio(sp, op))))
+	}
+	var writes strings.Builder
+	for _, r := range results {
+		if r.Kind == KindSparkplug && r.WorkflowWrites >= 0 && r.Done > 0 {
+			fmt.Fprintf(&writes, "| %d | %.2f | %.2f |\n", r.N, r.TaskSetWrites/float64(r.N), r.WorkflowWrites/float64(r.N))
+		}
+	}
+	if writes.Len() > 0 {
+		b.WriteString("\n| N | sparkplug: TaskSet status patches per node (its results) | Workflow writes per node (the controller's, submission to done) |\n|---:|---:|---:|\n")
+		b.WriteString(writes.String())
 	}
 	return b.String()
 }

@@ -40,7 +40,8 @@ func results() []Result {
 	}
 	return []Result{
 		{Kind: KindSparkplug, N: 4, Created: pods(time.Second, 4), Done: 9 * time.Second, APIRequests: 40, OwnRequests: 12,
-			PeakRSS: 40 << 20, CPU: 1500 * time.Millisecond, Polls: []time.Duration{time.Millisecond, 3 * time.Millisecond}, PollRequests: 0},
+			PeakRSS: 40 << 20, CPU: 1500 * time.Millisecond, Polls: []time.Duration{time.Millisecond, 3 * time.Millisecond}, PollRequests: 0,
+			WorkflowWrites: 30, TaskSetWrites: 6},
 		{Kind: KindPlain, N: 4, Created: pods(2*time.Second, 4), APIRequests: 20, OwnRequests: -1},
 		{Kind: KindOperator, N: 4, Created: pods(10*time.Second, 4), Done: 60 * time.Second, APIRequests: 80, OwnRequests: -1},
 	}
@@ -56,6 +57,7 @@ func TestTable(t *testing.T) {
 		"| 4 | sparkplug | 1.0 s | 4.0 s | 60 | 9.0 s | 10.0 | 3.00 | 40.0 MiB | 1.5 s | 1.00 ms | 3.00 ms | 0.000 |",
 		"| 4 | plain | 2.0 s | 8.0 s | 30 | – | 5.0 | – | – | – | – | – | – |",
 		"| 4 | 2.00 | 10.0 |",
+		"| 4 | 1.50 | 7.50 |",
 	} {
 		if !strings.Contains(table, want) {
 			t.Errorf("table lacks %q:\n%s", want, table)

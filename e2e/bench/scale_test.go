@@ -179,6 +179,7 @@ func runSparkplug(t *testing.T, n int) Result {
 	run := runID("spark", n)
 	w := newPodWatch(t, run)
 	api0 := apiRequests(t)
+	wfw0, tsw0 := writes(t)
 	wf := submit(t, sparkWorkflow(run, n))
 	r := Result{Kind: KindSparkplug, N: n}
 	samp := sampleSidecar(ctx, wf)
@@ -200,6 +201,8 @@ func runSparkplug(t *testing.T, n int) Result {
 
 	done := waitWorkflow(t, wf, driverRun(n)+10*time.Minute)
 	r.Done = done
+	wfw, tsw := writes(t)
+	r.WorkflowWrites, r.TaskSetWrites = wfw-wfw0, tsw-tsw0
 	samp.stop()
 	r.PeakRSS, r.CPU = samp.peak()
 	cleanup(t, wf, run)
@@ -212,7 +215,7 @@ func runPlain(t *testing.T, n int) Result {
 	api0 := apiRequests(t)
 	wf := submit(t, plainWorkflow(run, n))
 	w.waitCreated(t, wf, n, 10*time.Minute)
-	r := Result{Kind: KindPlain, N: n, Created: w.created(), APIRequests: apiRequests(t) - api0, OwnRequests: -1}
+	r := Result{Kind: KindPlain, N: n, Created: w.created(), APIRequests: apiRequests(t) - api0, OwnRequests: -1, WorkflowWrites: -1, TaskSetWrites: -1}
 	// KWOK runs container pods forever: the workflow is never done here.
 	cleanup(t, wf, run)
 	return r
@@ -384,6 +387,26 @@ func apiRequests(t *testing.T) float64 {
 		t.Fatalf("kube-apiserver metrics: %v", err)
 	}
 	return sumCounter(b, "apiserver_request_total", func(labels string) bool { return !strings.Contains(labels, `verb="WATCH"`) })
+}
+
+// writes are the kube-apiserver's counts so far of Workflow updates and
+// patches and of WorkflowTaskSet status patches, all clients.
+func writes(t *testing.T) (workflows, taskSetStatus float64) {
+	t.Helper()
+	b, err := env.Kube.CoreV1().RESTClient().Get().AbsPath("/metrics").DoRaw(context.Background())
+	if err != nil {
+		t.Fatalf("kube-apiserver metrics: %v", err)
+	}
+	write := func(labels string) bool {
+		return strings.Contains(labels, `verb="UPDATE"`) || strings.Contains(labels, `verb="PATCH"`)
+	}
+	workflows = sumCounter(b, "apiserver_request_total", func(l string) bool {
+		return write(l) && strings.Contains(l, `resource="workflows"`)
+	})
+	taskSetStatus = sumCounter(b, "apiserver_request_total", func(l string) bool {
+		return strings.Contains(l, `verb="PATCH"`) && strings.Contains(l, `resource="workflowtasksets"`) && strings.Contains(l, `subresource="status"`)
+	})
+	return workflows, taskSetStatus
 }
 
 // sidecarRequests is the sidecar's count of its Kubernetes client's
