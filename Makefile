@@ -23,7 +23,7 @@ tools: ## build the test control plane from pinned Go modules (cold ~15 min, the
 	bash hack/tools.sh build
 
 .PHONY: test
-test: verify test-unit test-chart test-integration e2e ## every test tier: verify, unit, chart, integration, e2e
+test: verify vuln test-unit test-chart test-integration e2e ## every test tier: verify, vuln, unit, chart, integration, e2e
 
 .PHONY: debs
 debs: ## install the Debian packages the tests need if missing (zsh and fish, for the completion scripts)
@@ -83,6 +83,10 @@ e2e-matrix: tools ## the e2e suite against every Argo version sparkplug supports
 bench: tools ## benchmarks, printed: launches/min, launch latency against raw creates, API requests per launch and poll (real API server), parse and build costs
 	$(GO) test -run '^$$' -bench . -benchmem ./plugin/...
 	$(GO) test -tags integration -run '^$$' -bench . -benchmem ./cmd/sparkplug/
+
+.PHONY: vuln
+vuln: ## govulncheck offline against a pinned golang.org/x/vulndb (hack/vuln); fails on a called vulnerability neither fixed nor accepted in hack/vuln/accepted.txt
+	GO=$(GO) bash hack/vuln.sh
 
 .PHONY: bench-e2e
 bench-e2e: tools ## scale benchmark through the real Argo controller and agent: N=100/500/1000 Spark steps vs container steps vs the Spark operator; rewrites README's How fast table and docs/bench/*.png (~40 min; BENCH_N=100 for one size)
