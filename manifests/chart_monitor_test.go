@@ -4,6 +4,7 @@ package manifests
 
 import (
 	"encoding/json"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -13,6 +14,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	networkingv1 "k8s.io/api/networking/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/labels"
@@ -110,6 +112,7 @@ func TestChartMonitor(t *testing.T) {
 	want := []string{
 		"ConfigMap monitoring/sparkplug-monitor-dashboard",
 		"Deployment team-a/" + name,
+		"NetworkPolicy team-a/" + name,
 		"PrometheusRule team-a/" + name,
 		"Role team-a/" + name,
 		"Role team-a/" + name + "-leader-election",
@@ -123,6 +126,13 @@ func TestChartMonitor(t *testing.T) {
 	}
 	if diff := cmp.Diff(want, monitorKeys(objs)); diff != "" {
 		t.Errorf("the monitor's objects (-want +got):\n%s", diff)
+	}
+	// The metrics port only from the values' peers.
+	var np networkingv1.NetworkPolicy
+	typed(t, objs["NetworkPolicy team-a/"+name], &np)
+	if in := np.Spec.Ingress; len(in) != 1 || len(in[0].From) != 1 || in[0].From[0].NamespaceSelector == nil ||
+		in[0].From[0].NamespaceSelector.MatchLabels["kubernetes.io/metadata.name"] != "monitoring" {
+		t.Errorf("NetworkPolicy ingress %+v, want the metrics port from namespace monitoring only", in)
 	}
 
 	// Its rights: manifests/monitor/rbac.yaml's rules, in each job
@@ -257,6 +267,7 @@ func TestChartMonitorIsManifestsMonitor(t *testing.T) {
 	const name = "sparkplug-monitor"
 	want := []string{
 		"Deployment team-a/" + name,
+		"NetworkPolicy team-a/" + name,
 		"Role team-a/" + name,
 		"Role team-a/" + name + "-leader-election",
 		"RoleBinding team-a/" + name,
@@ -268,7 +279,7 @@ func TestChartMonitorIsManifestsMonitor(t *testing.T) {
 		t.Errorf("the monitor's objects (-want +got):\n%s", diff)
 	}
 	base := map[string]runtime.Object{}
-	for _, f := range []string{"monitor/rbac.yaml", "monitor/deployment.yaml", "monitor/service.yaml"} {
+	for _, f := range []string{"monitor/rbac.yaml", "monitor/deployment.yaml", "monitor/service.yaml", "monitor/networkpolicy.yaml"} {
 		for _, o := range decodeDocs(t, f) {
 			base[kindOf(o)+" "+o.(interface{ GetName() string }).GetName()] = o
 		}
@@ -301,6 +312,19 @@ func TestChartMonitorIsManifestsMonitor(t *testing.T) {
 	typed(t, objs["Service team-a/"+name], &svc)
 	if diff := cmp.Diff(base["Service "+name].(*corev1.Service).Spec.Ports, svc.Spec.Ports); diff != "" {
 		t.Errorf("Service ports (-manifests/monitor +chart):\n%s", diff)
+	}
+	// Only the metrics port is open, to the same peers.
+	var np networkingv1.NetworkPolicy
+	typed(t, objs["NetworkPolicy team-a/"+name], &np)
+	wantNP := base["NetworkPolicy "+name].(*networkingv1.NetworkPolicy).Spec
+	if diff := cmp.Diff(wantNP.Ingress, np.Spec.Ingress); diff != "" || !slices.Equal(wantNP.PolicyTypes, np.Spec.PolicyTypes) {
+		t.Errorf("NetworkPolicy (-manifests/monitor +chart):\n%s", diff)
+	}
+	if got := np.Spec.PodSelector.MatchLabels; !maps.Equal(got, d.Spec.Selector.MatchLabels) {
+		t.Errorf("NetworkPolicy selects %v, the Deployment's pods are %v", got, d.Spec.Selector.MatchLabels)
+	}
+	if n := len(np.Spec.Ingress); n != 1 || len(np.Spec.Ingress[0].Ports) != 1 || np.Spec.Ingress[0].Ports[0].Port.String() != "metrics" {
+		t.Errorf("NetworkPolicy ingress %+v, want the metrics port only", np.Spec.Ingress)
 	}
 	// The image is the sidecar's.
 	if got, want := d.Spec.Template.Spec.Containers[0].Image, sidecarContainer(t, typedConfigMap(t, objs)).Image; got != want {

@@ -101,7 +101,7 @@ func TestMonitorRBAC(t *testing.T) {
 // list their files, and manifests/ itself leaves the monitor out.
 func TestMonitorKustomizations(t *testing.T) {
 	for dir, want := range map[string][]string{
-		monitorDir:   {"rbac.yaml", "deployment.yaml", "service.yaml"},
+		monitorDir:   {"rbac.yaml", "deployment.yaml", "service.yaml", "networkpolicy.yaml"},
 		"monitoring": {"servicemonitor.yaml", "prometheusrule.yaml"},
 	} {
 		var k struct {

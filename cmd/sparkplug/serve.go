@@ -39,7 +39,7 @@ func serveFlags(o *serveOptions, stdout io.Writer) *pflag.FlagSet {
 	fs.StringVar(&o.TokenFile, "token-file", d.TokenFile, "file holding the bearer token the agent sends")
 	fs.StringVar(&o.Kubeconfig, "kubeconfig", "", "kubeconfig file; empty means the in-cluster service account")
 	fs.StringVar(&o.TemplatesDir, "templates-dir", "", "directory overriding the built-in object templates")
-	fs.StringVar(&o.PprofAddr, "pprof-addr", "", "serve Go's profiles (net/http/pprof, /debug/pprof/) at this address, e.g. 127.0.0.1:6060 to measure memory with go tool pprof through kubectl port-forward; empty: off")
+	fs.StringVar(&o.PprofAddr, "pprof-addr", "", "serve Go's profiles (net/http/pprof, /debug/pprof/) at this loopback address (127.0.0.1, ::1 or localhost only), e.g. 127.0.0.1:6060 to measure memory with go tool pprof through kubectl port-forward; empty: off")
 	fs.StringVar(&o.MetricsAddr, "metrics-addr", "", "also serve Prometheus metrics at this address (they are always at /metrics on --addr, which is loopback in the agent pod)")
 	fs.StringVar(&o.logLevel, "log-level", "info", "debug, info, warn or error")
 	fs.StringVar(&o.logFormat, "log-format", "json", "json or text")

@@ -11,6 +11,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/utils/ptr"
 
 	"github.com/sparkplug-io/sparkplug/plugin/cli"
 	"github.com/sparkplug-io/sparkplug/plugin/spark"
@@ -118,10 +119,7 @@ func testTracker(t *testing.T, metricsLabels []string, workflows map[string]*met
 func TestTrackerCountsTransitionsOnce(t *testing.T) {
 	wf := &metav1.ObjectMeta{Name: "nightly-123", Labels: map[string]string{argoLabelCronWorkflow: "nightly"}}
 	tr, m := testTracker(t, []string{"app-type"}, map[string]*metav1.ObjectMeta{"wf-1": wf})
-	p := pod(spark.RoleDriver, func(p *corev1.Pod) {
-		p.Labels[spark.LabelWorkflowUID] = "wf-1"
-		p.Labels["app-type"] = "etl"
-	})
+	p := pod(spark.RoleDriver, ofWorkflow("wf-1"), func(p *corev1.Pod) { p.Labels["app-type"] = "etl" })
 	lv := []string{"jobs", "nightly", "etl"}
 	tr.pod(p)
 	tr.pod(p) // a resync: nothing new
@@ -149,18 +147,62 @@ func TestTrackerCountsTransitionsOnce(t *testing.T) {
 // The running gauge is lowered on the series it was raised on, also when
 // the pod's labels changed in between (here its workflow became known).
 func TestRunningGaugeIsLoweredWhereItWasRaised(t *testing.T) {
-	workflows := map[string]*metav1.ObjectMeta{}
+	workflows := map[string]*metav1.ObjectMeta{"wf-1": {Labels: map[string]string{argoLabelWorkflowTemplate: "etl"}}}
 	tr, m := testTracker(t, nil, workflows)
-	p := pod(spark.RoleExecutor, phased(corev1.PodRunning), func(p *corev1.Pod) { p.Labels[spark.LabelWorkflowUID] = "wf-1" })
+	p := pod(spark.RoleExecutor, phased(corev1.PodRunning), ofWorkflow("wf-1"))
 	tr.pod(p)
-	workflows["wf-1"] = &metav1.ObjectMeta{Labels: map[string]string{argoLabelWorkflowTemplate: "etl"}}
+	assertValue(t, m.executorRunningCount.WithLabelValues("jobs", "etl"), 1, "running executors, template etl")
+	// The Workflow leaves the cache (deleted) before its executor ends:
+	// the pod is still counted, its running gauge lowered where raised.
+	delete(workflows, "wf-1")
 	done := p.DeepCopy()
 	done.Status.Phase = corev1.PodSucceeded
 	tr.pod(done)
-	assertValue(t, m.executorRunningCount.WithLabelValues("jobs", ""), 0, "running executors, unknown template")
-	assertValue(t, m.executorSuccessCount.WithLabelValues("jobs", "etl"), 1, "executors succeeded, template etl")
+	assertValue(t, m.executorRunningCount.WithLabelValues("jobs", "etl"), 0, "running executors, template etl")
+	assertValue(t, m.executorSuccessCount.WithLabelValues("jobs", ""), 1, "executors succeeded, template unknown")
 	if n := seriesOf(m.executorRunningCount); n != 1 {
 		t.Errorf("%d running-executor series, want only the one raised", n)
+	}
+}
+
+// Pods that only look like a run's are not counted: Spark's and
+// sparkplug's labels can be set by whoever creates pods in the namespace.
+func TestTrackerIgnoresForgedPods(t *testing.T) {
+	workflows := map[string]*metav1.ObjectMeta{"wf-1": {Name: "real"}}
+	for name, p := range map[string]*corev1.Pod{
+		"driver without owner": pod(spark.RoleDriver, phased(corev1.PodSucceeded), func(p *corev1.Pod) {
+			p.Labels[spark.LabelWorkflowUID] = "wf-1"
+		}),
+		"driver owned by another workflow": pod(spark.RoleDriver, phased(corev1.PodSucceeded), ofWorkflow("wf-1"), func(p *corev1.Pod) {
+			p.OwnerReferences[0].UID = "wf-other"
+		}),
+		"driver owned by a pod": pod(spark.RoleDriver, phased(corev1.PodSucceeded), ofWorkflow("wf-1"), func(p *corev1.Pod) {
+			p.OwnerReferences[0].Kind = "Pod"
+		}),
+		"driver of an unknown workflow":   pod(spark.RoleDriver, phased(corev1.PodSucceeded), ofWorkflow("wf-gone")),
+		"executor of an unknown workflow": pod(spark.RoleExecutor, phased(corev1.PodSucceeded), ofWorkflow("wf-gone")),
+		"executor without workflow":       pod(spark.RoleExecutor, phased(corev1.PodSucceeded)),
+	} {
+		tr, m := testTracker(t, nil, workflows)
+		tr.pod(p)
+		if n := seriesOf(m.successCount) + seriesOf(m.executorSuccessCount) + seriesOf(m.count); n != 0 {
+			t.Errorf("%s: counted (%d series)", name, n)
+		}
+	}
+	// The real one is.
+	tr, m := testTracker(t, nil, workflows)
+	tr.pod(pod(spark.RoleDriver, phased(corev1.PodSucceeded), ofWorkflow("wf-1")))
+	if n := seriesOf(m.count); n != 1 {
+		t.Errorf("a driver owned by its known Workflow: %d application series, want 1", n)
+	}
+}
+
+// ofWorkflow makes a pod its Workflow's: the workflow-uid label and, for
+// a driver, the Workflow as controller.
+func ofWorkflow(uid string) func(*corev1.Pod) {
+	return func(p *corev1.Pod) {
+		p.Labels[spark.LabelWorkflowUID] = uid
+		p.OwnerReferences = []metav1.OwnerReference{{APIVersion: "argoproj.io/v1alpha1", Kind: "Workflow", Name: "wf", UID: types.UID(uid), Controller: ptr.To(true)}}
 	}
 }
 

@@ -4,7 +4,10 @@ import (
 	"sync"
 
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/sparkplug-io/sparkplug/plugin/spark"
 )
 
 // ReasonSubmissionFailed is the reason of the Event the sidecar records
@@ -39,22 +42,46 @@ func newTracker(m *sparkMetrics, l labeler) *tracker {
 	return &tracker{metrics: m, labels: l, pods: map[types.UID]*seenPod{}, events: map[types.UID]int32{}}
 }
 
-// pod counts a pod added or updated.
+// pod counts a pod added or updated, if it is a run's.
 func (t *tracker) pod(p *corev1.Pod) {
+	ours := t.counted(p)
 	cur := factsOf(p)
 	lv := t.labels.forPod(p)
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	s := t.pods[p.UID]
 	var prev *facts
-	if s != nil {
+	switch {
+	case s != nil:
+		// Counted once, a pod is counted to its end, also when its
+		// Workflow has left the cache since.
 		prev = &s.facts
-	} else {
+	case !ours:
+		return
+	default:
 		s = &seenPod{}
 		t.pods[p.UID] = s
 	}
 	t.apply(s, transitions(prev, &cur), lv)
 	s.facts = cur
+}
+
+// counted says whether a pod not seen before is counted: its workflow-uid label names a
+// Workflow of its namespace the cache knows, and a driver is owned by that
+// Workflow. Labels alone are not enough: whoever may create pods in a job
+// namespace could make pods with Spark's and sparkplug's labels and
+// inflate every spark_* series. What is left (a pod that copies a live
+// Workflow's uid into both) only admission can stop; README, Hardening.
+func (t *tracker) counted(p *corev1.Pod) bool {
+	uid := p.Labels[spark.LabelWorkflowUID]
+	if uid == "" || t.labels.workflow == nil || t.labels.workflow(p.Namespace, uid) == nil {
+		return false
+	}
+	if p.Labels[spark.LabelRole] != spark.RoleDriver {
+		return true
+	}
+	owner := metav1.GetControllerOf(p)
+	return owner != nil && owner.Kind == "Workflow" && string(owner.UID) == uid
 }
 
 // podGone counts a pod deleted.

@@ -19,6 +19,17 @@ func TestDefaultConfigIsValid(t *testing.T) {
 	}
 }
 
+// Profiles are served on loopback addresses only.
+func TestPprofOnLoopbackOnly(t *testing.T) {
+	for _, addr := range []string{"127.0.0.1:6060", "[::1]:6060", "localhost:6060", "127.0.0.1:0"} {
+		c := DefaultConfig()
+		c.PprofAddr = addr
+		if err := c.Validate(); err != nil {
+			t.Errorf("pprof-addr %q refused: %v", addr, err)
+		}
+	}
+}
+
 // Every refusal names its setting, so a front end can say which flag or
 // value to fix.
 func TestValidateNamesTheSetting(t *testing.T) {
@@ -31,6 +42,10 @@ func TestValidateNamesTheSetting(t *testing.T) {
 		{func(c *Config) { c.PodName = "agent" }, "pod-name"},
 		{func(c *Config) { c.TTLInterval = -time.Second }, "ttl-interval"},
 		{func(c *Config) { c.Burst = 0 }, "kube-api-qps"},
+		{func(c *Config) { c.PprofAddr = ":6060" }, "pprof-addr"},
+		{func(c *Config) { c.PprofAddr = "0.0.0.0:6060" }, "pprof-addr"},
+		{func(c *Config) { c.PprofAddr = "10.0.0.7:6060" }, "pprof-addr"},
+		{func(c *Config) { c.PprofAddr = "127.0.0.1" }, "pprof-addr"},
 		{func(c *Config) { c.Core.Resync = -time.Second }, "resync"},
 		{func(c *Config) { c.Core.Workers = -1 }, "workers"},
 		{func(c *Config) { c.Core.Launcher = "yarn" }, "launcher"},
