@@ -96,7 +96,7 @@ bench-e2e: tools ## scale benchmark through the real Argo controller and agent: 
 # Fuzz targets, package:function. go test -fuzz takes one target a run, so
 # make fuzz runs them one after another; a failing input is written to the
 # package's testdata/fuzz/ (commit it only as a regression seed).
-FUZZ_TARGETS := ./plugin/spec:FuzzParse ./plugin/step:FuzzRequest ./plugin/objects:FuzzBuild ./plugin/state:FuzzAssess
+FUZZ_TARGETS := ./plugin/spec:FuzzParse ./plugin/spec:FuzzParseQuantity ./plugin/step:FuzzRequest ./plugin/objects:FuzzBuild ./plugin/state:FuzzAssess
 FUZZTIME     ?= 3m
 
 .PHONY: fuzz

@@ -408,6 +408,9 @@ func sparkBody(path string, v any, f *findings) (json.RawMessage, bool) {
 		for _, e := range invalid.Errs {
 			f.add(path+strings.TrimPrefix(e.Field, "spark"), "the plugin would fail the step: %s", e.ErrorBody())
 		}
+		if invalid.More > 0 {
+			f.add(path, "the plugin would fail the step on %d more problems", invalid.More)
+		}
 	}
 	return body, true
 }

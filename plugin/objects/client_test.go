@@ -43,15 +43,7 @@ func defaults(t *testing.T, cm *corev1.ConfigMap) map[string]string {
 	if !ok {
 		t.Fatalf("ConfigMap %s has no %s (keys %v)", cm.Name, spark.ClientDefaultsFile, slices.Sorted(maps.Keys(cm.Data)))
 	}
-	conf := map[string]string{}
-	for _, line := range strings.Split(strings.TrimSuffix(text, "\n"), "\n") {
-		if strings.HasPrefix(line, "#") {
-			continue
-		}
-		k, v := loadLine(t, line)
-		conf[k] = v
-	}
-	return conf
+	return loadProperties(t, text)
 }
 
 // The conf of a client-mode run is cluster mode's but for the keys client

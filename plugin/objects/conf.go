@@ -7,8 +7,6 @@ import (
 	"strconv"
 	"strings"
 
-	"k8s.io/apimachinery/pkg/api/resource"
-
 	"github.com/sparkplug-io/sparkplug/plugin/spark"
 	"github.com/sparkplug-io/sparkplug/plugin/spec"
 )
@@ -325,7 +323,7 @@ func sparkSize(v string) string {
 	if _, err := byteStringAsMiB(v); err == nil {
 		return v
 	}
-	q, err := resource.ParseQuantity(strings.TrimSpace(v))
+	q, err := spec.ParseQuantity(strings.TrimSpace(v))
 	if err != nil || q.Sign() < 0 {
 		return v // Cluster reports it
 	}

@@ -227,7 +227,7 @@ func executorResources(s *spec.SparkApplicationSpec, c map[string]string) (corev
 	if strings.TrimSpace(c[cpuKey]) == "" {
 		cpuKey = spark.ConfExecutorCores
 	}
-	cpu, err := resource.ParseQuantity(strings.TrimSpace(valueOr(c[cpuKey], "1")))
+	cpu, err := spec.ParseQuantity(strings.TrimSpace(valueOr(c[cpuKey], "1")))
 	if err != nil {
 		return corev1.ResourceRequirements{}, fmt.Errorf("%s %q: %w", cpuKey, c[cpuKey], err)
 	}

@@ -36,7 +36,7 @@ func memoryQuantity(s string) (resource.Quantity, error) {
 			return *resource.NewQuantity(n, resource.BinarySI), nil
 		}
 	}
-	q, err := resource.ParseQuantity(strings.TrimSpace(s))
+	q, err := spec.ParseQuantity(strings.TrimSpace(s))
 	if err != nil {
 		return resource.Quantity{}, fmt.Errorf("memory %q: want a Spark size such as 4g or a Kubernetes quantity such as 4Gi", s)
 	}
@@ -114,13 +114,13 @@ func driverResources(c map[string]string, d *spec.DriverSpec) (corev1.ResourceRe
 	if c[cpuKey] == "" {
 		cpuKey = spark.ConfDriverCores
 	}
-	cpu, err := resource.ParseQuantity(strings.TrimSpace(valueOr(c[cpuKey], "1")))
+	cpu, err := spec.ParseQuantity(strings.TrimSpace(valueOr(c[cpuKey], "1")))
 	if err != nil {
 		return corev1.ResourceRequirements{}, fmt.Errorf("%s %q: %w", cpuKey, c[cpuKey], err)
 	}
 	req[corev1.ResourceCPU] = cpu
 	if l := c[spark.ConfDriverLimitCores]; l != "" {
-		q, err := resource.ParseQuantity(strings.TrimSpace(l))
+		q, err := spec.ParseQuantity(strings.TrimSpace(l))
 		if err != nil {
 			return corev1.ResourceRequirements{}, fmt.Errorf("%s %q: %w", spark.ConfDriverLimitCores, l, err)
 		}
@@ -173,7 +173,7 @@ func customResources(c map[string]string, prefix string) (corev1.ResourceList, e
 		if vendor == "" {
 			return nil, fmt.Errorf("%s%s.amount is set but %s%s.vendor is not: Kubernetes needs the vendor domain of the resource (such as nvidia.com)", prefix, name, prefix, name)
 		}
-		q, err := resource.ParseQuantity(strings.TrimSpace(amount))
+		q, err := spec.ParseQuantity(strings.TrimSpace(amount))
 		if err != nil {
 			return nil, fmt.Errorf("%s%s.amount %q: %w", prefix, name, amount, err)
 		}

@@ -171,3 +171,17 @@ func TestDriverCPUAndLimits(t *testing.T) {
 		t.Errorf("bad coreRequest: err %v", err)
 	}
 }
+
+// The quantities sparkConf gives (cores, custom resource amounts) are read
+// through spec.ParseQuantity: one with an exponent that only costs
+// apimachinery time is refused, naming the key.
+func TestSparkConfQuantitiesBeyondTheBoundsAreRefused(t *testing.T) {
+	for _, k := range []string{spark.ConfDriverLimitCores, spark.ConfDriverCores, spark.ConfDriverResourcePrefix + "gpu.amount"} {
+		s := body(t)
+		s.SparkConf = map[string]string{k: "1e-100", spark.ConfDriverResourcePrefix + "gpu.vendor": "nvidia.com"}
+		_, err := newBuilder(t).Cluster(s, goldenRuns["default"])
+		if err == nil || !strings.Contains(err.Error(), k) || !strings.Contains(err.Error(), "exponent out of range") {
+			t.Errorf("%s 1e-100: %v, want it refused for its exponent", k, err)
+		}
+	}
+}

@@ -129,7 +129,7 @@ func TestAnIdleKeepAliveConnectionIsClosed(t *testing.T) {
 
 // A body over MaxBodyBytes is answered 413 and never reaches the core; one
 // of exactly MaxBodyBytes is read whole (a body of junk that size is
-// answered, the README says, see spec's BenchmarkParseJunk4MiB).
+// answered, the README says, see spec's BenchmarkParse4MiB).
 func TestABodyOverMaxBodyBytesIs413(t *testing.T) {
 	core := &fakeCore{}
 	addr := serve(t, engine(t, core), Limits{})

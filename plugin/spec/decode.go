@@ -22,20 +22,23 @@ var rootPath = field.NewPath("spark")
 // emptyBodyDetail is what an empty or null body is told.
 const emptyBodyDetail = "the spark body is empty; give at least mainApplicationFile and image"
 
-// Decode strictly decodes the JSON `spark` body of a plugin step. Every
-// problem is returned, each with its path rooted at "spark": unknown fields
-// (with a suggestion when a known field is within edit distance 2),
-// duplicate fields, and values of the wrong JSON type (with the type
-// expected). Fields the Spark operator has but sparkplug's types do not
-// (see Unsupported) are reported as not supported yet.
+// decode strictly decodes the JSON `spark` body of a plugin step into
+// probs: unknown fields (with a suggestion when a known field is within
+// edit distance 2), duplicate fields, and values of the wrong JSON type
+// (with the type expected), each with its path rooted at "spark". Fields the
+// Spark operator has but sparkplug's types do not (see Unsupported) are
+// reported as not supported yet; a resource.Quantity that ParseQuantity
+// would refuse is reported, and left out of the typed decode so that
+// apimachinery never parses it.
 //
 // The spec is nil only when the body is empty or not a JSON object;
 // otherwise it holds everything that could be decoded, so that Parse can
 // also validate the rest of the body.
-func Decode(raw []byte) (*SparkApplicationSpec, field.ErrorList) {
+func decode(raw []byte, probs *problems) *SparkApplicationSpec {
 	raw = bytes.TrimSpace(raw)
 	if len(raw) == 0 || bytes.Equal(raw, []byte("null")) {
-		return nil, field.ErrorList{field.Required(rootPath, emptyBodyDetail)}
+		probs.decoding(field.Required(rootPath, emptyBodyDetail))
+		return nil
 	}
 
 	// A generic tree first: it gives the duplicate fields (a typed decode
@@ -44,47 +47,57 @@ func Decode(raw []byte) (*SparkApplicationSpec, field.ErrorList) {
 	var tree any
 	dups, err := sigsjson.UnmarshalStrict(raw, &tree, sigsjson.DisallowDuplicateFields)
 	if err != nil {
-		return nil, field.ErrorList{field.Invalid(rootPath, field.OmitValueType{}, "is not valid JSON: "+strings.TrimPrefix(err.Error(), "json: "))}
+		probs.decoding(field.Invalid(rootPath, field.OmitValueType{}, "is not valid JSON: "+strings.TrimPrefix(err.Error(), "json: ")))
+		return nil
 	}
 	obj, ok := tree.(map[string]any)
 	if !ok {
-		return nil, field.ErrorList{field.TypeInvalid(rootPath, shown(tree), "must be an object of SparkApplication spec fields, not "+jsonKind(tree))}
+		probs.decoding(field.TypeInvalid(rootPath, shown(tree), "must be an object of SparkApplication spec fields, not "+jsonKind(tree)))
+		return nil
 	}
 	if len(obj) == 0 {
-		return nil, field.ErrorList{field.Required(rootPath, emptyBodyDetail)}
+		probs.decoding(field.Required(rootPath, emptyBodyDetail))
+		return nil
 	}
 
 	// Argo substitutes parameters into the template's JSON text, so
 	// `instances: "{{inputs.parameters.n}}"` arrives as the string "3":
 	// accept a string that holds an integer or a boolean where the field
-	// wants one, as Argo can deliver nothing else.
+	// wants one, as Argo can deliver nothing else. The typed decode reads
+	// this tree, never raw, so that a refused quantity is not parsed, and
+	// without the unknown fields checkValue takes out.
 	tree = coerce(tree, reflect.TypeFor[SparkApplicationSpec]())
-	if coerced, err := json.Marshal(tree); err == nil {
-		raw = coerced
-	}
-
-	var errs field.ErrorList
 	for _, d := range dups {
-		errs = append(errs, strictError(d))
+		probs.decoding(strictError(d))
 	}
-	shapeErrs := checkValue(rootPath, tree, reflect.TypeFor[SparkApplicationSpec]())
-	errs = append(errs, shapeErrs...)
+	before := probs.count()
+	checkValue(rootPath, tree, reflect.TypeFor[SparkApplicationSpec](), probs)
+	shapeOK := probs.count() == before
+	raw, err = json.Marshal(tree)
+	if err != nil {
+		probs.decoding(field.Invalid(rootPath, field.OmitValueType{}, err.Error()))
+		return nil
+	}
 
 	// The typed decode, with sigs.k8s.io/json's own strict checks as a
-	// safety net: they can only find something checkValue missed.
+	// safety net: they can only find something checkValue missed, so they
+	// run only when it found nothing (they would list every unknown field
+	// again).
 	s := &SparkApplicationSpec{}
+	if !shapeOK {
+		_ = sigsjson.UnmarshalCaseSensitivePreserveInts(raw, s)
+		return s
+	}
 	strict, err := sigsjson.UnmarshalStrict(raw, s)
-	if len(shapeErrs) == 0 {
-		for _, e := range strict {
-			if !strings.HasPrefix(e.Error(), "duplicate field") {
-				errs = append(errs, strictError(e))
-			}
-		}
-		if err != nil {
-			errs = append(errs, field.Invalid(rootPath, field.OmitValueType{}, strings.TrimPrefix(err.Error(), "json: ")))
+	for _, e := range strict {
+		if !strings.HasPrefix(e.Error(), "duplicate field") {
+			probs.decoding(strictError(e))
 		}
 	}
-	return s, errs
+	if err != nil {
+		probs.decoding(field.Invalid(rootPath, field.OmitValueType{}, strings.TrimPrefix(err.Error(), "json: ")))
+	}
+	return s
 }
 
 // strictError turns an error of sigs.k8s.io/json's strict checks into a field
@@ -111,70 +124,99 @@ var (
 	containerSecurityContextType = reflect.TypeFor[corev1.SecurityContext]()
 )
 
-// checkValue reports every place where v, a value decoded into a generic
-// tree, does not fit the Go type t: unknown struct fields and JSON values of
-// the wrong type. null fits every type, as it does for encoding/json.
-func checkValue(p *field.Path, v any, t reflect.Type) field.ErrorList {
+// checkValue reports to probs every place where v, a value decoded into a
+// generic tree, does not fit the Go type t: unknown struct fields, JSON
+// values of the wrong type and refused quantities. null fits every type, as
+// it does for encoding/json. It deletes the unknown fields from the tree:
+// the typed decode has nothing to do with them.
+func checkValue(p *field.Path, v any, t reflect.Type, probs *problems) {
 	if v == nil {
-		return nil
+		return
+	}
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem() // *Quantity has Quantity's decoding
 	}
 	if t == quantityType {
-		if err := checkUnmarshal(p, v, t); err != nil {
-			return field.ErrorList{field.Invalid(p, shown(v), "is not a Kubernetes quantity like 500m or 1Gi")}
+		switch q := v.(type) {
+		case refusedQuantityValue:
+			probs.decoding(field.Invalid(p, q.text, q.err.Error()+"; write it like 500m or 1Gi"))
+		case string:
+			// What Quantity.UnmarshalJSON does with a string, without
+			// the JSON around it.
+			if _, err := ParseQuantity(strings.TrimSpace(q)); err != nil {
+				probs.decoding(field.Invalid(p, q, "is not a Kubernetes quantity like 500m or 1Gi"))
+			}
+		default:
+			if errs := checkUnmarshal(p, v, t); len(errs) > 0 {
+				probs.decoding(field.Invalid(p, shown(v), "is not a Kubernetes quantity like 500m or 1Gi"))
+			}
 		}
-		return nil
+		return
 	}
 	if t.Implements(unmarshalerType) || reflect.PointerTo(t).Implements(unmarshalerType) ||
 		t.Implements(textUnmarshalerType) || reflect.PointerTo(t).Implements(textUnmarshalerType) {
-		return checkUnmarshal(p, v, t)
+		probs.decoding(checkUnmarshal(p, v, t)...)
+		return
 	}
 	switch t.Kind() {
-	case reflect.Pointer:
-		return checkValue(p, v, t.Elem())
 	case reflect.Interface:
-		return nil
 	case reflect.Struct:
 		obj, ok := v.(map[string]any)
 		if !ok {
-			return field.ErrorList{typeError(p, v, "an object")}
+			probs.decoding(typeError(p, v, "an object"))
+			return
 		}
 		fields := jsonFields(t)
-		var errs field.ErrorList
 		for _, k := range sortedKeys(obj) {
 			f, ok := fields.byName[k]
-			if !ok {
-				errs = append(errs, unknownField(p.Child(k), k, obj[k], t, fields.names))
+			switch {
+			case ok:
+				checkValue(p.Child(k), obj[k], f.typ, probs)
 				continue
+			case probs.full():
+				// Only counted: looking for a suggestion is what costs,
+				// and no validation problem can lie under a field the
+				// types do not have.
+				probs.more++
+			default:
+				probs.decoding(unknownField(p.Child(k), k, obj[k], t, fields))
 			}
-			errs = append(errs, checkValue(p.Child(k), obj[k], f.typ)...)
+			delete(obj, k)
 		}
-		return errs
 	case reflect.Map:
 		obj, ok := v.(map[string]any)
 		if !ok {
-			return field.ErrorList{typeError(p, v, "an object")}
+			probs.decoding(typeError(p, v, "an object"))
+			return
 		}
 		if t.Key().Kind() != reflect.String {
-			return checkUnmarshal(p, v, t)
+			probs.decoding(checkUnmarshal(p, v, t)...)
+			return
 		}
-		var errs field.ErrorList
 		for _, k := range sortedKeys(obj) {
-			errs = append(errs, checkValue(p.Key(k), obj[k], t.Elem())...)
+			checkValue(p.Key(k), obj[k], t.Elem(), probs)
 		}
-		return errs
 	case reflect.Slice, reflect.Array:
 		if t.Elem().Kind() == reflect.Uint8 {
-			return checkUnmarshal(p, v, t)
+			probs.decoding(checkUnmarshal(p, v, t)...)
+			return
 		}
 		list, ok := v.([]any)
 		if !ok {
-			return field.ErrorList{typeError(p, v, "a list")}
+			probs.decoding(typeError(p, v, "a list"))
+			return
 		}
-		var errs field.ErrorList
 		for i, e := range list {
-			errs = append(errs, checkValue(p.Index(i), e, t.Elem())...)
+			checkValue(p.Index(i), e, t.Elem(), probs)
 		}
-		return errs
+	default:
+		probs.decoding(checkScalar(p, v, t)...)
+	}
+}
+
+// checkScalar is checkValue for a string, boolean or number type.
+func checkScalar(p *field.Path, v any, t reflect.Type) field.ErrorList {
+	switch t.Kind() {
 	case reflect.String:
 		if _, ok := v.(string); !ok {
 			return field.ErrorList{typeError(p, v, "a string")}
@@ -211,11 +253,33 @@ func checkValue(p *field.Path, v any, t reflect.Type) field.ErrorList {
 	return nil
 }
 
+// refusedQuantityValue stands, in the generic tree, for a quantity that
+// ParseQuantity refuses: checkValue reports it, and it is written as null
+// for the typed decode, so apimachinery never parses it.
+type refusedQuantityValue struct {
+	text string
+	err  error
+}
+
+func (refusedQuantityValue) MarshalJSON() ([]byte, error) { return []byte("null"), nil }
+
 // coerce replaces, in a generic tree, strings that hold an integer or a
 // boolean where the Go type t wants one. Everything else is left for
 // checkValue to judge.
 func coerce(v any, t reflect.Type) any {
-	if v == nil || t == quantityType {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem() // *Quantity has Quantity's decoding
+	}
+	if t == quantityType {
+		// Quantity.UnmarshalJSON trims what it parses.
+		if str, ok := v.(string); ok {
+			if err := checkQuantity(strings.TrimSpace(str)); err != nil {
+				return refusedQuantityValue{text: str, err: err}
+			}
+		}
+		return v
+	}
+	if v == nil {
 		return v
 	}
 	if t.Implements(unmarshalerType) || reflect.PointerTo(t).Implements(unmarshalerType) ||
@@ -223,8 +287,6 @@ func coerce(v any, t reflect.Type) any {
 		return v
 	}
 	switch t.Kind() {
-	case reflect.Pointer:
-		return coerce(v, t.Elem())
 	case reflect.Struct:
 		if obj, ok := v.(map[string]any); ok {
 			fields := jsonFields(t)

@@ -1,6 +1,7 @@
 package spec
 
 import (
+	"strings"
 	"testing"
 )
 
@@ -213,7 +214,7 @@ func TestDecode(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			s, errs := Decode([]byte(tt.in))
+			s, errs := decodeAll([]byte(tt.in))
 			checkErrs(t, errs, tt.want)
 			if len(tt.want) == 0 && s == nil {
 				t.Fatal("Decode returned no spec and no errors")
@@ -223,7 +224,7 @@ func TestDecode(t *testing.T) {
 }
 
 func TestDecodeFillsInlinedFields(t *testing.T) {
-	s, errs := Decode([]byte(`{"driver":{"cores":2,"coreRequest":"500m","serviceAccount":"spark"},"executor":{"memory":"4g","instances":3}}`))
+	s, errs := decodeAll([]byte(`{"driver":{"cores":2,"coreRequest":"500m","serviceAccount":"spark"},"executor":{"memory":"4g","instances":3}}`))
 	if len(errs) > 0 {
 		t.Fatal(errs)
 	}
@@ -254,6 +255,14 @@ func TestLevenshtein(t *testing.T) {
 	}
 }
 
+func lowered(names []string) []string {
+	var out []string
+	for _, n := range names {
+		out = append(out, strings.ToLower(n))
+	}
+	return out
+}
+
 func TestSuggest(t *testing.T) {
 	known := []string{"cores", "coreLimit", "env", "gpu", "image", "memory", "memoryLimit", "memoryOverhead"}
 	tests := []struct{ name, want string }{
@@ -267,7 +276,7 @@ func TestSuggest(t *testing.T) {
 		{"gp", "gpu"},
 	}
 	for _, tt := range tests {
-		if got := suggest(tt.name, known); got != tt.want {
+		if got := suggest(tt.name, known, lowered(known)); got != tt.want {
 			t.Errorf("suggest(%q) = %q, want %q", tt.name, got, tt.want)
 		}
 	}
@@ -278,7 +287,7 @@ func TestSuggest(t *testing.T) {
 func TestDecodeAcceptsParametersInIntegerAndBooleanFields(t *testing.T) {
 	in := `{"executor":{"instances":"3","cores":" 2 ","deleteOnTermination":"false"},"timeToLiveSeconds":"600",
 		"driver":{"tolerations":[{"key":"k","operator":"Exists","tolerationSeconds":"30"}]}}`
-	s, errs := Decode([]byte(in))
+	s, errs := decodeAll([]byte(in))
 	if len(errs) != 0 {
 		t.Fatalf("errors: %v", errs)
 	}
@@ -287,7 +296,7 @@ func TestDecodeAcceptsParametersInIntegerAndBooleanFields(t *testing.T) {
 		t.Fatalf("decoded %+v", s)
 	}
 	// A string that holds no integer is still an error naming the field.
-	if _, errs := Decode([]byte(`{"executor":{"instances":"{{inputs.parameters.n}}"}}`)); len(errs) != 1 || errs[0].Field != "spark.executor.instances" {
+	if _, errs := decodeAll([]byte(`{"executor":{"instances":"{{inputs.parameters.n}}"}}`)); len(errs) != 1 || errs[0].Field != "spark.executor.instances" {
 		t.Fatalf("unsubstituted parameter: %v", errs)
 	}
 }

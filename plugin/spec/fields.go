@@ -21,6 +21,7 @@ func sortedKeys[V any](m map[string]V) []string {
 type structFields struct {
 	byName map[string]jsonField
 	names  []string // sorted
+	lower  []string // names lower-cased, for suggest
 }
 
 type jsonField struct {
@@ -28,6 +29,8 @@ type jsonField struct {
 	index []int
 }
 
+// fieldCache holds the fields of each struct type, worked out by reflection
+// once per type and process, however many keys a body has.
 var fieldCache sync.Map // reflect.Type -> *structFields
 
 func jsonFields(t reflect.Type) *structFields {
@@ -77,6 +80,9 @@ func jsonFields(t reflect.Type) *structFields {
 		queue = next
 	}
 	fs.names = sortedKeys(fs.byName)
+	for _, n := range fs.names {
+		fs.lower = append(fs.lower, strings.ToLower(n))
+	}
 	f, _ := fieldCache.LoadOrStore(t, fs)
 	return f.(*structFields)
 }

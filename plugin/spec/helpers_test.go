@@ -34,3 +34,10 @@ func checkErrs(t *testing.T, errs field.ErrorList, want []wantErr) {
 	}
 	t.Errorf("errors:%s\nwant:%s", got.String(), exp.String())
 }
+
+// decodeAll decodes raw as ParseWith does and returns the problems kept.
+func decodeAll(raw []byte) (*SparkApplicationSpec, field.ErrorList) {
+	probs := &problems{decoded: paths{}}
+	s := decode(raw, probs)
+	return s, probs.errs
+}

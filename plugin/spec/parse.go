@@ -10,9 +10,13 @@ import (
 	"github.com/sparkplug-io/sparkplug/plugin/redact"
 )
 
-// InvalidError is a spark body that cannot run, with every problem found.
+// InvalidError is a spark body that cannot run: the first problems found,
+// and how many more there are.
 type InvalidError struct {
+	// Errs are the first MaxReportedErrors problems, at most.
 	Errs field.ErrorList
+	// More is how many problems were found beyond Errs.
+	More int
 }
 
 // Bounds of InvalidError's message: it becomes the node's message, which
@@ -35,7 +39,7 @@ const (
 func (e *InvalidError) Error() string {
 	const prefix = "invalid spark body: "
 	// Room for the count of the rest, whatever it is.
-	room := MaxMessageBytes - len(prefix) - len(moreProblems(len(e.Errs)))
+	room := MaxMessageBytes - len(prefix) - len(moreProblems(len(e.Errs)+e.More))
 	var b strings.Builder
 	shown := 0
 	for _, err := range e.Errs[:min(len(e.Errs), MaxReportedErrors)] {
@@ -49,7 +53,7 @@ func (e *InvalidError) Error() string {
 		b.WriteString(msg)
 		shown++
 	}
-	if more := len(e.Errs) - shown; more > 0 {
+	if more := len(e.Errs) - shown + e.More; more > 0 {
 		b.WriteString(moreProblems(more))
 	}
 	return Truncate(prefix+b.String(), MaxMessageBytes)
@@ -132,41 +136,72 @@ func Parse(raw []byte) (*SparkApplicationSpec, error) {
 
 // ParseWith decodes, defaults and validates the JSON `spark` body of a
 // plugin step run by a plugin whose flags set d. It returns either a spec
-// the rest of sparkplug can run, or an *InvalidError listing every
-// problem: decoding problems first, then validation problems, leaving out
-// those about a field that could not be decoded (a value of the wrong type
-// is not also reported as missing). The spec returned has what the body's
-// sparkplug block leaves unset filled from d (sparkplug.uiIngress), so it
-// says everything a run is built from.
+// the rest of sparkplug can run, or an *InvalidError with the first
+// problems and how many more there are: decoding problems first, then
+// validation problems, leaving out those about a field that could not be
+// decoded (a value of the wrong type is not also reported as missing). The
+// spec returned has what the body's sparkplug block leaves unset filled
+// from d (sparkplug.uiIngress), so it says everything a run is built from.
 func ParseWith(raw []byte, d PluginDefaults) (*SparkApplicationSpec, error) {
-	s, errs := Decode(raw)
+	probs := &problems{decoded: paths{}}
+	s := decode(raw, probs)
 	if s == nil {
-		return nil, &InvalidError{Errs: errs}
+		return nil, probs.invalid()
 	}
 	SetDefaults(s)
-	decoded := pathSet(errs)
 	for _, err := range append(Validate(s), validateWithDefaults(s, d)...) {
-		if !decoded.covers(err.Field) {
-			errs = append(errs, err)
+		if !probs.decoded.covers(err.Field) {
+			probs.add(err)
 		}
 	}
-	if len(errs) > 0 {
-		return nil, &InvalidError{Errs: errs}
+	if probs.count() > 0 {
+		return nil, probs.invalid()
 	}
 	d.apply(s)
 	return s, nil
 }
 
+// problems collects what is wrong with a body: the first MaxReportedErrors
+// problems in full, then only how many more there are, so that a body of a
+// hundred thousand mistakes costs little more to describe than one of
+// twenty.
+type problems struct {
+	errs field.ErrorList
+	more int
+	// decoded are the paths of the decoding problems, kept or counted.
+	decoded paths
+}
+
+// full says whether the problems found from now on are only counted.
+func (p *problems) full() bool { return len(p.errs) >= MaxReportedErrors }
+
+func (p *problems) count() int { return len(p.errs) + p.more }
+
+func (p *problems) add(errs ...*field.Error) {
+	for _, e := range errs {
+		if p.full() {
+			p.more++
+		} else {
+			p.errs = append(p.errs, e)
+		}
+	}
+}
+
+// decoding adds problems of decoding, whose paths ParseWith leaves
+// validation problems under out.
+func (p *problems) decoding(errs ...*field.Error) {
+	for _, e := range errs {
+		p.decoded[e.Field] = true
+	}
+	p.add(errs...)
+}
+
+func (p *problems) invalid() *InvalidError {
+	return &InvalidError{Errs: p.errs, More: p.more}
+}
+
 // paths are the field paths of some errors.
 type paths map[string]bool
-
-func pathSet(errs field.ErrorList) paths {
-	p := make(paths, len(errs))
-	for _, e := range errs {
-		p[e.Field] = true
-	}
-	return p
-}
 
 // covers says whether path is one of the paths, or inside one: it looks
 // up path and each of its parents, so checking every error of a body is

@@ -104,6 +104,9 @@ func FuzzParse(f *testing.F) {
 		`{"volumes":[{"name":"a","emptyDir":{"sizeLimit":"1Gi"}},{"name":"a"}],"executor":{"volumeMounts":[{"name":"b"}]}}`,
 		`{"sparkConf":{"spark.master":1},"hadoopConf":{"spark.hadoop.x":"y"},"suspend":true,"image":"a","image":"b"}`,
 		`{"driver":{"cores":1e99,"gpu":{"quantity":"x"}},"restartPolicy":{"type":"OnFailure","onFailureRetryInterval":0}}`,
+		`{"driver":{"coreLimit":"1e-99999999","coreRequest":"1E+99","memory":"1e4294967297","memoryLimit":"0.5e-3Ki"}}`,
+		`{"driver":{"sidecars":[{"name":"s","resources":{"limits":{"cpu":"1e-100","memory":1e300}}}]},"volumes":[{"name":"v","emptyDir":{"sizeLimit":"-.e9"}}]}`,
+		`{"imagx":1,"drivr":{},"driver":{"cors":1,"template":{"spec":{"containers":[{"nmae":"c","livenessProbx":{}}]}}},"executor":{"podName":"p"}}`,
 	} {
 		f.Add(seed)
 	}

@@ -68,8 +68,11 @@ func parseMemory(s string, plainUnit int64) (int64, error) {
 			}
 		}
 	}
-	q, err := resource.ParseQuantity(t)
-	if err != nil {
+	q, err := ParseQuantity(t)
+	switch {
+	case refusedQuantity(err):
+		return 0, fmt.Errorf("%w; write it like 512m or 2Gi", err)
+	case err != nil:
 		return 0, ErrNotMemory
 	}
 	if q.Sign() < 0 {

@@ -4,18 +4,19 @@ import (
 	"fmt"
 	"reflect"
 	"strings"
+	"unicode/utf8"
 
 	"k8s.io/apimachinery/pkg/util/validation/field"
 )
 
 // unknownField reports a key that names no field of its object, suggesting
 // the nearest known field name.
-func unknownField(p *field.Path, key string, v any, in reflect.Type, known []string) *field.Error {
+func unknownField(p *field.Path, key string, v any, in reflect.Type, known *structFields) *field.Error {
 	if u, ok := unsupportedAt(p.String()); ok {
 		return field.Forbidden(p, unsupportedMessage(u))
 	}
 	detail := fmt.Sprintf("unknown field %q", Truncate(key, maxShownBytes))
-	if s := suggest(key, known); s != "" {
+	if s := suggest(key, known.names, known.lower); s != "" {
 		detail += fmt.Sprintf("; did you mean %q?", s)
 	} else if hint := misplaced(p, key, in); hint != "" {
 		detail += "; " + hint
@@ -63,17 +64,24 @@ func misplaced(p *field.Path, key string, in reflect.Type) string {
 }
 
 // suggest returns the known name nearest to name, if it is within edit
-// distance 2 (ignoring case) and nearer than the length of name.
-func suggest(name string, known []string) string {
+// distance 2 (ignoring case) and nearer than the length of name; lower are
+// the known names lower-cased.
+func suggest(name string, known, lower []string) string {
 	if len(name) > maxShownBytes {
 		return "" // no field is that long: nothing to suggest, and no quadratic distance
 	}
-	best, bestDist := "", 3
-	lower := strings.ToLower(name)
-	for _, k := range known {
-		d := levenshtein(lower, strings.ToLower(k))
-		if d < bestDist && d < len([]rune(name)) {
-			best, bestDist = k, d
+	const maxDist = 2
+	best, bestDist := "", maxDist+1
+	l := strings.ToLower(name)
+	n := utf8.RuneCountInString(l)
+	for i, k := range lower {
+		// The distance is at least the difference in length.
+		if diff := n - utf8.RuneCountInString(k); diff > maxDist || diff < -maxDist {
+			continue
+		}
+		d := levenshtein(l, k)
+		if d < bestDist && d < utf8.RuneCountInString(name) {
+			best, bestDist = known[i], d
 		}
 	}
 	return best

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/util/validation"
@@ -190,6 +191,11 @@ var ownedSparkConf = map[string]string{
 	"spark.kubernetes.authenticate.driver.oauthTokenFile":   "the Spark pods authenticate with their service account's token; grant that service account the permissions instead",
 	"spark.kubernetes.authenticate.executor.oauthToken":     "the Spark pods authenticate with their service account's token; grant that service account the permissions instead",
 	"spark.kubernetes.authenticate.executor.oauthTokenFile": "the Spark pods authenticate with their service account's token; grant that service account the permissions instead",
+	// The driver writes this label on the executors it decommissions, a
+	// label no check of the body's labels sees (it could be spark-role or
+	// under sparkplug's or Argo's domain).
+	"spark.kubernetes.executor.decommissionLabel":      "the driver would write this label on executors past sparkplug's check of reserved labels; sparkplug does not support it",
+	"spark.kubernetes.executor.decommissionLabelValue": "the driver would write this label on executors past sparkplug's check of reserved labels; sparkplug does not support it",
 }
 
 // reservedMetadataConf says why a spark.kubernetes.{driver,executor}.
@@ -216,12 +222,34 @@ func reservedMetadataConf(k string) string {
 	return ""
 }
 
+// confKeyProblem says why k cannot be a key of sparkConf or hadoopConf,
+// or "". spark-submit reads --conf k=v up to the first '='
+// (SparkSubmitUtils.parseSparkConfProperty), and so do the -Dk=v options
+// Spark gives executors: a key with '=' would set another key there, one
+// sparkplug refuses ("spark.kubernetes.driver.pod.name=x"). A control
+// character cannot be in an argument (NUL) or is no Spark key. The rest
+// (':', spaces, '\', '#') spark.properties escapes as java.util.Properties
+// does, and reads back as written.
+func confKeyProblem(k string) string {
+	switch {
+	case strings.Contains(k, "="):
+		return "must not contain '=': spark-submit would read the key up to it (--conf key=value), a different key; remove the '='"
+	case strings.ContainsFunc(k, unicode.IsControl):
+		return "must not contain control characters (newlines, tabs, NUL); no Spark configuration key has them"
+	}
+	return ""
+}
+
 func validateConf(s *SparkApplicationSpec) field.ErrorList {
 	var errs field.ErrorList
 	p := rootPath.Child("sparkConf")
 	for _, k := range sortedKeys(s.SparkConf) {
 		if strings.TrimSpace(k) == "" {
 			errs = append(errs, field.Invalid(p.Key(k), k, "must be a Spark configuration key such as spark.executor.memory"))
+			continue
+		}
+		if why := confKeyProblem(k); why != "" {
+			errs = append(errs, field.Invalid(p.Key(k), k, why))
 			continue
 		}
 		if why, owned := ownedSparkConf[k]; owned {
@@ -235,6 +263,8 @@ func validateConf(s *SparkApplicationSpec) field.ErrorList {
 		switch {
 		case strings.TrimSpace(k) == "":
 			errs = append(errs, field.Invalid(p.Key(k), k, "must be a Hadoop configuration key such as fs.s3a.endpoint"))
+		case confKeyProblem(k) != "":
+			errs = append(errs, field.Invalid(p.Key(k), k, confKeyProblem(k)))
 		case strings.HasPrefix(k, spark.ConfHadoopPrefix):
 			errs = append(errs, field.Invalid(p.Key(k), k, fmt.Sprintf("sparkplug adds the %s prefix itself; write %q", spark.ConfHadoopPrefix, strings.TrimPrefix(k, spark.ConfHadoopPrefix))))
 		}

@@ -189,7 +189,7 @@ func validateCoreRequest(p *field.Path, request *string, cores *int32, limit *st
 	if limit == nil || req == nil {
 		return errs
 	}
-	lim, err := resource.ParseQuantity(strings.TrimSpace(*limit))
+	lim, err := ParseQuantity(strings.TrimSpace(*limit))
 	if err != nil || lim.Sign() <= 0 || req.Cmp(lim) <= 0 {
 		return errs
 	}
@@ -202,7 +202,10 @@ func validateCoreRequest(p *field.Path, request *string, cores *int32, limit *st
 }
 
 func validateCPU(p *field.Path, v string) field.ErrorList {
-	q, err := resource.ParseQuantity(strings.TrimSpace(v))
+	q, err := ParseQuantity(strings.TrimSpace(v))
+	if refusedQuantity(err) {
+		return field.ErrorList{field.Invalid(p, v, err.Error()+"; write it like 500m or 2")}
+	}
 	if err != nil {
 		return field.ErrorList{field.Invalid(p, v, "is not a Kubernetes CPU quantity like 500m or 2")}
 	}

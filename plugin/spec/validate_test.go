@@ -215,6 +215,22 @@ func TestValidate(t *testing.T) {
 			[]wantErr{{"spark.sparkConf[spark.kubernetes.namespace]", "Forbidden: sparkplug sets it: the driver runs in the workflow's namespace"}}},
 		{"sparkConf driver pod name owned", func(s *spec) { s.SparkConf = map[string]string{"spark.kubernetes.driver.pod.name": "x"} },
 			[]wantErr{{"spark.sparkConf[spark.kubernetes.driver.pod.name]", "sparkplug sets it"}}},
+		{"sparkConf key with '=' passes for another key in --conf k=v", func(s *spec) {
+			s.SparkConf = map[string]string{"spark.kubernetes.driver.pod.name=other": "x"}
+		}, []wantErr{{"spark.sparkConf[spark.kubernetes.driver.pod.name=other]", "must not contain '=': spark-submit would read the key up to it"}}},
+		{"sparkConf key with a newline", func(s *spec) { s.SparkConf = map[string]string{"spark.a\nspark.master": "x"} },
+			[]wantErr{{"spark.sparkConf[spark.a\nspark.master]", "must not contain control characters"}}},
+		{"sparkConf keys with ':', spaces and '\\' are written escaped", func(s *spec) {
+			s.SparkConf = map[string]string{"spark.a:b": "x", "spark.a b": "x", `spark.a\b`: "x", "#spark.a!": "x"}
+		}, nil},
+		{"hadoopConf key with '='", func(s *spec) { s.HadoopConf = map[string]string{"fs.a=b": "x"} },
+			[]wantErr{{"spark.hadoopConf[fs.a=b]", "must not contain '='"}}},
+		{"sparkConf decommission label reserved", func(s *spec) {
+			s.SparkConf = map[string]string{"spark.kubernetes.executor.decommissionLabel": "spark-role", "spark.kubernetes.executor.decommissionLabelValue": "driver"}
+		}, []wantErr{
+			{"spark.sparkConf[spark.kubernetes.executor.decommissionLabel]", "Forbidden: the driver would write this label on executors past sparkplug's check of reserved labels"},
+			{"spark.sparkConf[spark.kubernetes.executor.decommissionLabelValue]", "Forbidden: the driver would write this label"},
+		}},
 		{"sparkConf app id owned", func(s *spec) { s.SparkConf = map[string]string{"spark.app.id": "x"} },
 			[]wantErr{{"spark.sparkConf[spark.app.id]", "sparkplug sets it"}}},
 		{"sparkConf executor pod name prefix owned", func(s *spec) { s.SparkConf = map[string]string{"spark.kubernetes.executor.podNamePrefix": "x"} },
