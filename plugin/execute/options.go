@@ -196,9 +196,6 @@ func (o *Options) Validate() error {
 	if err := o.defaults().Validate(); err != nil {
 		return err
 	}
-	if len(o.Policy.PluginServiceAccounts) == 0 {
-		o.Policy.PluginServiceAccounts = d.Policy.PluginServiceAccounts
-	}
 	if err := o.Policy.Validate(); err != nil {
 		return err
 	}

@@ -27,13 +27,12 @@ const (
 )
 
 // Policy is what the objects of a run may be. The zero value of each
-// option allows what Spark allows; PluginServiceAccounts must name at
-// least one account (Default).
+// option allows what Spark allows.
 type Policy struct {
 	// PluginServiceAccounts are the plugin's own ServiceAccounts (setting
 	// plugin-service-account; the sidecar adds the one its token names):
 	// no Spark pod runs as one, nor references its token Secret. Always
-	// on.
+	// on; empty is DefaultPluginServiceAccount.
 	PluginServiceAccounts []string
 	// ServiceAccounts (setting allowed-service-accounts) are the only
 	// accounts the driver and the executors may run as; a pod that names
@@ -78,9 +77,6 @@ var serviceTypes = []string{string(corev1.ServiceTypeClusterIP), string(corev1.S
 // (package setting).
 func (p Policy) Validate() error {
 	var errs []error
-	if len(p.PluginServiceAccounts) == 0 {
-		errs = append(errs, setting.Errorf("plugin-service-account", "is required: the plugin's own ServiceAccount, which no Spark pod may use (%s)", DefaultPluginServiceAccount))
-	}
 	names := func(name string, list []string) {
 		for _, n := range list {
 			if msgs := validation.IsDNS1123Subdomain(n); len(msgs) > 0 {
@@ -125,6 +121,9 @@ func (p Policy) Validate() error {
 func Check(p Policy, s *spec.SparkApplicationSpec, objs *objects.Set) error {
 	if s == nil || objs == nil || objs.Driver == nil {
 		return nil
+	}
+	if len(p.PluginServiceAccounts) == 0 {
+		p.PluginServiceAccounts = Default().PluginServiceAccounts
 	}
 	c := &checker{p: p, s: s, objs: objs, seen: map[string]bool{}}
 	c.serviceAccounts()

@@ -192,6 +192,10 @@ func TestValidate(t *testing.T) {
 	if err := Default().Validate(); err != nil {
 		t.Fatalf("Default: %v", err)
 	}
+	s, objs := build(t, "driver: {serviceAccount: spark-executor-plugin}")
+	if err := Check(Policy{}, s, objs); err == nil {
+		t.Fatal("the zero Policy lets a driver run as the plugin's default ServiceAccount")
+	}
 	ok := Policy{PluginServiceAccounts: []string{"p"}, ServiceAccounts: []string{"spark"}, PodSecurity: LevelRestricted,
 		IngressHostSuffixes: []string{".example.com"}, IngressAnnotationPrefixes: []string{"nginx.ingress.kubernetes.io/proxy-"}, ServiceTypes: []string{"ClusterIP", "NodePort"}}
 	if err := ok.Validate(); err != nil {
@@ -201,7 +205,7 @@ func TestValidate(t *testing.T) {
 		name, setting, want string
 		p                   Policy
 	}{
-		{"no plugin account", "plugin-service-account", "is required", Policy{}},
+		{"a bad plugin account", "plugin-service-account", "not a ServiceAccount name", Policy{PluginServiceAccounts: []string{"-x"}}},
 		{"the plugin allowed", "allowed-service-accounts", "is the plugin's own", Policy{PluginServiceAccounts: []string{"p"}, ServiceAccounts: []string{"p"}}},
 		{"a bad account", "allowed-service-accounts", "not a ServiceAccount name", Policy{PluginServiceAccounts: []string{"p"}, ServiceAccounts: []string{"A_B"}}},
 		{"a bad level", "pod-security-level", "must be baseline, restricted", Policy{PluginServiceAccounts: []string{"p"}, PodSecurity: "privileged"}},
