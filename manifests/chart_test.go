@@ -302,6 +302,8 @@ func TestChartImageAndFlags(t *testing.T) {
 		"--log-format=text", "--log-level=debug", "--metrics-addr=:9090",
 		"--launcher=spark-submit", "--spark-home=/opt/spark",
 		"--max-spark-submits=2", "--submit-timeout=3m", "--archive-logs=true", "--archive-logs-max-bytes=4194304", "--archive-logs-timeout=90s",
+		"--allowed-service-accounts=spark,spark-etl", "--pod-security-level=baseline", "--allowed-ingress-host-suffixes=spark.example.com",
+		"--allowed-ingress-annotation-prefixes=nginx.ingress.kubernetes.io/proxy-", "--allow-ingress-snippets=false", "--allowed-service-types=ClusterIP,NodePort",
 		"--not-found-grace=45s",
 	}
 	if diff := cmp.Diff(wantArgs, c.Args); diff != "" {

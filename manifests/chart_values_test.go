@@ -16,13 +16,14 @@ import (
 // serveFlagsNotInChart are the `sparkplug serve` flags the chart leaves
 // out, each with why: the rest are chart values.
 var serveFlagsNotInChart = map[string]string{
-	"addr":          "the loopback port the agent calls, fixed with the container port",
-	"token-file":    "where Argo mounts the agent's token",
-	"kubeconfig":    "the sidecar uses its ServiceAccount's token",
-	"templates-dir": "a development aid; the image has no such directory",
-	"pprof-addr":    "a measuring aid for an engineer, off in any install",
-	"pod-name":      "$POD_NAME, the agent pod's, from the downward API (the container's env)",
-	"pod-namespace": "$POD_NAMESPACE, the agent pod's, from the downward API (the container's env)",
+	"addr":                   "the loopback port the agent calls, fixed with the container port",
+	"token-file":             "where Argo mounts the agent's token",
+	"kubeconfig":             "the sidecar uses its ServiceAccount's token",
+	"templates-dir":          "a development aid; the image has no such directory",
+	"pprof-addr":             "a measuring aid for an engineer, off in any install",
+	"pod-name":               "$POD_NAME, the agent pod's, from the downward API (the container's env)",
+	"pod-namespace":          "$POD_NAMESPACE, the agent pod's, from the downward API (the container's env)",
+	"plugin-service-account": "the chart's ServiceAccount is spark-executor-plugin, the default; serve adds the one its token names",
 }
 
 // TestChartCoversServeFlags: every serve flag an operator sets is a chart
@@ -34,6 +35,12 @@ func TestChartCoversServeFlags(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The policy's flags, which render shares.
+	policyFlags, err := os.ReadFile("../cmd/sparkplug/policy.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	src = append(src, policyFlags...)
 	var serve []string
 	for _, m := range regexp.MustCompile(`fs\.\w+Var\(&[^,]+, "([a-z0-9-]+)"`).FindAllSubmatch(src, -1) {
 		serve = append(serve, string(m[1]))

@@ -78,7 +78,7 @@ func (o *renderOptions) validate() error {
 	if o.run.Submit.RequestTimeout < 0 {
 		return fmt.Errorf("--kubernetes-request-timeout must not be negative, got %s", o.run.Submit.RequestTimeout)
 	}
-	if err := o.run.Defaults.Validate(); err != nil {
+	if err := errors.Join(o.run.Defaults.Validate(), o.run.Policy.Validate()); err != nil {
 		return setting.Flags(err)
 	}
 	o.run.Parameters = map[string]string{}
@@ -118,6 +118,7 @@ func renderFlags(o *renderOptions, stdout io.Writer) *pflag.FlagSet {
 	flags.DurationVar(&o.run.Submit.RequestTimeout, "kubernetes-request-timeout", submit.DefaultRequestTimeout, "spark-submit's timeout against the API server, as for serve (0: Spark's default)")
 	flags.StringVar(&o.run.Defaults.IngressURLFormat, "ingress-url-format", "", "the Spark UI Ingress's URL format of steps that set none, as for serve")
 	flags.StringVar(&o.run.Defaults.IngressClassName, "ingress-class-name", "", "the class of Ingresses of steps that set none, as for serve")
+	policyFlags(flags, &o.run.Policy)
 	return flags
 }
 

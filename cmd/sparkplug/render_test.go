@@ -207,3 +207,25 @@ spec:
 		t.Errorf("a ConfigMap: %v", err)
 	}
 }
+
+// render's policy flags are serve's: a step they refuse fails naming the
+// field and the rule, a bad value names the flag.
+func TestRenderWithThePluginsPolicyFlags(t *testing.T) {
+	body := "type: Scala\nimage: x:1\nmainClass: A\nmainApplicationFile: local:///a.jar\nsparkUIOptions: {serviceType: NodePort}\n"
+	if err := renderMain([]string{"-f", "-"}, strings.NewReader(body), &bytes.Buffer{}, &bytes.Buffer{}); err != nil {
+		t.Fatalf("a NodePort UI Service without a policy: %v", err)
+	}
+	var stdout bytes.Buffer
+	err := renderMain([]string{"-f", "-", "--allowed-service-types", "ClusterIP"}, strings.NewReader(body), &stdout, &bytes.Buffer{})
+	if err == nil || !strings.Contains(err.Error(), "spark.sparkUIOptions.serviceType: a Service of type NodePort is not one the plugin allows (ClusterIP) (policy rule allowed-service-types)") || stdout.Len() != 0 {
+		t.Errorf("--allowed-service-types=ClusterIP: %v, wrote %q", err, stdout.String())
+	}
+	err = renderMain([]string{"-f", "-"}, strings.NewReader(body+"driver: {serviceAccount: spark-executor-plugin}\n"), &bytes.Buffer{}, &bytes.Buffer{})
+	if err == nil || !strings.Contains(err.Error(), "spark.driver.serviceAccount: ServiceAccount spark-executor-plugin is the plugin's own") {
+		t.Errorf("the plugin's ServiceAccount: %v", err)
+	}
+	err = renderMain([]string{"-f", "-", "--pod-security-level", "privileged"}, strings.NewReader(body), &bytes.Buffer{}, &bytes.Buffer{})
+	if err == nil || !strings.Contains(err.Error(), "--pod-security-level: must be baseline, restricted or empty") {
+		t.Errorf("a bad --pod-security-level: %v", err)
+	}
+}

@@ -66,6 +66,7 @@ func serveFlags(o *serveOptions, stdout io.Writer) *pflag.FlagSet {
 	fs.IntVar(&c.Archive.MaxBytes, "archive-logs-max-bytes", d.Core.Archive.MaxBytes, "the most of a driver's log archived: its end, where a failure shows, after a line saying how much was dropped; also the most memory one upload holds")
 	fs.DurationVar(&c.Archive.Timeout, "archive-logs-timeout", d.Core.Archive.Timeout, "how long one driver log's upload (reading the log and storing it) may take")
 	fs.DurationVar(&c.Submit.RequestTimeout, "kubernetes-request-timeout", d.Core.Submit.RequestTimeout, "spark-submit's connection and request timeout against the API server (KUBERNETES_REQUEST_TIMEOUT, spark.kubernetes.submission.connectionTimeout and requestTimeout); 0 keeps Spark's default of 10s")
+	policyFlags(fs, &c.Policy)
 	return fs
 }
 

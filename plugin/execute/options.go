@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/sparkplug-io/sparkplug/plugin/archive"
+	"github.com/sparkplug-io/sparkplug/plugin/policy"
 	"github.com/sparkplug-io/sparkplug/plugin/setting"
 	"github.com/sparkplug-io/sparkplug/plugin/spec"
 	"github.com/sparkplug-io/sparkplug/plugin/submit"
@@ -75,6 +76,9 @@ type Options struct {
 	// reporting Pending; the run goes on and a later pass takes its
 	// result.
 	SubmitWait time.Duration
+	// Policy is what a run's objects may be (package policy); a step it
+	// refuses fails as an invalid body does.
+	Policy policy.Policy
 	// Now is the clock.
 	Now func() time.Time
 }
@@ -113,6 +117,7 @@ func DefaultOptions() Options {
 		Launcher:         spec.LauncherNative,
 		Submit:           submit.Options{Timeout: submit.DefaultTimeout, RequestTimeout: submit.DefaultRequestTimeout},
 		Archive:          archive.Settings{MaxBytes: archive.DefaultMaxBytes, Timeout: archive.DefaultTimeout, Concurrency: archive.DefaultConcurrency},
+		Policy:           policy.Default(),
 	}
 }
 
@@ -189,6 +194,9 @@ func (o *Options) Validate() error {
 		return setting.Errorf("launcher", "must be %s or %s, got %q", spec.LauncherNative, spec.LauncherSparkSubmit, o.Launcher)
 	}
 	if err := o.defaults().Validate(); err != nil {
+		return err
+	}
+	if err := o.Policy.Validate(); err != nil {
 		return err
 	}
 	return o.Submit.Validate()

@@ -233,7 +233,7 @@ func (c *Core) reconcile(ctx context.Context, fl *flow, node string) error {
 	if ok, _ := nodestatus.MayWrite(ts, wf, sc.Workflow.UID); !ok {
 		return nil
 	}
-	st, ok, err := fl.step(node, &tmpl, c.opts)
+	st, ok, err := fl.step(node, &tmpl, c.opts, func(st *step.Step) error { return c.admit(st, sc.Workflow, node) })
 	if !ok {
 		return nil // another plugin's task
 	}
@@ -294,9 +294,9 @@ func runSummary(rn *decide.Run) string {
 	return b.String()
 }
 
-// step is the node's parsed step, parsed once: ok is false for another
-// plugin's template; err says why a spark template cannot run.
-func (fl *flow) step(node string, tmpl *wfv1.Template, opts Options) (*step.Step, bool, error) {
+// step is the node's parsed step, parsed and admitted once: ok is false
+// for another plugin's template; err says why a spark template cannot run.
+func (fl *flow) step(node string, tmpl *wfv1.Template, opts Options, admit func(*step.Step) error) (*step.Step, bool, error) {
 	fl.mu.Lock()
 	defer fl.mu.Unlock()
 	if p, ok := fl.steps[node]; ok {
@@ -305,6 +305,9 @@ func (fl *flow) step(node string, tmpl *wfv1.Template, opts Options) (*step.Step
 	st, ok, err := step.Parse(tmpl, opts.defaults())
 	if !ok {
 		return nil, false, nil
+	}
+	if err == nil {
+		err = admit(st)
 	}
 	fl.steps[node] = parsed{step: st, err: err}
 	return st, true, err

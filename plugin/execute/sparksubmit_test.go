@@ -25,6 +25,7 @@ import (
 	"github.com/sparkplug-io/sparkplug/plugin/scope"
 	"github.com/sparkplug-io/sparkplug/plugin/spark"
 	"github.com/sparkplug-io/sparkplug/plugin/spec"
+	"github.com/sparkplug-io/sparkplug/plugin/step"
 	"github.com/sparkplug-io/sparkplug/plugin/submit"
 	"github.com/sparkplug-io/sparkplug/plugin/submit/submittest"
 	"github.com/sparkplug-io/sparkplug/templates"
@@ -83,7 +84,7 @@ func (e *submitEnv) submitted(t *testing.T) *corev1.Pod {
 	t.Helper()
 	fl := e.core.flowOf("uid-1")
 	tmpl := fl.scope.TaskSet().Spec.Tasks["wf-1"]
-	st, ok, err := fl.step("wf-1", &tmpl, e.core.opts)
+	st, ok, err := fl.step("wf-1", &tmpl, e.core.opts, func(st *step.Step) error { return e.core.admit(st, fl.scope.Workflow, "wf-1") })
 	if !ok || err != nil {
 		t.Fatalf("step of wf-1: %v %v", ok, err)
 	}

@@ -2,8 +2,12 @@ package kube
 
 import (
 	"context"
+	"encoding/base64"
+	"encoding/json"
 	"fmt"
 	"log/slog"
+	"os"
+	"strings"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -77,4 +81,56 @@ func AgentWorkflow(ctx context.Context, kube kubernetes.Interface, namespace, po
 		return "", "", fmt.Errorf("pod %s/%s is not an Argo agent pod: it lacks the %s label or a Workflow of that name as its controller", namespace, pod, LabelWorkflow)
 	}
 	return name, uid, nil
+}
+
+// TokenServiceAccount is the name of the ServiceAccount whose token cfg
+// authenticates with, "" when cfg has no ServiceAccount token (a
+// kubeconfig with a client certificate). The token names it in its
+// subject, system:serviceaccount:<namespace>:<name>, for bound and legacy
+// tokens alike; it is this process's own credential, so its claims are
+// read, not verified. This is the identity whose rights a Spark pod must
+// never borrow (package policy), whatever the install named it: the agent
+// pod's own serviceAccountName is the workflow's, not the plugin's.
+func TokenServiceAccount(cfg *rest.Config) string {
+	token := cfg.BearerToken
+	if token == "" && cfg.BearerTokenFile != "" {
+		raw, err := os.ReadFile(cfg.BearerTokenFile)
+		if err != nil {
+			return ""
+		}
+		token = strings.TrimSpace(string(raw))
+	}
+	return ServiceAccountOfToken(token)
+}
+
+// maxTokenBytes bounds the token read: a ServiceAccount token is a few
+// kilobytes.
+const maxTokenBytes = 64 << 10
+
+// ServiceAccountOfToken is the ServiceAccount a JWT's subject names, ""
+// when it names none.
+func ServiceAccountOfToken(token string) string {
+	parts := strings.Split(token, ".")
+	if len(token) > maxTokenBytes || len(parts) != 3 {
+		return ""
+	}
+	payload, err := base64.RawURLEncoding.DecodeString(strings.TrimRight(parts[1], "="))
+	if err != nil {
+		return ""
+	}
+	var claims struct {
+		Sub string `json:"sub"`
+	}
+	if json.Unmarshal(payload, &claims) != nil {
+		return ""
+	}
+	rest, ok := strings.CutPrefix(claims.Sub, "system:serviceaccount:")
+	if !ok {
+		return ""
+	}
+	_, name, ok := strings.Cut(rest, ":")
+	if !ok || name == "" {
+		return ""
+	}
+	return name
 }

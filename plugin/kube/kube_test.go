@@ -2,6 +2,7 @@ package kube
 
 import (
 	"context"
+	"encoding/base64"
 	"errors"
 	"io"
 	"log/slog"
@@ -15,6 +16,7 @@ import (
 	"k8s.io/apimachinery/pkg/version"
 	fakediscovery "k8s.io/client-go/discovery/fake"
 	"k8s.io/client-go/kubernetes/fake"
+	"k8s.io/client-go/rest"
 	k8stesting "k8s.io/client-go/testing"
 )
 
@@ -70,5 +72,31 @@ func TestWatchReadinessTriesUntilTheAPIServerAnswers(t *testing.T) {
 	WatchReadiness(ctx, kube, func(err error) { got = append(got, err) }, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	if len(got) == 0 || got[len(got)-1] == nil {
 		t.Errorf("readiness went %v, want never ready", got)
+	}
+}
+
+func TestServiceAccountOfToken(t *testing.T) {
+	jwt := func(claims string) string {
+		return "eyJhbGciOiJSUzI1NiJ9." + base64.RawURLEncoding.EncodeToString([]byte(claims)) + ".c2ln"
+	}
+	for _, tc := range []struct{ name, token, want string }{
+		{"a bound token", jwt(`{"aud":["https://kubernetes.default.svc"],"sub":"system:serviceaccount:ns:argo-spark"}`), "argo-spark"},
+		{"a legacy token", jwt(`{"iss":"kubernetes/serviceaccount","sub":"system:serviceaccount:ns:spark-executor-plugin"}`), "spark-executor-plugin"},
+		{"a user's token", jwt(`{"sub":"alice"}`), ""},
+		{"not a JWT", "abc", ""},
+		{"a payload that is no JSON", "a.!!.c", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := ServiceAccountOfToken(tc.token); got != tc.want {
+				t.Fatalf("ServiceAccountOfToken = %q, want %q", got, tc.want)
+			}
+		})
+	}
+	file := filepath.Join(t.TempDir(), "token")
+	if err := os.WriteFile(file, []byte(jwt(`{"sub":"system:serviceaccount:ns:p"}`)+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if got := TokenServiceAccount(&rest.Config{BearerTokenFile: file}); got != "p" {
+		t.Fatalf("TokenServiceAccount from a file = %q, want p", got)
 	}
 }

@@ -49,6 +49,12 @@ type Set struct {
 	// a Service and an Ingress per driverIngressOptions entry. Create them
 	// after the driver, as the ConfigMap and Service are.
 	Extra []Object
+	// ExecutorTemplate is the executor pod template, which the ConfigMap
+	// holds as YAML, and Conf the run's Spark conf (Properties), from
+	// which Spark adds to the executors what the template lacks: read by
+	// checks (package policy), never created.
+	ExecutorTemplate *corev1.Pod
+	Conf             map[string]string
 }
 
 // Companions are the objects created after the driver and owned by it:
@@ -195,6 +201,9 @@ func (b *Builder) build(s *spec.SparkApplicationSpec, r Run, m deployMode) (*Set
 		Driver:    driver,
 		ConfigMap: m.configMap(r, n, c, tmplYAML, metricsFiles(s)),
 		Service:   service(r, n, c),
+
+		ExecutorTemplate: template,
+		Conf:             c,
 	}
 	if objs.Extra, err = exposed(s, m.ui(s), r, n, c); err != nil {
 		return nil, err

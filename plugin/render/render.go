@@ -18,6 +18,7 @@ import (
 
 	"github.com/sparkplug-io/sparkplug/plugin/convert"
 	"github.com/sparkplug-io/sparkplug/plugin/objects"
+	"github.com/sparkplug-io/sparkplug/plugin/policy"
 	"github.com/sparkplug-io/sparkplug/plugin/spark"
 	"github.com/sparkplug-io/sparkplug/plugin/spec"
 	"github.com/sparkplug-io/sparkplug/plugin/state"
@@ -74,6 +75,9 @@ type Options struct {
 	// when empty: the Client (PlaceholderClient) and the inherited
 	// environment (PlaceholderEnv).
 	Submit submit.Options
+	// Policy is the plugin's policy a step is checked against, as serve
+	// checks it; a refusal is the step's Err.
+	Policy policy.Policy
 }
 
 // Step is one spark step of the input and what the plugin would do with it.
@@ -333,6 +337,10 @@ func buildStep(b *objects.Builder, st *Step, o Options) {
 	objs, err := b.Build(ps.Body, st.Run)
 	if err != nil {
 		st.Err = errors.New(state.SubmissionFailed("build driver objects: " + err.Error()).Message())
+		return
+	}
+	if err := policy.Check(o.Policy, ps.Body, objs); err != nil {
+		st.Err = err
 		return
 	}
 	if ps.Body.LauncherFor(o.Defaults.Launcher) == spec.LauncherSparkSubmit {

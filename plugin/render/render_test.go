@@ -15,6 +15,7 @@ import (
 
 	"github.com/sparkplug-io/sparkplug/plugin/identity"
 	"github.com/sparkplug-io/sparkplug/plugin/objects"
+	"github.com/sparkplug-io/sparkplug/plugin/policy"
 	"github.com/sparkplug-io/sparkplug/plugin/redact"
 	"github.com/sparkplug-io/sparkplug/plugin/spark"
 	"github.com/sparkplug-io/sparkplug/plugin/spec"
@@ -428,5 +429,44 @@ executor:
 	}
 	if !strings.Contains(steps[0].Objects.ConfigMap.Data[spark.PropertiesFile], "hunter2") {
 		t.Error("the objects themselves lost the value: only what is printed is redacted")
+	}
+}
+
+// render checks the plugin's policy as serve does: the plugin's own
+// ServiceAccount always, the options as given; a refused step prints
+// nothing.
+func TestRenderChecksThePolicy(t *testing.T) {
+	base := "type: Scala\nimage: x:1\nmainClass: A\nmainApplicationFile: local:///a.jar\n"
+	for _, tc := range []struct {
+		name, body string
+		policy     policy.Policy
+		want       string
+	}{
+		{"the plugin's account", base + "driver: {serviceAccount: spark-executor-plugin}\n", policy.Policy{},
+			"refused by the plugin's policy: spark.driver.serviceAccount: ServiceAccount spark-executor-plugin is the plugin's own"},
+		{"a Service type not allowed", base + "sparkUIOptions: {serviceType: LoadBalancer}\n", policy.Policy{ServiceTypes: []string{"ClusterIP"}},
+			"spark.sparkUIOptions.serviceType: a Service of type LoadBalancer is not one the plugin allows (ClusterIP) (policy rule allowed-service-types)"},
+		{"allowed", base + "driver: {serviceAccount: spark}\nsparkUIOptions: {serviceType: NodePort}\n", policy.Policy{}, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			steps, err := Render([]byte(tc.body), newBuilder(t), Options{Policy: tc.policy})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var out bytes.Buffer
+			werr := Write(&out, steps)
+			if tc.want == "" {
+				if steps[0].Err != nil || werr != nil || out.Len() == 0 {
+					t.Fatalf("refused: %v %v", steps[0].Err, werr)
+				}
+				return
+			}
+			if steps[0].Err == nil || !strings.Contains(steps[0].Err.Error(), tc.want) {
+				t.Fatalf("error %v, want %q", steps[0].Err, tc.want)
+			}
+			if werr != nil || out.Len() != 0 {
+				t.Fatalf("a refused step wrote %q (%v)", out.String(), werr)
+			}
+		})
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/http/pprof"
 	"os"
+	"slices"
 	"time"
 
 	wfclient "github.com/argoproj/argo-workflows/v3/pkg/client/clientset/versioned"
@@ -51,6 +52,11 @@ func Run(ctx context.Context, c Config, log *slog.Logger) error {
 		cfg.Wrap(c.WrapTransport)
 	}
 	cfg.QPS, cfg.Burst = c.QPS, c.Burst
+	if sa := kube.TokenServiceAccount(cfg); sa != "" && !slices.Contains(c.Core.Policy.PluginServiceAccounts, sa) {
+		// The account this process acts as, whatever the install named it.
+		c.Core.Policy.PluginServiceAccounts = append(slices.Clone(c.Core.Policy.PluginServiceAccounts), sa)
+	}
+	log.Info("policy", "plugin_service_accounts", c.Core.Policy.PluginServiceAccounts, "pod_security_level", c.Core.Policy.PodSecurity)
 	cfg.UserAgent = "sparkplug/" + c.Version
 	clients, err := newClients(cfg)
 	if err != nil {

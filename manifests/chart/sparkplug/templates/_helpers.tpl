@@ -57,6 +57,12 @@ serve flag that is set, then extraArgs. A JSON list.
   (list "archive-logs" .Values.serve.archiveLogs)
   (list "archive-logs-max-bytes" .Values.serve.archiveLogsMaxBytes)
   (list "archive-logs-timeout" .Values.serve.archiveLogsTimeout)
+  (list "allowed-service-accounts" .Values.serve.allowedServiceAccounts)
+  (list "pod-security-level" .Values.serve.podSecurityLevel)
+  (list "allowed-ingress-host-suffixes" .Values.serve.allowedIngressHostSuffixes)
+  (list "allowed-ingress-annotation-prefixes" .Values.serve.allowedIngressAnnotationPrefixes)
+  (list "allow-ingress-snippets" .Values.serve.allowIngressSnippets)
+  (list "allowed-service-types" .Values.serve.allowedServiceTypes)
 -}}
 {{- $args = concat $args (include "sparkplug.flags" $flags | fromJsonArray) -}}
 {{- toJson (concat $args .Values.extraArgs) -}}
@@ -82,10 +88,12 @@ that is set (not null, not ""), in the list's order. A JSON list.
 
 {{/*
 A value as a flag reads it. Numbers from YAML are float64: 1000000 would
-print as 1e+06.
+print as 1e+06. A list is comma-separated (empty: no flag).
 */}}
 {{- define "sparkplug.value" -}}
-{{- if and (kindIs "float64" .) (eq . (floor .)) -}}
+{{- if kindIs "slice" . -}}
+{{- join "," . -}}
+{{- else if and (kindIs "float64" .) (eq . (floor .)) -}}
 {{- int64 . -}}
 {{- else -}}
 {{- toString . -}}
