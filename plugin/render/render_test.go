@@ -3,6 +3,7 @@ package render
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -499,5 +500,16 @@ func TestWriteRedactsEveryPlantedSecret(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// The one line render prints for a failed step shows no secret either.
+func TestErrorsAreRedacted(t *testing.T) {
+	err := Errors([]Step{{Template: "a", Err: errors.New("bad: --db-password=leak01")}, {Template: "b"}})
+	if err == nil || strings.Contains(err.Error(), "leak01") || !strings.Contains(err.Error(), "template a: bad: --db-password=") {
+		t.Errorf("Errors = %v", err)
+	}
+	if Errors([]Step{{Template: "b"}}) != nil {
+		t.Error("Errors of steps that built is not nil")
 	}
 }

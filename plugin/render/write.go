@@ -151,7 +151,8 @@ func redactYAML(s string) string {
 
 // Errors is every failed step's message, one per line: the plugin's
 // message for the node, as it is for a single step, after the step's
-// template (or node) when the input has several.
+// template (or node) when the input has several. Its text goes through
+// redact.Value, as a node's message does.
 func Errors(steps []Step) error {
 	var errs []error
 	for _, st := range steps {
@@ -165,5 +166,14 @@ func Errors(steps []Step) error {
 			errs = append(errs, fmt.Errorf("node %s: %w", st.Run.NodeID, st.Err))
 		}
 	}
-	return errors.Join(errs...)
+	if len(errs) == 0 {
+		return nil
+	}
+	return shownError{errors.Join(errs...)}
 }
+
+// shownError is an error whose text shows no secret (redact.Value).
+type shownError struct{ err error }
+
+func (e shownError) Error() string { return redact.Value(e.err.Error()) }
+func (e shownError) Unwrap() error { return e.err }
