@@ -11,7 +11,9 @@
 //     HTTP server's error replies: Value;
 //   - `sparkplug render`, both launchers: Object for every object and pod
 //     template, Properties for spark.properties, Args and Env for
-//     spark-submit's run, Value for its errors and warnings.
+//     spark-submit's run, Value for its errors and warnings;
+//   - the line any failed command ends with (cmd/sparkplug's report):
+//     Value.
 //
 // The objects sparkplug creates, and spark-submit's argv, keep their
 // values: only what is shown is redacted.
@@ -41,9 +43,10 @@
 // words.
 //
 // What is not caught: a secret with no telling name and no such shape
-// (--pw x, -p x, a positional argument, a bare value), and text sparkplug
-// only passes on (a driver's own log). Keep secrets in Kubernetes
-// Secrets.
+// (--pw x, -p x, a positional argument, a bare value), text sparkplug
+// only passes on (a driver's own log, in `sparkplug logs` and the
+// archive), and `sparkplug convert`'s output, a Workflow to apply, which
+// must keep its values. Keep secrets in Kubernetes Secrets.
 //
 // Cost: Value is linear in its text (Go's regexp, a few scans), skips the
 // rules whose characters (=, @, ", a dash, "bearer", "basic") a text
