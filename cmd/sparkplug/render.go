@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/sparkplug-io/sparkplug/plugin/objects"
+	"github.com/sparkplug-io/sparkplug/plugin/redact"
 	"github.com/sparkplug-io/sparkplug/plugin/render"
 	"github.com/sparkplug-io/sparkplug/plugin/setting"
 	"github.com/sparkplug-io/sparkplug/plugin/spec"
@@ -165,7 +166,7 @@ func renderMain(args []string, stdin io.Reader, stdout, stderr io.Writer) error 
 			where += ": template " + st.Template
 		}
 		for _, w := range st.Warnings {
-			fmt.Fprintf(stderr, "warning: %s: %s\n", where, w)
+			fmt.Fprintf(stderr, "warning: %s: %s\n", where, redact.Value(w))
 		}
 	}
 	for _, p := range render.UnknownParameters(steps, o.run) {

@@ -109,14 +109,15 @@ func TestHistoryUINamesTheIDSparkSubmitChose(t *testing.T) {
 }
 
 // A bad sparkplug.historyServerURL fails the step before anything is
-// launched, naming the field and the fix.
+// launched, naming the field and the fix (the token its query holds
+// redacted).
 func TestABadHistoryServerURLFailsTheStep(t *testing.T) {
 	e := newEnv(t, "history-bad", withHistoryServer("https://spark-history.example.com"))
 	tmpl := template(t, "spark-pi", sparkPi+"sparkplug:\n  historyServerURL: \"spark-history:18080/?token=x\"\n")
 	e.setTasks(map[string]*wfv1.Template{"node-1": tmpl})
 	r := e.execute(tmpl)
 	if r.Node == nil || r.Node.Phase != wfv1.NodeFailed ||
-		!strings.Contains(r.Node.Message, `spark.sparkplug.historyServerURL: Invalid value: "spark-history:18080/?token=x": must be an absolute URL starting with http:// or https://`) {
+		!strings.Contains(r.Node.Message, `spark.sparkplug.historyServerURL: Invalid value: "spark-history:18080/?token=<redacted>": must be an absolute URL starting with http:// or https://`) {
 		t.Fatalf("reply %s; want Failed naming spark.sparkplug.historyServerURL", describe(r))
 	}
 	if n := len(e.drivers()); n != 0 {

@@ -7,6 +7,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/record"
 
+	"github.com/sparkplug-io/sparkplug/plugin/redact"
 	"github.com/sparkplug-io/sparkplug/plugin/spark"
 	"github.com/sparkplug-io/sparkplug/plugin/state"
 )
@@ -106,7 +107,9 @@ func (c *Core) event(wf spark.WorkflowRef, kind, reason, message string) {
 		APIVersion: "argoproj.io/v1alpha1", Kind: "Workflow",
 		Namespace: wf.Namespace, Name: wf.Name, UID: types.UID(wf.UID),
 	}
-	c.recorder.Event(ref, kind, reason, message)
+	// An Event quotes the API server's and spark-submit's words: what
+	// they hold goes through the rule set of package redact.
+	c.recorder.Event(ref, kind, reason, redact.Value(message))
 }
 
 // Recorder is what records Events; client-go's record.EventRecorder.

@@ -16,6 +16,7 @@ import (
 	"github.com/sparkplug-io/sparkplug/plugin/archive"
 	"github.com/sparkplug-io/sparkplug/plugin/metrics"
 	"github.com/sparkplug-io/sparkplug/plugin/objects"
+	"github.com/sparkplug-io/sparkplug/plugin/redact"
 	"github.com/sparkplug-io/sparkplug/plugin/scope"
 	"github.com/sparkplug-io/sparkplug/plugin/spark"
 	"github.com/sparkplug-io/sparkplug/plugin/spec"
@@ -137,10 +138,10 @@ func (c *Core) Execute(ctx context.Context, args executor.ExecuteTemplateArgs) (
 	fl, err := c.serveAsked(spark.WorkflowRef{Name: meta.Name, Namespace: meta.Namespace, UID: meta.UID})
 	if err != nil {
 		c.log.Info("request about a workflow this sidecar does not follow", "workflow", meta.Name, "uid", meta.UID, "error", err.Error())
-		return executor.ExecuteTemplateReply{Node: &wfv1.NodeResult{Phase: wfv1.NodeFailed, Message: err.Error()}}, nil
+		return executor.ExecuteTemplateReply{Node: &wfv1.NodeResult{Phase: wfv1.NodeFailed, Message: redact.Value(err.Error())}}, nil
 	}
 	if denied := fl.accessDenied(ctx, c.opts.AccessWait); denied != "" {
-		return executor.ExecuteTemplateReply{Node: &wfv1.NodeResult{Phase: wfv1.NodeFailed, Message: denied}}, nil
+		return executor.ExecuteTemplateReply{Node: &wfv1.NodeResult{Phase: wfv1.NodeFailed, Message: redact.Value(denied)}}, nil
 	}
 	c.enqueueAll(fl)
 	return Acknowledgement(), nil

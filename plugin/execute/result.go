@@ -7,6 +7,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/sparkplug-io/sparkplug/plugin/objects"
+	"github.com/sparkplug-io/sparkplug/plugin/redact"
 	"github.com/sparkplug-io/sparkplug/plugin/spark"
 	"github.com/sparkplug-io/sparkplug/plugin/spec"
 	"github.com/sparkplug-io/sparkplug/plugin/state"
@@ -18,8 +19,10 @@ import (
 // driver-log artifact when its log was stored).
 func (c *Core) result(o state.Outcome, driver *corev1.Pod, asJSON bool, body *spec.SparkApplicationSpec, artifact *wfv1.Artifact) wfv1.NodeResult {
 	// Argo copies the message into the Workflow object: whatever grew it
-	// (an API server's or spark-submit's words), it stays bounded.
-	node := wfv1.NodeResult{Phase: o.Phase, Message: spec.Truncate(o.Message(), spec.MaxMessageBytes)}
+	// (an API server's or spark-submit's words), it stays bounded, and
+	// shows no secret those words quote (redacted before it is cut, so
+	// that no cut hides a secret's shape).
+	node := wfv1.NodeResult{Phase: o.Phase, Message: spec.Truncate(redact.Value(o.Message()), spec.MaxMessageBytes)}
 	if driver == nil || body == nil {
 		return node
 	}

@@ -15,6 +15,7 @@ import (
 	"k8s.io/client-go/tools/record"
 
 	"github.com/sparkplug-io/sparkplug/plugin/driverpod"
+	"github.com/sparkplug-io/sparkplug/plugin/redact"
 	"github.com/sparkplug-io/sparkplug/plugin/spark"
 )
 
@@ -158,6 +159,8 @@ func (c *cleaner) delete(ctx context.Context, wf spark.WorkflowRef, p *corev1.Po
 	if eventReason != "" && c.recorder != nil {
 		ref := &corev1.ObjectReference{APIVersion: "argoproj.io/v1alpha1", Kind: "Workflow",
 			Namespace: wf.Namespace, Name: wf.Name, UID: types.UID(wf.UID)}
-		c.recorder.Event(ref, corev1.EventTypeNormal, eventReason, fmt.Sprintf("deleted driver %s of node %s: %s", p.Name, node, why))
+		// The node's id is the pod's annotation, which anyone who may
+		// create pods can write: it goes through package redact's rules.
+		c.recorder.Event(ref, corev1.EventTypeNormal, eventReason, redact.Value(fmt.Sprintf("deleted driver %s of node %s: %s", p.Name, node, why)))
 	}
 }

@@ -90,7 +90,8 @@ type submissionSpec struct {
 }
 
 // shown is c as Write prints it: secret values redacted as the launcher
-// logs them (redact.Args, redact.Env).
+// logs them (redact.Args, redact.Env), and in its files as in the
+// ConfigMap (redactFile).
 func shown(c *submit.Command) submission {
 	s := submissionSpec{
 		Argv:  append([]string{c.Program}, redact.Args(c.Args)...),
@@ -102,7 +103,7 @@ func shown(c *submit.Command) submission {
 		s.Env[name] = value
 	}
 	for _, f := range c.Files {
-		s.Files[f.Path] = string(f.Data)
+		s.Files[f.Path] = redactFile(f.Path, string(f.Data))
 	}
 	return submission{SparkSubmit: s}
 }

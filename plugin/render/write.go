@@ -91,86 +91,68 @@ func clean(o any) ([]byte, error) {
 	return yaml.Marshal(m)
 }
 
-// redactObject hides the secret values an object shows (package redact):
-// the values of sensitive environment variables of its containers, and in
-// a ConfigMap the sensitive keys of its properties files and the
-// environment of its pod templates. The plugin creates the objects as
-// they are; only what render prints is redacted.
+// redactObject hides the secret values an object shows (redact.Object:
+// env, args, annotations, and the shapes of secrets in every other
+// string), and in a ConfigMap the secrets of its files: redactFile. The
+// plugin creates the objects as they are; only what render prints is
+// redacted.
 func redactObject(m map[string]any) {
-	redactEnv(m)
-	if m["kind"] != "ConfigMap" {
+	data, _ := m["data"].(map[string]any)
+	if m["kind"] == "ConfigMap" {
+		delete(m, "data")
+	}
+	redact.Object(m)
+	if m["kind"] != "ConfigMap" || data == nil {
 		return
 	}
-	data, _ := m["data"].(map[string]any)
 	for k, v := range data {
-		s, ok := v.(string)
-		if !ok {
-			continue
-		}
-		if strings.HasSuffix(k, ".yaml") {
-			data[k] = redactYAML(s)
-		} else {
-			data[k] = redact.Properties(s)
+		if s, ok := v.(string); ok {
+			data[k] = redactFile(k, s)
 		}
 	}
+	m["data"] = data
 }
 
-// redactEnv redacts every env list under v: a variable whose name is
-// sensitive loses its value, others go through redact.Value.
-func redactEnv(v any) {
-	switch v := v.(type) {
-	case map[string]any:
-		for k, child := range v {
-			if list, ok := child.([]any); ok && k == "env" {
-				for _, e := range list {
-					if e, ok := e.(map[string]any); ok {
-						name, _ := e["name"].(string)
-						if value, ok := e["value"].(string); ok {
-							if redact.Sensitive(name) {
-								e["value"] = redact.Redacted
-							} else {
-								e["value"] = redact.Value(value)
-							}
-						}
-					}
-				}
-				continue
-			}
-			redactEnv(child)
-		}
-	case []any:
-		for _, child := range v {
-			redactEnv(child)
-		}
+// redactFile hides the secrets of a file render shows, by its name: a pod
+// template (.yaml) as an object, any other as a properties file.
+func redactFile(name, s string) string {
+	if strings.HasSuffix(name, ".yaml") {
+		return redactYAML(s)
 	}
+	return redact.Properties(s)
 }
 
-// redactYAML redacts the environment in a YAML document (a pod template);
-// a document with nothing to hide is returned as it is.
+// redactYAML redacts a YAML document (a pod template) as an object; a
+// document with nothing to hide is returned as it is, and one that does
+// not parse goes through redact.Value.
 func redactYAML(s string) string {
 	var doc any
 	if err := yaml.Unmarshal([]byte(s), &doc); err != nil {
-		return s
+		return redact.Value(s)
 	}
 	before, err := json.Marshal(doc)
 	if err != nil {
-		return s
+		return redact.Value(s)
 	}
-	redactEnv(doc)
+	redact.Object(doc)
 	after, err := json.Marshal(doc)
-	if err != nil || string(after) == string(before) {
+	if err != nil {
+		return redact.Value(s)
+	}
+	if string(after) == string(before) {
 		return s
 	}
 	out, err := yaml.JSONToYAML(after)
 	if err != nil {
-		return s
+		return redact.Value(s)
 	}
 	return string(out)
 }
 
 // Errors is every failed step's message, one per line: the plugin's
 // message for the node, as it is for a single step, after the step's
-// template (or node) when the input has several.
+// template (or node) when the input has several. Its text goes through
+// redact.Value, as a node's message does.
 func Errors(steps []Step) error {
 	var errs []error
 	for _, st := range steps {
@@ -184,5 +166,14 @@ func Errors(steps []Step) error {
 			errs = append(errs, fmt.Errorf("node %s: %w", st.Run.NodeID, st.Err))
 		}
 	}
-	return errors.Join(errs...)
+	if len(errs) == 0 {
+		return nil
+	}
+	return shownError{errors.Join(errs...)}
 }
+
+// shownError is an error whose text shows no secret (redact.Value).
+type shownError struct{ err error }
+
+func (e shownError) Error() string { return redact.Value(e.err.Error()) }
+func (e shownError) Unwrap() error { return e.err }

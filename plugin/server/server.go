@@ -21,6 +21,7 @@ import (
 
 	"github.com/sparkplug-io/sparkplug/plugin/execute"
 	"github.com/sparkplug-io/sparkplug/plugin/metrics"
+	"github.com/sparkplug-io/sparkplug/plugin/redact"
 )
 
 // ExecutePath is where the Argo agent posts template.execute.
@@ -91,16 +92,16 @@ func (h *handler) execute(c *gin.Context) {
 			c.JSON(http.StatusRequestEntityTooLarge, gin.H{"error": fmt.Sprintf("request body over %d bytes", tooLarge.Limit)})
 			return
 		}
-		c.JSON(http.StatusBadRequest, gin.H{"error": fmt.Sprintf("request body is not a template.execute request: %s", err)})
+		c.JSON(http.StatusBadRequest, gin.H{"error": redact.Value(fmt.Sprintf("request body is not a template.execute request: %s", err))})
 		return
 	}
 	reply, err := h.core.Execute(c.Request.Context(), args)
 	switch {
 	case errors.Is(err, execute.ErrBadRequest):
-		c.JSON(http.StatusBadRequest, gin.H{"error": err.Error()})
+		c.JSON(http.StatusBadRequest, gin.H{"error": redact.Value(err.Error())})
 	case err != nil:
 		h.log.Info("answering 503; the agent retries", "error", err.Error())
-		c.JSON(http.StatusServiceUnavailable, gin.H{"error": err.Error()})
+		c.JSON(http.StatusServiceUnavailable, gin.H{"error": redact.Value(err.Error())})
 	default:
 		if reply.Node != nil {
 			c.Set(phaseKey, string(reply.Node.Phase))
