@@ -155,6 +155,15 @@ func validateApplication(s *SparkApplicationSpec) field.ErrorList {
 	return errs
 }
 
+// javaOptionsKeys are the sparkConf keys of JVM options, by role
+// (validateJavaOptions).
+var javaOptionsKeys = map[string]string{
+	spark.ConfDriverExtraJavaOptions:    spark.RoleDriver,
+	"spark.driver.defaultJavaOptions":   spark.RoleDriver,
+	spark.ConfExecutorExtraJavaOptions:  spark.RoleExecutor,
+	"spark.executor.defaultJavaOptions": spark.RoleExecutor,
+}
+
 // ownedSparkConf are the sparkConf keys a user may not set, and why. The
 // first group is what sparkplug sets for every run; the second is what the
 // Spark operator rejects too (internal/webhook/sparkconf_validator.go), each
@@ -256,6 +265,10 @@ func validateConf(s *SparkApplicationSpec) field.ErrorList {
 			errs = append(errs, field.Forbidden(p.Key(k), why))
 		} else if why := reservedMetadataConf(k); why != "" {
 			errs = append(errs, field.Forbidden(p.Key(k), why))
+		} else if role, ok := javaOptionsKeys[k]; ok {
+			if why := javaOptionsProblem(s.SparkConf[k], role); why != "" {
+				errs = append(errs, field.Invalid(p.Key(k), s.SparkConf[k], why))
+			}
 		}
 	}
 	p = rootPath.Child("hadoopConf")

@@ -3,6 +3,7 @@ package spec
 import (
 	"fmt"
 	"net"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -226,14 +227,35 @@ func validateMemory(p *field.Path, v string, parse func(string) (int64, error), 
 	return nil
 }
 
-// validateJavaOptions applies Spark's rule: the heap size comes from memory,
-// never from -Xmx (SparkSubmitCommandBuilder for the driver,
-// SparkConf.validateSettings for the executors).
+// validateJavaOptions applies Spark's rules for JVM options: the heap size
+// comes from memory, never from -Xmx (SparkSubmitCommandBuilder for the
+// driver, SparkConf.validateSettings for the executors), and no Spark
+// property is set there (Spark's configuration guide: "it is illegal to
+// set Spark properties ... with this option"). The second is also a
+// bypass: the driver's JVM loads -Dspark.* system properties into its
+// conf, so a key sparkplug reserves but does not write itself would be
+// set after all.
 func validateJavaOptions(p *field.Path, opts *string, role string) field.ErrorList {
-	if opts == nil || !strings.Contains(*opts, "-Xmx") {
+	if opts == nil {
 		return nil
 	}
-	return field.ErrorList{field.Invalid(p, *opts, fmt.Sprintf("must not set the heap size with -Xmx, which Spark rejects; set spark.%s.memory instead", role))}
+	if why := javaOptionsProblem(*opts, role); why != "" {
+		return field.ErrorList{field.Invalid(p, *opts, why)}
+	}
+	return nil
+}
+
+// sparkProperty finds a -Dspark.* option, also quoted.
+var sparkProperty = regexp.MustCompile(`(^|[\s"'])-Dspark\.`)
+
+func javaOptionsProblem(opts, role string) string {
+	switch {
+	case strings.Contains(opts, "-Xmx"):
+		return fmt.Sprintf("must not set the heap size with -Xmx, which Spark rejects; set spark.%s.memory instead", role)
+	case sparkProperty.MatchString(opts):
+		return "must not set Spark properties with -Dspark.*, which Spark forbids in JVM options; set them in sparkConf"
+	}
+	return ""
 }
 
 func validateImage(p *field.Path, image string) field.ErrorList {

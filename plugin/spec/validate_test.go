@@ -353,6 +353,17 @@ func TestValidate(t *testing.T) {
 			[]wantErr{{"spark.driver.javaOptions", "must not set the heap size with -Xmx, which Spark rejects; set spark.driver.memory instead"}}},
 		{"executor javaOptions sets the heap", func(s *spec) { s.Executor.JavaOptions = ptr("-Xmx2g") },
 			[]wantErr{{"spark.executor.javaOptions", "set spark.executor.memory instead"}}},
+		{"driver javaOptions sets a reserved Spark property", func(s *spec) {
+			s.Driver.JavaOptions = ptr("-XX:+UseG1GC -Dspark.kubernetes.executor.decommissionLabel=x")
+		}, []wantErr{{"spark.driver.javaOptions", "must not set Spark properties with -Dspark.*"}}},
+		{"executor javaOptions sets a quoted Spark property", func(s *spec) { s.Executor.JavaOptions = ptr(`"-Dspark.driver.host=evil"`) },
+			[]wantErr{{"spark.executor.javaOptions", "set them in sparkConf"}}},
+		{"sparkConf JVM options set a Spark property", func(s *spec) {
+			s.SparkConf = map[string]string{"spark.driver.extraJavaOptions": "-Dlog4j.configuration=x -Dspark.kubernetes.driver.pod.name=victim"}
+		}, []wantErr{{"spark.sparkConf[spark.driver.extraJavaOptions]", "must not set Spark properties"}}},
+		{"sparkConf default JVM options set the heap", func(s *spec) {
+			s.SparkConf = map[string]string{"spark.executor.defaultJavaOptions": "-Xmx8g"}
+		}, []wantErr{{"spark.sparkConf[spark.executor.defaultJavaOptions]", "set spark.executor.memory instead"}}},
 		{"kubernetesMaster blank", func(s *spec) { s.Driver.KubernetesMaster = ptr(" ") },
 			[]wantErr{{"spark.driver.kubernetesMaster", "must be the API server URL"}}},
 
