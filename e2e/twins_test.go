@@ -233,7 +233,10 @@ func TestArgoRetryLaunchesANewRun(t *testing.T) {
 	exitDriver(t, old, 1, `Exception in thread "main" java.lang.RuntimeException: boom`)
 	w.WaitForWorkflow(framework.ToBeFailed)
 
-	argo := filepath.Join(serversBin(t), "argo")
+	argo := env.ArgoCLI()
+	if argo == "" {
+		argo = filepath.Join(serversBin(t), "argo")
+	}
 	out, err := exec.Command(argo, "retry", wf.Name, "-n", wf.Namespace, "--kubeconfig", env.Kubeconfig()).CombinedOutput()
 	if err != nil {
 		t.Fatalf("argo retry: %v\n%s", err, out)

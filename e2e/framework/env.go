@@ -98,7 +98,7 @@ type Env struct {
 	binDir    string
 	moduleDir string
 	// argoBinDir holds workflow-controller and argoexec: binDir, or
-	// Options.Argo's build.
+	// Options.Argo's build (which also has its argo CLI).
 	argoBinDir string
 	// controllerMu guards controller, which RestartController replaces.
 	controllerMu sync.Mutex
@@ -468,4 +468,15 @@ func otherArgo(ctx context.Context, repoRoot, version string) (binDir, moduleDir
 		return "", "", fmt.Errorf("hack/argo.sh moddir %s: %w", version, err)
 	}
 	return strings.TrimSpace(string(bin)), strings.TrimSpace(string(mod)), nil
+}
+
+// ArgoCLI is the argo CLI of another Argo version (Options.Argo) the
+// environment runs, "" for the default one, whose CLI hack/servers.sh
+// builds: `argo retry` formulates the retry itself, so the CLI's version
+// must be the controller's.
+func (e *Env) ArgoCLI() string {
+	if e.opts.Argo == "" {
+		return ""
+	}
+	return filepath.Join(e.argoBinDir, "argo")
 }
