@@ -48,11 +48,17 @@ type submitEnv struct {
 
 func newSubmitEnv(t *testing.T, fc submittest.Config, extra string, opts func(*Options)) *submitEnv {
 	t.Helper()
+	return newSubmitEnvOf(t, fc, strings.Replace(body, "%s", `,"sparkplug":{"launcher":"spark-submit"}`+extra, 1), opts)
+}
+
+// newSubmitEnvOf is newSubmitEnv for the spark body sparkBody.
+func newSubmitEnvOf(t *testing.T, fc submittest.Config, sparkBody string, opts func(*Options)) *submitEnv {
+	t.Helper()
 	record := filepath.Join(t.TempDir(), "calls.jsonl")
 	fc.Record = record
 	home := submittest.SparkHome(t, fc)
 	tmpl := &wfv1.Template{Name: "pi", Plugin: &wfv1.Plugin{}}
-	tmpl.Plugin.Value = json.RawMessage(`{"spark":` + strings.Replace(body, "%s", `,"sparkplug":{"launcher":"spark-submit"}`+extra, 1) + `}`)
+	tmpl.Plugin.Value = json.RawMessage(`{"spark":` + sparkBody + `}`)
 	ts := &wfv1.WorkflowTaskSet{
 		ObjectMeta: metav1.ObjectMeta{Name: "wf", Namespace: "ns"},
 		Spec:       wfv1.WorkflowTaskSetSpec{Tasks: map[string]wfv1.Template{"wf-1": *tmpl}},
@@ -417,7 +423,7 @@ func parseBody(raw string) (*spec.SparkApplicationSpec, error) { return spec.Par
 // of the pod template files, which the launcher makes anew for each run.
 func TestSparkSubmitExecsWhatRenderShows(t *testing.T) {
 	extra := `,"arguments":["--date","2024-01-01"],"sparkConf":{"spark.hadoop.fs.s3a.secret.key":"s3cr3t"},` +
-		`"deps":{"packages":["org.apache.hadoop:hadoop-aws:3.3.4"]},"sparkUIOptions":{},` +
+		`"deps":{"jars":["https://repo.example.com/libs/udfs.jar"]},"sparkUIOptions":{},` +
 		`"driver":{"serviceAccount":"spark","envSecretKeyRefs":{"DB_PASSWORD":{"name":"db","key":"password"}}}`
 	e := newSubmitEnv(t, submittest.Config{}, extra, func(o *Options) {
 		o.Submit.RequestTimeout = 20 * time.Second
@@ -503,5 +509,28 @@ func TestSparkSubmitRunsAreCapped(t *testing.T) {
 	}
 	if n := len(submittest.Calls(t, e.record)); n != 1 {
 		t.Fatalf("%d spark-submit runs once the slot freed, want 1 (result %+v)", n, r.Node)
+	}
+}
+
+// A body that would steer spark-submit (an option as the primary resource,
+// a file of the plugin's pod to upload) fails its node naming the fields,
+// and spark-submit never runs (issue 20, finding 1).
+func TestSparkSubmitRefusesWhatSteersIt(t *testing.T) {
+	launcher := `,"sparkplug":{"launcher":"spark-submit"}`
+	for name, sparkBody := range map[string]string{
+		"spark.mainApplicationFile":                          strings.Replace(strings.Replace(body, "local:///pi.jar", "--deploy-mode=client", 1), "%s", launcher, 1),
+		"spark.deps.files[0]":                                strings.Replace(body, "%s", launcher+`,"deps":{"files":["file:///var/run/secrets/kubernetes.io/serviceaccount/token"]}`, 1),
+		"spark.sparkConf[spark.kubernetes.file.upload.path]": strings.Replace(body, "%s", launcher+`,"sparkConf":{"spark.kubernetes.file.upload.path":"s3a://elsewhere/loot"}`, 1),
+	} {
+		t.Run(name, func(t *testing.T) {
+			e := newSubmitEnvOf(t, submittest.Config{}, sparkBody, nil)
+			r := e.pass(t)
+			if r.Node == nil || r.Node.Phase != wfv1.NodeFailed || !strings.Contains(r.Node.Message, name) || !strings.Contains(r.Node.Message, "spark-submit") {
+				t.Fatalf("result %+v; want Failed naming %s", r.Node, name)
+			}
+			if n := len(submittest.Calls(t, e.record)); n != 0 {
+				t.Fatalf("%d spark-submit runs, want none", n)
+			}
+		})
 	}
 }
