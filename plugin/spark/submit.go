@@ -32,20 +32,23 @@ const (
 	ConfJarsIvySettings = "spark.jars.ivySettings"
 )
 
-// SubmitLocalFileConf are the conf keys whose value is a file of the
-// submitting process that spark-submit reads and ships to the driver:
+// SubmitLocalFileConf are the conf keys whose value is always a file of
+// the submitting process that spark-submit reads and ships to the driver:
 // DriverKubernetesCredentialsFeatureStep puts the driver's credential
 // files into a Secret, KerberosConfDriverFeatureStep the krb5.conf into a
-// ConfigMap and a local keytab into a Secret.
+// ConfigMap.
 var SubmitLocalFileConf = []string{
 	"spark.kubernetes.authenticate.driver.caCertFile",
 	"spark.kubernetes.authenticate.driver.clientKeyFile",
 	"spark.kubernetes.authenticate.driver.clientCertFile",
 	"spark.kubernetes.authenticate.driver.oauthTokenFile",
 	"spark.kubernetes.kerberos.krb5.path",
-	"spark.kerberos.keytab",
-	"spark.yarn.keytab",
 }
+
+// SubmitKeytabConf name the Kerberos keytab: one in the image (local://)
+// stays there, a local one of the submitting process is read by
+// spark-submit and shipped in a Secret (KerberosConfDriverFeatureStep).
+var SubmitKeytabConf = []string{"spark.kerberos.keytab", "spark.yarn.keytab"}
 
 // NoResource is the primary resource of a JVM application whose classes
 // are on the classpath already (SparkLauncher.NO_RESOURCE): no file.

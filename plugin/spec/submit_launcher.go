@@ -24,7 +24,8 @@ import (
 //   - no file of the plugin's pod leaves it: no local path (no scheme, or
 //     file:) as the primary resource or a dependency, which spark-submit
 //     uploads, no spark.kubernetes.file.upload.path, no conf naming a local
-//     file spark-submit ships to the driver (spark.SubmitLocalFileConf);
+//     file spark-submit ships to the driver (spark.SubmitLocalFileConf, a
+//     local spark.SubmitKeytabConf);
 //   - no code of the body runs in spark-submit's JVM: no packages (their
 //     jars go on spark-submit's own classpath), no driver feature steps.
 //
@@ -65,7 +66,7 @@ func validateSubmitInputs(s *SparkApplicationSpec) field.ErrorList {
 	for _, k := range sortedKeys(s.SparkConf) {
 		v := s.SparkConf[k]
 		switch {
-		case k == spark.ConfJars, k == spark.ConfFiles, k == spark.ConfPyFiles, k == spark.ConfArchives:
+		case k == spark.ConfJars, k == spark.ConfFiles, k == spark.ConfPyFiles, k == spark.ConfArchives, slices.Contains(spark.SubmitKeytabConf, k):
 			if local := firstLocal(v); local != "" {
 				errs = append(errs, field.Invalid(cp.Key(k), local, localFileDetail))
 			}

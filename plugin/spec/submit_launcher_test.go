@@ -74,9 +74,10 @@ func TestSubmitLauncherRefusesWhatSteersSparkSubmit(t *testing.T) {
 				"spark.kubernetes.authenticate.driver.caCertFile": "/var/run/secrets/kubernetes.io/serviceaccount/token",
 				"spark.kubernetes.kerberos.krb5.path":             "/var/run/secrets/kubernetes.io/serviceaccount/token",
 				"spark.kerberos.keytab":                           "/etc/keytab",
+				"spark.yarn.keytab":                               "local:///opt/keytab",
 			}
 		}, []wantErr{
-			{"spark.sparkConf[spark.kerberos.keytab]", "ships it to the driver"},
+			{"spark.sparkConf[spark.kerberos.keytab]", "a file of the plugin's pod"},
 			{"spark.sparkConf[spark.kubernetes.authenticate.driver.caCertFile]", "ships it to the driver"},
 			{"spark.sparkConf[spark.kubernetes.kerberos.krb5.path]", "ships it to the driver"},
 		}},
