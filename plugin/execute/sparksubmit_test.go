@@ -3,6 +3,7 @@ package execute
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -13,6 +14,7 @@ import (
 	wffake "github.com/argoproj/argo-workflows/v3/pkg/client/clientset/versioned/fake"
 	"github.com/argoproj/argo-workflows/v3/pkg/plugins/executor"
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
@@ -49,11 +51,17 @@ type submitEnv struct {
 
 func newSubmitEnv(t *testing.T, fc submittest.Config, extra string, opts func(*Options)) *submitEnv {
 	t.Helper()
+	return newSubmitEnvOf(t, fc, strings.Replace(body, "%s", `,"sparkplug":{"launcher":"spark-submit"}`+extra, 1), opts)
+}
+
+// newSubmitEnvOf is newSubmitEnv for the spark body sparkBody.
+func newSubmitEnvOf(t *testing.T, fc submittest.Config, sparkBody string, opts func(*Options)) *submitEnv {
+	t.Helper()
 	record := filepath.Join(t.TempDir(), "calls.jsonl")
 	fc.Record = record
 	home := submittest.SparkHome(t, fc)
 	tmpl := &wfv1.Template{Name: "pi", Plugin: &wfv1.Plugin{}}
-	tmpl.Plugin.Value = json.RawMessage(`{"spark":` + strings.Replace(body, "%s", `,"sparkplug":{"launcher":"spark-submit"}`+extra, 1) + `}`)
+	tmpl.Plugin.Value = json.RawMessage(`{"spark":` + sparkBody + `}`)
 	ts := &wfv1.WorkflowTaskSet{
 		ObjectMeta: metav1.ObjectMeta{Name: "wf", Namespace: "ns"},
 		Spec:       wfv1.WorkflowTaskSetSpec{Tasks: map[string]wfv1.Template{"wf-1": *tmpl}},
@@ -111,6 +119,18 @@ func (e *submitEnv) driverName(t *testing.T) string {
 	return e.submitted(t).Name
 }
 
+// waitCached waits until the workflow's cache shows node wf-1's first
+// driver.
+func (e *submitEnv) waitCached(t *testing.T) {
+	t.Helper()
+	name := e.driverName(t)
+	for deadline := time.Now().Add(5 * time.Second); e.core.flowOf("uid-1").scope.Pod(name) == nil; time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("pod %s never cached", name)
+		}
+	}
+}
+
 // createDriver creates the driver as spark-submit would.
 func (e *submitEnv) createDriver(t *testing.T) {
 	t.Helper()
@@ -154,11 +174,100 @@ func TestSparkSubmitFailureIsRetriedPerPolicy(t *testing.T) {
 
 // spark-submit refuses a driver that exists (a repeated call, a restarted
 // plugin, and the cache has not shown it): sparkplug finds it by a GET and
-// continues with it, the Workflow made its owner; the next pass reports
-// it. The pod lives only behind the reactors, so the informers never list
-// it: only what sparkplug wrote into the cache shows it.
-func TestSparkSubmitAlreadyExistsAdoptsTheDriver(t *testing.T) {
-	e := newSubmitEnv(t, submittest.Config{ExitCode: 1, Stderr: "Exception in thread \"main\" io.fabric8.kubernetes.client.KubernetesClientException: Failure executing: POST. Message: pods \"x\" already exists.\n"}, "", nil)
+// continues with it if it is this run's driver (this Workflow owns it, it
+// carries this run's labels), as the native launcher does; the next pass
+// reports it. Any other pod of the name (a squatter's, another Workflow's,
+// one this run's spark-submit did not create and no Workflow owns) fails
+// the attempt, named, and is left as it is: no owner is added to it
+// (issue 20, finding 2). The pod lives only behind the reactors, so the
+// informers never list it: only what sparkplug wrote into the cache shows
+// it.
+func TestSparkSubmitAlreadyExists(t *testing.T) {
+	wfOwner := objects.WorkflowOwner(spark.WorkflowRef{Name: "wf", Namespace: "ns", UID: "uid-1"})
+	tests := []struct {
+		name   string
+		mutate func(p *corev1.Pod)
+		refuse string // "" takes the driver
+	}{
+		{"this run's driver", func(p *corev1.Pod) { p.OwnerReferences = []metav1.OwnerReference{wfOwner} }, ""},
+		{"no Workflow owns it", func(*corev1.Pod) {}, "is not owned by workflow wf"},
+		{"another Workflow owns it", func(p *corev1.Pod) {
+			p.OwnerReferences = []metav1.OwnerReference{objects.WorkflowOwner(spark.WorkflowRef{Name: "other", Namespace: "ns", UID: "uid-other"})}
+		}, "is not owned by workflow wf"},
+		{"another run's labels", func(p *corev1.Pod) {
+			p.OwnerReferences = []metav1.OwnerReference{wfOwner}
+			p.Labels[spark.LabelWorkflowUID] = "uid-other"
+		}, `has label sparkplug.io/workflow-uid="uid-other", not this run's "uid-1"`},
+		{"another attempt's labels", func(p *corev1.Pod) {
+			p.OwnerReferences = []metav1.OwnerReference{wfOwner}
+			p.Labels[spark.LabelAttempt] = "2"
+		}, "has label sparkplug.io/attempt"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			e := newSubmitEnv(t, submittest.Config{ExitCode: 1, Stderr: "Exception in thread \"main\" io.fabric8.kubernetes.client.KubernetesClientException: Failure executing: POST. Message: pods \"x\" already exists.\n"}, "", nil)
+			pod := e.submitted(t)
+			tt.mutate(pod)
+			var patches []string
+			e.kube.PrependReactor("get", "pods", func(a k8stesting.Action) (bool, runtime.Object, error) {
+				if a.(k8stesting.GetAction).GetName() != pod.Name {
+					return false, nil, nil
+				}
+				return true, pod.DeepCopy(), nil
+			})
+			e.kube.PrependReactor("patch", "pods", func(a k8stesting.Action) (bool, runtime.Object, error) {
+				patches = append(patches, string(a.(k8stesting.PatchAction).GetPatch()))
+				return true, nil, errors.New("no patch expected")
+			})
+			r := e.pass(t)
+			if n := len(submittest.Calls(t, e.record)); n != 1 {
+				t.Fatalf("%d spark-submit runs, want 1", n)
+			}
+			if len(patches) != 0 {
+				t.Fatalf("patches %q; want none", patches)
+			}
+			if tt.refuse != "" {
+				want := "SUBMISSION_FAILED: pod " + pod.Name + " "
+				if r.Node == nil || r.Node.Phase != wfv1.NodeFailed || !strings.HasPrefix(r.Node.Message, want) || !strings.Contains(r.Node.Message, tt.refuse) ||
+					!strings.Contains(r.Node.Message, "so it is not this run's driver: delete it") {
+					t.Fatalf("result %+v; want Failed %q...%q", r.Node, want, tt.refuse)
+				}
+				if _, err := e.kube.CoreV1().Services("ns").Get(context.Background(), objects.ServiceName(pod.Name), metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+					t.Fatalf("a Service for the squatted driver: %v", err)
+				}
+				return
+			}
+			if r.Node != nil {
+				t.Fatalf("the launching pass offered %+v; want nothing until the next pass", r.Node)
+			}
+			r = e.pass(t)
+			if r.Node == nil || r.Node.Phase != wfv1.NodePending || !strings.HasPrefix(r.Node.Message, "SUBMITTED") {
+				t.Fatalf("result %+v; want the existing driver, submitted", r.Node)
+			}
+			if got := param(r, OutputDriverPod); got != pod.Name {
+				t.Fatalf("driver-pod output %q, want %q", got, pod.Name)
+			}
+			if got := param(r, OutputApplicationID); got != "spark-fromsubmit" {
+				t.Fatalf("application id %q, want the driver's own", got)
+			}
+			// sparkplug's Service selects the driver by the id spark-submit chose.
+			svc, err := e.kube.CoreV1().Services("ns").Get(context.Background(), objects.ServiceName(pod.Name), metav1.GetOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if svc.Spec.Selector[spark.LabelAppSelector] != "spark-fromsubmit" {
+				t.Fatalf("service selector %v, want spark-app-selector spark-fromsubmit", svc.Spec.Selector)
+			}
+		})
+	}
+}
+
+// A driver this run's spark-submit created without the Workflow as owner
+// (the pod exists after it exited 0: spark-submit refuses one that exists)
+// is given the Workflow as owner by a strategic merge that names the pod's
+// uid, so it applies to that very pod only, then followed.
+func TestSparkSubmitOwnsTheDriverItsRunCreated(t *testing.T) {
+	e := newSubmitEnv(t, submittest.Config{}, "", nil)
 	pod := e.submitted(t)
 	var patches []string
 	e.kube.PrependReactor("get", "pods", func(a k8stesting.Action) (bool, runtime.Object, error) {
@@ -174,33 +283,34 @@ func TestSparkSubmitAlreadyExistsAdoptsTheDriver(t *testing.T) {
 		owned.OwnerReferences = []metav1.OwnerReference{objects.WorkflowOwner(spark.WorkflowRef{Name: "wf", Namespace: "ns", UID: "uid-1"})}
 		return true, owned, nil
 	})
-	if r := e.pass(t); r.Node != nil {
-		t.Fatalf("the launching pass offered %+v; want nothing until the next pass", r.Node)
-	}
+	e.pass(t)
 	r := e.pass(t)
-	if r.Node == nil || r.Node.Phase != wfv1.NodePending || !strings.HasPrefix(r.Node.Message, "SUBMITTED") {
-		t.Fatalf("result %+v; want the existing driver, submitted", r.Node)
-	}
-	if got := param(r, OutputDriverPod); got != pod.Name {
-		t.Fatalf("driver-pod output %q, want %q", got, pod.Name)
-	}
-	if got := param(r, OutputApplicationID); got != "spark-fromsubmit" {
-		t.Fatalf("application id %q, want the driver's own", got)
-	}
-	if n := len(submittest.Calls(t, e.record)); n != 1 {
-		t.Fatalf("%d spark-submit runs, want 1", n)
+	if r.Node == nil || r.Node.Phase != wfv1.NodePending || param(r, OutputDriverPod) != pod.Name {
+		t.Fatalf("result %+v; want the driver, submitted", r.Node)
 	}
 	if len(patches) != 1 || !strings.HasPrefix(patches[0], string(types.StrategicMergePatchType)) ||
 		!strings.Contains(patches[0], `"uid":"pod-uid"`) || !strings.Contains(patches[0], `"kind":"Workflow"`) || !strings.Contains(patches[0], `"uid":"uid-1"`) {
 		t.Fatalf("patches %q; want one strategic merge adding the Workflow owner to this pod", patches)
 	}
-	// sparkplug's Service selects the driver by the id spark-submit chose.
-	svc, err := e.kube.CoreV1().Services("ns").Get(context.Background(), objects.ServiceName(pod.Name), metav1.GetOptions{})
-	if err != nil {
-		t.Fatal(err)
+}
+
+// A pod with the driver's name and this run's labels, which no spark-submit
+// of this run created and no Workflow owns, fails the attempt before any
+// spark-submit runs; nothing is added to it (issue 20, finding 2).
+func TestSparkSubmitRefusesASquatterInTheCache(t *testing.T) {
+	e := newSubmitEnv(t, submittest.Config{}, "", nil)
+	e.createDriver(t)
+	e.waitCached(t)
+	r := e.pass(t)
+	if r.Node == nil || r.Node.Phase != wfv1.NodeFailed || !strings.Contains(r.Node.Message, "is not owned by workflow wf, so it is not this run's driver") {
+		t.Fatalf("result %+v; want Failed naming the squatter", r.Node)
 	}
-	if svc.Spec.Selector[spark.LabelAppSelector] != "spark-fromsubmit" {
-		t.Fatalf("service selector %v, want spark-app-selector spark-fromsubmit", svc.Spec.Selector)
+	if n := len(submittest.Calls(t, e.record)); n != 0 {
+		t.Fatalf("%d spark-submit runs, want none", n)
+	}
+	p, err := e.kube.CoreV1().Pods("ns").Get(context.Background(), e.driverName(t), metav1.GetOptions{})
+	if err != nil || len(p.OwnerReferences) != 0 {
+		t.Fatalf("squatter %v (%v); want it as it was", p.OwnerReferences, err)
 	}
 }
 
@@ -235,7 +345,8 @@ func TestSparkSubmitRunsInTheBackground(t *testing.T) {
 	}
 }
 
-// A driver that shows in the cache while its spark-submit still runs is
+// A driver that shows in the cache while its spark-submit still runs,
+// owned by the Workflow (spark-submit keeps the template's owner), is
 // taken at once; the run, once ended, is kept a while for a pass to
 // take, then dropped.
 func TestSparkSubmitDriverSeenWhileItRuns(t *testing.T) {
@@ -243,7 +354,12 @@ func TestSparkSubmitDriverSeenWhileItRuns(t *testing.T) {
 	if r := e.pass(t); r.Node == nil || r.Node.Message != decide.SubmitRunning().Message() {
 		t.Fatalf("first result %+v", r.Node)
 	}
-	e.createDriver(t) // spark-submit created it and is not done yet
+	// spark-submit created it and is not done yet.
+	p := e.submitted(t)
+	p.OwnerReferences = []metav1.OwnerReference{objects.WorkflowOwner(spark.WorkflowRef{Name: "wf", Namespace: "ns", UID: "uid-1"})}
+	if _, err := e.kube.CoreV1().Pods("ns").Create(context.Background(), p, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
 	var r executor.ExecuteTemplateReply
 	deadline := time.Now().Add(10 * time.Second)
 	for param(r, OutputDriverPod) == "" && time.Now().Before(deadline) {
@@ -418,7 +534,7 @@ func parseBody(raw string) (*spec.SparkApplicationSpec, error) { return spec.Par
 // of the pod template files, which the launcher makes anew for each run.
 func TestSparkSubmitExecsWhatRenderShows(t *testing.T) {
 	extra := `,"arguments":["--date","2024-01-01"],"sparkConf":{"spark.hadoop.fs.s3a.secret.key":"s3cr3t"},` +
-		`"deps":{"packages":["org.apache.hadoop:hadoop-aws:3.3.4"]},"sparkUIOptions":{},` +
+		`"deps":{"jars":["https://repo.example.com/libs/udfs.jar"]},"sparkUIOptions":{},` +
 		`"driver":{"serviceAccount":"spark","envSecretKeyRefs":{"DB_PASSWORD":{"name":"db","key":"password"}}}`
 	e := newSubmitEnv(t, submittest.Config{}, extra, func(o *Options) {
 		o.Submit.RequestTimeout = 20 * time.Second
@@ -504,5 +620,28 @@ func TestSparkSubmitRunsAreCapped(t *testing.T) {
 	}
 	if n := len(submittest.Calls(t, e.record)); n != 1 {
 		t.Fatalf("%d spark-submit runs once the slot freed, want 1 (result %+v)", n, r.Node)
+	}
+}
+
+// A body that would steer spark-submit (an option as the primary resource,
+// a file of the plugin's pod to upload) fails its node naming the fields,
+// and spark-submit never runs (issue 20, finding 1).
+func TestSparkSubmitRefusesWhatSteersIt(t *testing.T) {
+	launcher := `,"sparkplug":{"launcher":"spark-submit"}`
+	for name, sparkBody := range map[string]string{
+		"spark.mainApplicationFile":                          strings.Replace(strings.Replace(body, "local:///pi.jar", "--deploy-mode=client", 1), "%s", launcher, 1),
+		"spark.deps.files[0]":                                strings.Replace(body, "%s", launcher+`,"deps":{"files":["file:///var/run/secrets/kubernetes.io/serviceaccount/token"]}`, 1),
+		"spark.sparkConf[spark.kubernetes.file.upload.path]": strings.Replace(body, "%s", launcher+`,"sparkConf":{"spark.kubernetes.file.upload.path":"s3a://elsewhere/loot"}`, 1),
+	} {
+		t.Run(name, func(t *testing.T) {
+			e := newSubmitEnvOf(t, submittest.Config{}, sparkBody, nil)
+			r := e.pass(t)
+			if r.Node == nil || r.Node.Phase != wfv1.NodeFailed || !strings.Contains(r.Node.Message, name) || !strings.Contains(r.Node.Message, "spark-submit") {
+				t.Fatalf("result %+v; want Failed naming %s", r.Node, name)
+			}
+			if n := len(submittest.Calls(t, e.record)); n != 0 {
+				t.Fatalf("%d spark-submit runs, want none", n)
+			}
+		})
 	}
 }

@@ -16,6 +16,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/sparkplug-io/sparkplug/plugin/decide"
+	"github.com/sparkplug-io/sparkplug/plugin/driverpod"
 	"github.com/sparkplug-io/sparkplug/plugin/objects"
 	"github.com/sparkplug-io/sparkplug/plugin/redact"
 	"github.com/sparkplug-io/sparkplug/plugin/spark"
@@ -47,11 +48,29 @@ import (
 // failed (spark-submit refuses a driver that exists: a repeated call, a
 // restarted plugin). A failure is counted as the native launcher counts a
 // rejected create.
+//
+// A pod of the driver's name is taken only if it is this run's
+// (notOurDriver: the native launcher's rule, and this run's labels), or if
+// this run's own spark-submit created it: one that exited 0, as
+// spark-submit refuses a pod that exists; such a pod, which may lack the
+// Workflow as owner, gets it (ensureOwner) before it is taken. Any other
+// pod of the name (a squatter's, another Workflow's) fails the attempt,
+// named, and is left as it is.
 func (r *pass) sparkSubmit(objs *objects.Set, br objects.Run, o launchOrder) (*corev1.Pod, *state.Outcome) {
 	name := objs.Driver.Name
+	key := failKey(r.wf.UID, o.node, o.attempt)
 	if p := r.cachedPod(name); p != nil {
-		r.log.Info("driver pod already existed; continuing with it", "node", o.node, "driver", name)
-		return p, nil
+		why := r.notOurDriver(p, objs.Driver)
+		if why == "" {
+			r.log.Info("driver pod already existed; continuing with it", "node", o.node, "driver", name)
+			return p, nil
+		}
+		if !r.core.submits.has(key) {
+			// No spark-submit of this run made it.
+			r.withdrawPodGroup(objs.PodGroup)
+			return nil, r.squatted(o.attempt, why)
+		}
+		// This run's spark-submit may have made it: its result decides.
 	}
 	so := &r.core.opts.Submit
 	if so.SparkHome == "" {
@@ -63,7 +82,6 @@ func (r *pass) sparkSubmit(objs *objects.Set, br objects.Run, o launchOrder) (*c
 	executorTemplate := objs.ConfigMap.Data[spark.ExecutorPodTemplateKey]
 	owner := objects.WorkflowOwner(br.Workflow)
 	log := r.log.With("node", o.node, "driver", name)
-	key := failKey(r.wf.UID, o.node, o.attempt)
 	uid, node := r.wf.UID, r.node
 	run, running := r.core.submits.start(key, r.now, func() submitOutcome {
 		out := r.core.runSubmit(context.WithoutCancel(r.ctx), log, in, executorTemplate, owner)
@@ -88,8 +106,9 @@ func (r *pass) sparkSubmit(objs *objects.Set, br objects.Run, o launchOrder) (*c
 	case <-r.ctx.Done():
 		return nil, r.transient("wait for spark-submit: %s", r.ctx.Err())
 	}
-	r.core.submits.forget(key, run)
 
+	// The run is kept until its result is taken: a pass that cannot read
+	// or adopt the pod now takes the same result again.
 	out := run.out
 	pod := out.pod
 	if pod == nil {
@@ -103,26 +122,66 @@ func (r *pass) sparkSubmit(objs *objects.Set, br objects.Run, o launchOrder) (*c
 	}
 	switch {
 	case pod != nil && out.result.OK():
+		if why := submit.NotThisRun("pod", pod, objs.Driver); why != "" {
+			r.core.submits.forget(key, run)
+			r.withdrawPodGroup(objs.PodGroup)
+			return nil, r.squatted(o.attempt, why)
+		}
+		owned, err := ownedBy(r.ctx, r.core.clients.Kube, pod, objects.WorkflowOwner(r.wf))
+		if err != nil {
+			return nil, r.transient("%s", err)
+		}
+		r.core.submits.forget(key, run)
 		log.Info("driver pod created by spark-submit", "took", out.result.Took.Round(time.Millisecond))
 		r.core.metrics.Driver("launched", "")
-		return pod, nil
+		return owned, nil
 	case pod != nil:
+		r.core.submits.forget(key, run)
+		if why := r.notOurDriver(pod, objs.Driver); why != "" {
+			r.withdrawPodGroup(objs.PodGroup)
+			return nil, r.squatted(o.attempt, why)
+		}
 		log.Info("driver pod already existed; continuing with it", "spark_submit", submit.Message(out.result, so.Timeout))
 		return pod, nil
 	case out.result.OK():
+		r.core.submits.forget(key, run)
 		r.withdrawPodGroup(objs.PodGroup)
 		return nil, r.rejected(o.attempt, fmt.Sprintf("spark-submit exited 0, but driver pod %s does not exist: is spark.kubernetes.namespace or spark.kubernetes.driver.pod.name overridden in the Spark distribution's spark-defaults.conf?", name))
 	default:
+		r.core.submits.forget(key, run)
 		r.withdrawPodGroup(objs.PodGroup)
 		return nil, r.rejected(o.attempt, submit.Message(out.result, so.Timeout))
 	}
 }
 
+// notOurDriver says why pod p, found under the name of the run's driver
+// (built, as the native launcher builds it), is not this run's driver, ""
+// when it is: it carries this run's identity (submit.NotThisRun) and
+// passes the native launcher's rule (driverpod.Own: this Workflow owns it
+// under that name).
+func (r *pass) notOurDriver(p, built *corev1.Pod) string {
+	if why := submit.NotThisRun("pod", p, built); why != "" {
+		return why
+	}
+	if !driverpod.Own(p, r.wf, built.Name) {
+		return fmt.Sprintf("pod %s is not owned by workflow %s", p.Name, r.wf.Name)
+	}
+	return ""
+}
+
+// squatted fails the attempt whose driver's name another pod has, naming
+// it and why it is not this run's; the pod is left as it is.
+func (r *pass) squatted(attempt int, why string) *state.Outcome {
+	r.log.Warn("a pod has the driver's name and is not this run's", "node", r.node, "why", why)
+	return r.rejected(attempt, fmt.Sprintf("%s, so it is not this run's driver: delete it, or run the workflow under another name", why))
+}
+
 // runSubmit runs spark-submit once, outside any pass: it writes the pod
 // templates and runs spark-submit, both as submit.Options.Command says
-// (what sparkplug render shows), and gives the driver pod, when it exists
-// then, the Workflow as owner, so that even a driver no pass comes back to
-// again (a stopped workflow) goes with the Workflow.
+// (what sparkplug render shows), and gives the driver pod, when this
+// spark-submit created it (it exited 0) and it carries this run's
+// identity, the Workflow as owner, so that even a driver no pass comes back
+// to again (a stopped workflow) goes with the Workflow.
 func (c *Core) runSubmit(ctx context.Context, log *slog.Logger, in submit.Input, executorTemplate string, owner metav1.OwnerReference) submitOutcome {
 	o := &c.opts.Submit
 	fail := func(err error) submitOutcome {
@@ -157,6 +216,12 @@ func (c *Core) runSubmit(ctx context.Context, log *slog.Logger, in submit.Input,
 		}
 		return out
 	}
+	if !res.OK() || submit.NotThisRun("pod", pod, in.Driver) != "" {
+		// Not made by this spark-submit, or not this run's: the pass
+		// decides, and nothing is added to someone else's pod.
+		out.pod = pod
+		return out
+	}
 	if owned, err := ownedBy(getCtx, c.clients.Kube, pod, owner); err != nil {
 		log.Info("driver pod not owned by the workflow yet; the next pass retries", "error", err.Error())
 		out.pod = pod
@@ -171,9 +236,11 @@ func (r *pass) cachedPod(name string) *corev1.Pod {
 	return r.scope.Pod(name)
 }
 
-// ensureOwner makes the Workflow the driver's owner when it is not: a
-// driver spark-submit created without it, whose plugin stopped before
-// runSubmit patched it. A driver that has it costs no API request.
+// ensureOwner makes the Workflow the driver's owner when it is not. Every
+// launcher hands over a driver that has it (sparkSubmit gives it to the
+// pod its own spark-submit created, and takes no other without it), so
+// this costs no API request; it stays as the guard of companions, whose
+// objects the Workflow's garbage collection must reach.
 func (r *pass) ensureOwner(driver *corev1.Pod) error {
 	owner := objects.WorkflowOwner(r.wf)
 	if hasOwner(driver, owner.UID) {
@@ -308,6 +375,15 @@ func (s *submitRuns) start(key string, now time.Time, f func() submitOutcome) (*
 		run.ended = clock()
 	}()
 	return run, running + 1
+}
+
+// has says whether a run is kept for key: in flight, or ended with its
+// result not taken yet.
+func (s *submitRuns) has(key string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	_, ok := s.m[key]
+	return ok
 }
 
 // len is how many runs are kept.

@@ -372,6 +372,35 @@ func TestRenderSparkSubmitStep(t *testing.T) {
 	}
 }
 
+// render refuses, as the plugin does, a body that would steer the
+// spark-submit launcher: an option as the primary resource, a file of the
+// plugin's pod to upload and the place to upload it to (issue 20, finding
+// 1). The native launcher runs no spark-submit in the plugin's pod and
+// renders the same body.
+func TestRenderSparkSubmitRefusesWhatSteersIt(t *testing.T) {
+	steering := strings.Replace(body, "local:///opt/spark/examples/jars/spark-examples_2.12-3.5.3.jar", "--deploy-mode=client", 1) + `deps:
+  files: ["file:///var/run/secrets/kubernetes.io/serviceaccount/token"]
+sparkConf:
+  spark.kubernetes.file.upload.path: s3a://elsewhere/loot
+`
+	steps, err := Render([]byte(steering), newBuilder(t), Options{Defaults: spec.PluginDefaults{Launcher: spec.LauncherSparkSubmit}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if steps[0].Err == nil || steps[0].Submit != nil {
+		t.Fatalf("step %+v: want it refused", steps[0])
+	}
+	for _, field := range []string{"spark.mainApplicationFile", "spark.deps.files[0]", "spark.sparkConf[spark.kubernetes.file.upload.path]"} {
+		if !strings.Contains(steps[0].Err.Error(), field) {
+			t.Errorf("error does not name %s: %v", field, steps[0].Err)
+		}
+	}
+	steps, err = Render([]byte(strings.Replace(steering, "--deploy-mode=client", "local:///app.jar", 1)), newBuilder(t), Options{})
+	if err != nil || steps[0].Err != nil {
+		t.Fatalf("native launcher: %v %v", err, steps[0].Err)
+	}
+}
+
 // The launcher is the body's, else Options.Launcher (serve --launcher),
 // and client mode is always native, as the plugin decides it.
 func TestRenderLauncherDefault(t *testing.T) {

@@ -100,7 +100,8 @@ func (d PluginDefaults) apply(s *SparkApplicationSpec) {
 // validateWithDefaults checks what a body's Ingresses become with the
 // plugin's defaults (d): the UI Ingress's fields need a URL format, the
 // body's own format a UI Service, a class an Ingress to class, and
-// {{$appId}} the native launcher.
+// {{$appId}} the native launcher; and, when the step's launcher is
+// spark-submit, that nothing of the body steers it (validateSubmitInputs).
 func validateWithDefaults(s *SparkApplicationSpec, d PluginDefaults) field.ErrorList {
 	var errs field.ErrorList
 	var o UIIngressOptions
@@ -165,6 +166,7 @@ func validateWithDefaults(s *SparkApplicationSpec, d PluginDefaults) field.Error
 		launcher = d.Launcher
 	}
 	if launcher == LauncherSparkSubmit {
+		errs = append(errs, validateSubmitInputs(s)...)
 		if uiIngress && placeholderAppID.MatchString(format) {
 			if o.URLFormat != nil {
 				errs = append(errs, field.Invalid(op.Child("urlFormat"), format, appIDWithSparkSubmit))

@@ -1,6 +1,7 @@
 package submit
 
 import (
+	"fmt"
 	"maps"
 	"slices"
 	"strconv"
@@ -60,7 +61,46 @@ var options = []option{
 	argumentsOption,
 }
 
-// Args is spark-submit's command line (without the program) for in.
+// checkArgs refuses an Input whose command line spark-submit would read
+// otherwise than Args means it. spark-submit's parser
+// (launcher/src/main/java/org/apache/spark/launcher/
+// SparkSubmitOptionParser.java, parse) takes each option's value as the
+// next argument whatever it is, and the first argument that is neither an
+// option nor a switch as the primary resource: SparkSubmitArguments.scala's
+// handleUnknown refuses one starting with '-', and from there on
+// (handleExtraArgs) every argument is the application's. So the only
+// values of a body that could become options are the primary resource,
+// when it starts with '-', the arguments, when there is no primary
+// resource (a Python or R body without a file) or when the main class
+// is one for which spark-submit's launcher keeps parsing options
+// (spark.SubmitMixedArgumentClasses); and a --conf key containing '=',
+// which Spark splits at its first '=' (parseSparkConfProperty) into
+// another key. Validation refuses such bodies first, naming the field
+// (spec's validateSubmitInputs); this is the last line.
+func checkArgs(in *Input) error {
+	switch f := ptr.Deref(in.Spec.MainApplicationFile, ""); {
+	case strings.HasPrefix(f, "-"):
+		return fmt.Errorf("spark.mainApplicationFile %q starts with '-': spark-submit would read it as one of its options", f)
+	case f == "" && !jvm(in.Spec):
+		return fmt.Errorf("spark.mainApplicationFile is empty: spark-submit would read the arguments as its options")
+	}
+	if c := ptr.Deref(in.Spec.MainClass, ""); jvm(in.Spec) && slices.Contains(spark.SubmitMixedArgumentClasses, c) {
+		return fmt.Errorf("spark.mainClass %s: spark-submit would read the application's arguments as its own options", c)
+	}
+	keys := slices.Concat(slices.Collect(maps.Keys(in.Conf)), slices.Collect(maps.Keys(in.AuthConf)))
+	if in.Driver != nil {
+		keys = slices.Concat(keys, slices.Collect(maps.Keys(in.Driver.Labels)), slices.Collect(maps.Keys(in.Driver.Annotations)))
+	}
+	for _, k := range keys {
+		if strings.Contains(k, "=") {
+			return fmt.Errorf("conf key or driver label/annotation %q contains '=': spark-submit would split it into another key", k)
+		}
+	}
+	return nil
+}
+
+// Args is spark-submit's command line (without the program) for in; only
+// for an in that checkArgs accepts does spark-submit read it as meant.
 func Args(in *Input) []string {
 	var args []string
 	for _, o := range options {

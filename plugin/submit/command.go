@@ -44,8 +44,12 @@ type File struct {
 // Command is the run of in with its files in dir: the driver pod template
 // (DriverTemplate of in.Driver) and the executor pod template, the native
 // run's (executorTemplate, as sparkplug's ConfigMap carries it), named in
-// the arguments (Args); the environment is Environ.
+// the arguments (Args, if checkArgs accepts in); the environment is
+// Environ.
 func (o *Options) Command(in Input, dir, executorTemplate string) (Command, error) {
+	if err := checkArgs(&in); err != nil {
+		return Command{}, err
+	}
 	driver, err := podYAML(DriverTemplate(in.Driver, in.Spec, in.Conf))
 	if err != nil {
 		return Command{}, fmt.Errorf("encode driver pod template: %w", err)

@@ -1,5 +1,7 @@
 package submit
 
+import "github.com/sparkplug-io/sparkplug/plugin/spark"
+
 // Spark's words that only its submitting client reads: the rest of
 // Spark's vocabulary is in plugin/spark.
 const (
@@ -24,7 +26,7 @@ const (
 	DefaultAPIServer = "https://kubernetes.default.svc"
 	// NoResource is the primary resource of a JVM application whose
 	// classes are on the classpath already (SparkLauncher.NO_RESOURCE).
-	NoResource = "spark-internal"
+	NoResource = spark.NoResource
 
 	// EnvRequestTimeout is the fabric8 Kubernetes client's request
 	// timeout in milliseconds, which spark-submit's client also reads.
