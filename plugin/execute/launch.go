@@ -44,6 +44,9 @@ func (r *pass) launch(attempt int) (*corev1.Pod, *state.Outcome) {
 		return nil, &out
 	}
 	o := launchOrder{node: r.node, attempt: attempt}
+	if out := r.confBeforeDriver(objs, o); out != nil {
+		return nil, out
+	}
 	if out := r.createPodGroup(objs.PodGroup, o); out != nil {
 		return nil, out
 	}
@@ -90,6 +93,31 @@ func (r *pass) launch(attempt int) (*corev1.Pod, *state.Outcome) {
 	// companions are refused is a refused submission too.
 	r.core.failures.clear(r.wf.UID, r.node, o.attempt)
 	return created, nil
+}
+
+// confBeforeDriver refuses a launch whose driver ConfigMap exists before
+// its driver: the driver would mount it at once, and run its
+// spark.properties (JVM options, jars) before companions could refuse it
+// and delete the driver. One made in advance by someone else is owned by
+// no pod of the driver's name; it fails the attempt. One such a pod owns
+// is the run's own, or one the garbage collector removes when that pod is
+// gone: the driver is created (or found), and companions checks the
+// ConfigMap against its uid. This is one read per launch.
+func (r *pass) confBeforeDriver(objs *objects.Set, o launchOrder) *state.Outcome {
+	cm, err := r.get(objs.ConfigMap)
+	switch {
+	case apierrors.IsNotFound(err):
+		return nil
+	case err != nil:
+		return r.transient("read ConfigMap %s before its driver: %s", objs.ConfigMap.Name, err)
+	}
+	for _, ref := range cm.GetOwnerReferences() {
+		if ref.Kind == "Pod" && ref.Name == objs.Driver.Name {
+			return nil
+		}
+	}
+	return r.rejected(o.attempt, (&squattedError{what: "ConfigMap " + objs.ConfigMap.Name,
+		why: fmt.Errorf("no pod named %s owns it, and it exists before that driver", objs.Driver.Name)}).Error())
 }
 
 // launchOrder is one attempt of a node to launch.

@@ -138,58 +138,78 @@ func (e *squatEnv) touched(obj string) []string {
 
 // A ConfigMap or Service made in advance under the run's name, with or
 // without its labels (with them it is in the workflow's cache), fails
-// the attempt, naming it and why it is not the run's; the driver made
-// meanwhile is deleted, and the squatter is left as it was.
+// the attempt, naming it and why it is not the run's, and is left as it
+// was. A ConfigMap is refused before any driver is made (the driver
+// would run its spark.properties); a Service, or a ConfigMap whose maker
+// named the driver-to-be as its owner, once the driver exists, which is
+// then deleted.
 func TestSquattedCompanionFailsTheAttempt(t *testing.T) {
+	fakeOwner := func(n objects.Names) []metav1.OwnerReference {
+		return []metav1.OwnerReference{{APIVersion: "v1", Kind: "Pod", Name: n.DriverPod, UID: "guessed"}}
+	}
 	for _, tc := range []struct {
-		name   string
-		extra  string
-		squat  func(n objects.Names, labels map[string]string) runtime.Object
-		object func(n objects.Names) string
+		name  string
+		extra string
+		squat func(n objects.Names) metav1.Object
+		// why: the reason given; driver: whether the driver is made
+		// (and deleted).
+		why    func(n objects.Names, labelled bool) string
+		driver bool
 	}{
-		{"configmap", "", func(n objects.Names, l map[string]string) runtime.Object {
-			return &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: n.ConfigMap, Namespace: "ns", Labels: l},
+		{"configmap", "", func(n objects.Names) metav1.Object {
+			return &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: n.ConfigMap, Namespace: "ns"},
 				Data: map[string]string{spark.PropertiesFile: "spark.driver.extraJavaOptions=-javaagent:/evil.jar\n"}}
-		}, func(n objects.Names) string { return "ConfigMap " + n.ConfigMap }},
-		{"driver service", "", func(n objects.Names, l map[string]string) runtime.Object {
-			return &corev1.Service{ObjectMeta: metav1.ObjectMeta{Name: n.Service, Namespace: "ns", Labels: l},
+		}, func(n objects.Names, _ bool) string {
+			return "no pod named " + n.DriverPod + " owns it, and it exists before that driver"
+		}, false},
+		{"configmap owned by the driver-to-be", "", func(n objects.Names) metav1.Object {
+			return &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: n.ConfigMap, Namespace: "ns", OwnerReferences: fakeOwner(n)},
+				Data: map[string]string{spark.PropertiesFile: "spark.driver.extraJavaOptions=-javaagent:/evil.jar\n"}}
+		}, nil, true},
+		{"driver service", "", func(n objects.Names) metav1.Object {
+			return &corev1.Service{ObjectMeta: metav1.ObjectMeta{Name: n.Service, Namespace: "ns"},
 				Spec: corev1.ServiceSpec{Selector: map[string]string{"app": "evil"}}}
-		}, func(n objects.Names) string { return "Service " + n.Service }},
-		{"ui service", `,"sparkUIOptions":{"servicePort":4041}`, func(n objects.Names, l map[string]string) runtime.Object {
-			return &corev1.Service{ObjectMeta: metav1.ObjectMeta{Name: n.UIService, Namespace: "ns", Labels: l},
+		}, nil, true},
+		{"ui service", `,"sparkUIOptions":{"servicePort":4041}`, func(n objects.Names) metav1.Object {
+			return &corev1.Service{ObjectMeta: metav1.ObjectMeta{Name: n.UIService, Namespace: "ns"},
 				Spec: corev1.ServiceSpec{Selector: map[string]string{"app": "evil"}}}
-		}, func(n objects.Names) string { return "Service " + n.UIService }},
+		}, nil, true},
 	} {
 		for _, labelled := range []bool{false, true} {
 			t.Run(tc.name+map[bool]string{false: "", true: " with the run's labels"}[labelled], func(t *testing.T) {
 				e := newSquatEnv(t, tc.extra)
-				var labels map[string]string
+				squatter := tc.squat(e.names)
 				if labelled {
-					labels = squatterLabels()
+					squatter.SetLabels(squatterLabels())
 				}
-				squatter := tc.squat(e.names, labels)
-				if err := e.kube.Tracker().Add(squatter); err != nil {
+				if err := e.kube.Tracker().Add(squatter.(runtime.Object)); err != nil {
 					t.Fatal(err)
 				}
-				what := tc.object(e.names)
+				kind := map[bool]string{false: "Service", true: "ConfigMap"}[strings.HasSuffix(squatter.GetName(), "-conf")]
 				why := `its label sparkplug.io/workflow-uid is "", not this run's "uid-1"`
 				if labelled {
 					why = "it is not owned by Pod " + e.names.DriverPod
 				}
-				e.failed(t, what+" exists and is not this run's: "+why)
-				if got := e.touched(squatter.(metav1.Object).GetName()); len(got) > 0 {
+				if tc.why != nil {
+					why = tc.why(e.names, labelled)
+				}
+				e.failed(t, kind+" "+squatter.GetName()+" exists and is not this run's: "+why)
+				if got := e.touched(squatter.GetName()); len(got) > 0 {
 					t.Errorf("the squatter was written: %v", got)
 				}
-				gvr := map[string]schema.GroupVersionResource{"ConfigMap": {Version: "v1", Resource: "configmaps"}, "Service": {Version: "v1", Resource: "services"}}[strings.Fields(what)[0]]
-				now, err := e.kube.Tracker().Get(gvr, "ns", squatter.(metav1.Object).GetName())
+				now, err := e.kube.Tracker().Get(schema.GroupVersionResource{Version: "v1", Resource: strings.ToLower(kind) + "s"}, "ns", squatter.GetName())
 				if err != nil {
 					t.Fatalf("the squatter is gone: %v", err)
 				}
 				if !reflect.DeepEqual(now, squatter) {
 					t.Errorf("the squatter changed:\n%+v\nwas\n%+v", now, squatter)
 				}
-				if got := e.touched(e.names.DriverPod); len(got) != 1 || !strings.HasPrefix(got[0], "delete pods") {
+				got := e.touched(e.names.DriverPod)
+				if tc.driver && (len(got) != 1 || !strings.HasPrefix(got[0], "delete pods")) {
 					t.Errorf("driver writes %v, want its delete", got)
+				}
+				if !tc.driver && e.made("pods") {
+					t.Error("a driver was made")
 				}
 			})
 		}
@@ -267,13 +287,21 @@ func TestSquattedPodGroupFailsTheAttempt(t *testing.T) {
 	if got := e.touched(e.names.DriverPod); len(got) > 0 {
 		t.Errorf("driver writes %v, want none", got)
 	}
+	if e.made("pods") {
+		t.Error("a driver was made")
+	}
+}
+
+// made reports whether an object of resource was created.
+func (e *squatEnv) made(resource string) bool {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	for _, w := range e.writes {
-		if strings.HasPrefix(w, "create pods") {
-			t.Errorf("a driver was made: %s", w)
+		if strings.HasPrefix(w, "create "+resource+" ") {
+			return true
 		}
 	}
+	return false
 }
 
 // The run's own PodGroup is handed to its driver by a patch that names
