@@ -108,8 +108,11 @@ func (r *pass) confBeforeDriver(objs *objects.Set, o launchOrder) *state.Outcome
 	switch {
 	case apierrors.IsNotFound(err):
 		return nil
-	case err != nil:
+	case err != nil && isTransient(err):
 		return r.transient("read ConfigMap %s before its driver: %s", objs.ConfigMap.Name, err)
+	case err != nil:
+		// Forbidden: a Role without get on ConfigMaps (rbac.yaml has it).
+		return r.rejected(o.attempt, fmt.Sprintf("read ConfigMap %s before its driver: %s", objs.ConfigMap.Name, apiMessage(err)))
 	}
 	for _, ref := range cm.GetOwnerReferences() {
 		if ref.Kind == "Pod" && ref.Name == objs.Driver.Name {
@@ -297,10 +300,17 @@ func ours(found metav1.Object, want objects.Object) error {
 // or the attempt fails.
 func (r *pass) existing(o objects.Object) error {
 	found, err := r.get(o)
-	if err != nil {
+	var status apierrors.APIStatus
+	switch {
+	case err == nil:
+		return ours(found, o)
+	case isTransient(err) || apierrors.IsNotFound(err) || !errors.As(err, &status):
+		// Gone meanwhile, or a hiccup: the next pass looks again.
 		return fmt.Errorf("get existing %s %s: %w", kindOf(o), o.GetName(), err)
+	default:
+		// Forbidden: a Role without get (rbac.yaml has it).
+		return &refusedError{what: kindOf(o) + " " + o.GetName(), err: err}
 	}
-	return ours(found, o)
 }
 
 // kindOf names an object's kind for messages.

@@ -13,6 +13,7 @@ import (
 	wffake "github.com/argoproj/argo-workflows/v3/pkg/client/clientset/versioned/fake"
 	"github.com/argoproj/argo-workflows/v3/pkg/plugins/executor"
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -399,5 +400,19 @@ func TestSquattedTombstoneStillStopsTheDriver(t *testing.T) {
 	}
 	if !found {
 		t.Errorf("no %s Event names the squatter", ReasonObjectRefused)
+	}
+}
+
+// A Role without get on ConfigMaps (an upgrade that kept an older Role)
+// cannot check for a squatter: the attempt fails saying so, once, rather
+// than asking again forever, and no driver is made.
+func TestUncheckableConfigMapFailsTheAttempt(t *testing.T) {
+	e := newSquatEnv(t, "")
+	e.kube.PrependReactor("get", "configmaps", func(k8stesting.Action) (bool, runtime.Object, error) {
+		return true, nil, apierrors.NewForbidden(corev1.Resource("configmaps"), e.names.ConfigMap, errorString(`User "system:serviceaccount:ns:spark-executor-plugin" cannot get resource "configmaps"`))
+	})
+	e.failed(t, "read ConfigMap "+e.names.ConfigMap+" before its driver: ")
+	if e.made("pods") {
+		t.Error("a driver was made")
 	}
 }
