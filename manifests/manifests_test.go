@@ -272,10 +272,11 @@ func TestKustomizationListsTheInstall(t *testing.T) {
 
 // TestRBAC pins the Role, rule for rule and verb for verb, to what calls
 // the API with the plugin's credentials: the plugin (launch and follow
-// drivers, keep a stopped driver's ConfigMap as a tombstone, read its
-// WorkflowTaskSet and Workflow, record Events) and spark-submit, which
-// the spark-submit launcher runs with them (create its driver, apply its
-// ConfigMap and Service, delete the driver when those fail). Nothing
+// drivers, create a stopped driver's tombstone, read its WorkflowTaskSet
+// and Workflow, record Events) and spark-submit, which the spark-submit
+// launcher runs with them (create its driver, delete it when the rest
+// fails; its server-side apply of its ConfigMap and Service is
+// spark-submit/'s, TestSparkSubmitRBAC). Nothing
 // cluster-scoped, no Secrets, no namespace of its own. A verb added here
 // is a widening to review: say in rbac.yaml what calls it.
 func TestRBAC(t *testing.T) {
@@ -320,13 +321,14 @@ func TestRBAC(t *testing.T) {
 	wantRules := []rbacv1.PolicyRule{
 		{APIGroups: []string{""}, Resources: []string{"pods"}, Verbs: []string{"get", "list", "watch", "create", "delete", "patch"}},
 		{APIGroups: []string{""}, Resources: []string{"pods/log"}, Verbs: []string{"get"}},
-		// Nothing reads a ConfigMap or Service but through the watch, nor
-		// deletes one: each goes with its owner.
-		{APIGroups: []string{""}, Resources: []string{"configmaps"}, Verbs: []string{"list", "watch", "create", "patch"}},
-		// patch: spark-submit's server-side apply of its driver Service.
-		{APIGroups: []string{""}, Resources: []string{"services"}, Verbs: []string{"list", "watch", "create", "patch"}},
-		{APIGroups: []string{"scheduling.volcano.sh", "scheduling.x-k8s.io"}, Resources: []string{"podgroups"}, Verbs: []string{"create", "patch", "delete"}},
-		{APIGroups: []string{"networking.k8s.io"}, Resources: []string{"ingresses"}, Verbs: []string{"list", "watch", "create"}},
+		// Nothing changes or deletes a ConfigMap, Service or Ingress: each
+		// goes with its owner, and a tombstone is a ConfigMap of its own.
+		// get reads one a create found exists, to take it only if it is
+		// the run's. spark-submit's patch is spark-submit/'s.
+		{APIGroups: []string{""}, Resources: []string{"configmaps"}, Verbs: []string{"get", "list", "watch", "create"}},
+		{APIGroups: []string{""}, Resources: []string{"services"}, Verbs: []string{"get", "list", "watch", "create"}},
+		{APIGroups: []string{"scheduling.volcano.sh", "scheduling.x-k8s.io"}, Resources: []string{"podgroups"}, Verbs: []string{"get", "create", "patch", "delete"}},
+		{APIGroups: []string{"networking.k8s.io"}, Resources: []string{"ingresses"}, Verbs: []string{"get", "list", "watch", "create"}},
 		{APIGroups: []string{"argoproj.io"}, Resources: []string{"workflowtasksets"}, Verbs: []string{"get", "list", "watch"}},
 		// Node results go into the TaskSet's status, never its spec.
 		{APIGroups: []string{"argoproj.io"}, Resources: []string{"workflowtasksets/status"}, Verbs: []string{"patch"}},

@@ -136,6 +136,7 @@ func newEnv(t testing.TB, name string, configure ...func(*sidecar.Config)) *env 
 	if err := o.Validate(); err != nil {
 		t.Fatal(err)
 	}
+	grantSparkSubmit(t, &o, ns)
 	addr := make(chan string, 1)
 	o.Listening = func(a string) { addr <- a }
 	srvCtx, cancel := context.WithCancel(ctx)
@@ -172,6 +173,23 @@ func newEnv(t testing.TB, name string, configure ...func(*sidecar.Config)) *env 
 		}
 	})
 	return e
+}
+
+// grantSparkSubmit gives the plugin's ServiceAccount of ns spark-submit's
+// server-side apply of its ConfigMap and Service (manifests/spark-submit),
+// as the chart grants it, when o runs spark-submit (serve --spark-home).
+func grantSparkSubmit(t testing.TB, o *sidecar.Config, ns string) {
+	t.Helper()
+	if o.Core.Submit.SparkHome == "" {
+		return
+	}
+	extra, err := os.ReadFile("../../manifests/spark-submit/rbac.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := testCluster.Apply(context.Background(), withNamespace(t, extra, ns)); err != nil {
+		t.Fatalf("apply manifests/spark-submit/rbac.yaml: %v", err)
+	}
 }
 
 func tail(s string, n int) string {
@@ -563,6 +581,7 @@ func startStoppableServer(t *testing.T, e *env, configure ...func(*sidecar.Confi
 	if err := o.Validate(); err != nil {
 		t.Fatal(err)
 	}
+	grantSparkSubmit(t, &o, e.ns)
 	addr := make(chan string, 1)
 	o.Listening = func(a string) { addr <- a }
 	ctx, cancel := context.WithCancel(context.Background())

@@ -4,6 +4,10 @@
 // node (OwnDriver), which attempt it is, whether it has finished and
 // when, whether its timeToLiveSeconds ran out, and how it is deleted
 // (by uid, so a pod that replaced it under its name is never touched).
+// NotOurs is the one rule for any object found under a name sparkplug
+// gives a run (a driver, its ConfigMap and Services, a PodGroup, a
+// tombstone): it is the run's only with the run's labels and its driver
+// or Workflow as owner.
 //
 // They live here, not in either caller, because both delete drivers:
 // the sidecar while its workflow runs, the monitor after the workflow's

@@ -2,7 +2,9 @@ package driverpod
 
 import (
 	"context"
+	"fmt"
 	"strconv"
+	"strings"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -82,10 +84,13 @@ func OwnDriver(p *corev1.Pod, wf spark.WorkflowRef) bool {
 	return Own(p, wf, runNames(p.ObjectMeta, wf).DriverPod)
 }
 
-// OwnTomb reports whether cm is the ConfigMap of the driver sparkplug
-// made for the node and attempt its labels name, in workflow wf.
+// OwnTomb reports whether cm is the tombstone of the driver sparkplug
+// made for the node and attempt its labels name, in workflow wf: the
+// ConfigMap sparkplug creates for it (objects.Tombstone), or, from
+// versions that re-owned the driver's ConfigMap instead, that one.
 func OwnTomb(cm *corev1.ConfigMap, wf spark.WorkflowRef) bool {
-	return Own(cm, wf, runNames(cm.ObjectMeta, wf).ConfigMap)
+	n := runNames(cm.ObjectMeta, wf)
+	return Own(cm, wf, n.Tombstone) || Own(cm, wf, n.ConfigMap)
 }
 
 // WorkflowOf is the Workflow a driver pod's labels and annotations name:
@@ -105,15 +110,49 @@ func runNames(m metav1.ObjectMeta, wf spark.WorkflowRef) objects.Names {
 
 // Own reports whether o has the name want and the Workflow wf owns it.
 func Own(o metav1.Object, wf spark.WorkflowRef, want string) bool {
-	if o.GetName() != want || wf.UID == "" {
+	if wf.UID == "" {
 		return false
 	}
-	for _, ref := range o.GetOwnerReferences() {
-		if ref.Kind == "Workflow" && string(ref.UID) == wf.UID {
-			return true
+	return NotOurs(o, want, map[string]string{spark.LabelWorkflowUID: wf.UID}, objects.WorkflowOwner(wf)) == nil
+}
+
+// runLabels are the labels that tie an object to one run: its workflow,
+// node and attempt. The others (template, managed-by) say nothing of
+// which run.
+var runLabels = []string{spark.LabelWorkflowUID, spark.LabelNode, spark.LabelAttempt}
+
+// NotOurs is the one rule for whether an object sparkplug finds under a
+// name it gives (a driver, its ConfigMap and Services, an Ingress, a
+// PodGroup, a tombstone) is the run's own: it must have that name, carry
+// the run's labels (those of labels that tie an object to a run: workflow
+// uid, node, attempt) and be owned by one of owners, the uids sparkplug
+// sets on that kind (the driver's, or the Workflow's). Anyone who may
+// create such an object may pick the name and copy the labels in advance,
+// but not the uid of a driver that does not exist yet; an object that
+// fails the rule is never adopted, patched or deleted, and its run's
+// attempt fails with this error, which says why it is not the run's. nil:
+// it is.
+func NotOurs(o metav1.Object, want string, labels map[string]string, owners ...metav1.OwnerReference) error {
+	if o.GetName() != want {
+		return fmt.Errorf("its name is not %s", want)
+	}
+	for _, k := range runLabels {
+		if w, ok := labels[k]; ok && o.GetLabels()[k] != w {
+			return fmt.Errorf("its label %s is %q, not this run's %q", k, o.GetLabels()[k], w)
 		}
 	}
-	return false
+	for _, ref := range o.GetOwnerReferences() {
+		for _, own := range owners {
+			if ref.UID != "" && ref.UID == own.UID && ref.Kind == own.Kind {
+				return nil
+			}
+		}
+	}
+	names := make([]string, len(owners))
+	for i, own := range owners {
+		names[i] = fmt.Sprintf("%s %s (uid %s)", own.Kind, own.Name, own.UID)
+	}
+	return fmt.Errorf("it is not owned by %s", strings.Join(names, " or "))
 }
 
 // Delete deletes driver pod p, that very pod (by uid). One already gone,

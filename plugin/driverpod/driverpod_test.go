@@ -3,6 +3,7 @@ package driverpod
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 	"time"
 
@@ -169,9 +170,63 @@ func TestOwnTomb(t *testing.T) {
 	if !OwnTomb(cm, wf) {
 		t.Error("the driver's ConfigMap owned by the Workflow is its tombstone")
 	}
+	cm.Name = objects.TombstoneName(d.Name)
+	if !OwnTomb(cm, wf) {
+		t.Error("the tombstone sparkplug creates for the driver is its tombstone")
+	}
 	cm.Name = d.Name
 	if OwnTomb(cm, wf) {
 		t.Error("a ConfigMap named as the driver pod is no tombstone")
+	}
+}
+
+// NotOurs is the one rule for an object found under a run's name: the
+// run's labels and one of the owners sparkplug sets, or the reason it
+// is not the run's.
+func TestNotOurs(t *testing.T) {
+	wf := spark.WorkflowRef{Name: "spark-pi", Namespace: "jobs", UID: "wf-uid"}
+	d := driver(wf, 1)
+	d.UID = "driver-uid"
+	byDriver := metav1.OwnerReference{APIVersion: "v1", Kind: "Pod", Name: d.Name, UID: d.UID}
+	labels := map[string]string{spark.LabelWorkflowUID: "wf-uid", spark.LabelNode: "n1", spark.LabelAttempt: "1", spark.LabelTemplate: "t"}
+	obj := func(change func(*corev1.ConfigMap)) *corev1.ConfigMap {
+		cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "run-conf",
+			Labels:          map[string]string{spark.LabelWorkflowUID: "wf-uid", spark.LabelNode: "n1", spark.LabelAttempt: "1"},
+			OwnerReferences: []metav1.OwnerReference{byDriver}}}
+		if change != nil {
+			change(cm)
+		}
+		return cm
+	}
+	cases := []struct {
+		name string
+		cm   *corev1.ConfigMap
+		want string // "" : ours
+	}{
+		{"the run's", obj(nil), ""},
+		{"owned by the Workflow, which may own it too", obj(func(c *corev1.ConfigMap) { c.OwnerReferences = []metav1.OwnerReference{objects.WorkflowOwner(wf)} }), ""},
+		{"another template label says nothing of the run", obj(func(c *corev1.ConfigMap) { c.Labels[spark.LabelTemplate] = "u" }), ""},
+		{"another name", obj(func(c *corev1.ConfigMap) { c.Name = "other" }), "its name is not run-conf"},
+		{"no labels", obj(func(c *corev1.ConfigMap) { c.Labels = nil }), `its label sparkplug.io/workflow-uid is "", not this run's "wf-uid"`},
+		{"another attempt's", obj(func(c *corev1.ConfigMap) { c.Labels[spark.LabelAttempt] = "2" }), `its label sparkplug.io/attempt is "2", not this run's "1"`},
+		{"copied labels, no owner", obj(func(c *corev1.ConfigMap) { c.OwnerReferences = nil }), "it is not owned by Pod " + d.Name + " (uid driver-uid) or Workflow spark-pi (uid wf-uid)"},
+		{"owned by another pod of the driver's name", obj(func(c *corev1.ConfigMap) { c.OwnerReferences[0].UID = "earlier-driver" }), "it is not owned by"},
+		{"the driver's uid under another kind", obj(func(c *corev1.ConfigMap) { c.OwnerReferences[0].Kind = "Service" }), "it is not owned by"},
+	}
+	for _, tc := range cases {
+		err := NotOurs(tc.cm, "run-conf", labels, byDriver, objects.WorkflowOwner(wf))
+		switch {
+		case tc.want == "" && err != nil:
+			t.Errorf("%s: %v, want ours", tc.name, err)
+		case tc.want != "" && (err == nil || !strings.HasPrefix(err.Error(), tc.want)):
+			t.Errorf("%s: %v, want %q", tc.name, err, tc.want)
+		}
+	}
+	// An owner without a uid (an object the API server never returned)
+	// owns nothing.
+	noUID := obj(func(c *corev1.ConfigMap) { c.OwnerReferences[0].UID = "" })
+	if err := NotOurs(noUID, "run-conf", labels, metav1.OwnerReference{Kind: "Pod", Name: d.Name}); err == nil {
+		t.Error("an empty uid matched an empty uid")
 	}
 }
 

@@ -2,11 +2,14 @@ package execute
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
+	"maps"
 	"time"
 
 	wfv1 "github.com/argoproj/argo-workflows/v3/pkg/apis/workflow/v1alpha1"
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 
@@ -94,37 +97,39 @@ func (r *pass) abandon(rn *decide.Run) error {
 	return nil
 }
 
-// stop ends a run's newest driver that a limit ended. It first turns the
-// driver's ConfigMap into a tombstone (owned by the Workflow instead of the
-// driver, annotated with what happened and with the run's bookkeeping), so
-// the run is remembered once the pod is gone; then it deletes the pod, and
-// with it, through ownership, the Service and the executors.
+// stop ends a run's newest driver that a limit ended. It first creates
+// its tombstone (objects.Tombstone: owned by the Workflow, annotated with
+// what happened and with the run's bookkeeping), so the run is
+// remembered once the pod is gone; then it deletes the pod, and with it,
+// through ownership, its ConfigMap, Services and executors. A tombstone
+// that exists is taken if it is the run's (a stop repeated after the
+// pod's delete failed); someone else's is left as it is and said in an
+// Event, and the driver is stopped all the same: a time limit holds.
 func (r *pass) stop(rn *decide.Run, l decide.Limit, a state.Assessment) error {
 	head := rn.Head()
 	if rn.Ghost || rn.Tomb != nil {
 		return nil
 	}
-	ann := map[string]any{
+	ann := map[string]string{
 		spark.AnnotationStopped:       string(l),
 		spark.AnnotationStoppedAt:     r.now.UTC().Format(time.RFC3339),
 		spark.AnnotationStoppedReason: a.Reason,
 		spark.AnnotationStoppedDetail: a.Detail,
 		spark.AnnotationDriver:        head.Name,
 	}
-	owner := objects.WorkflowOwner(r.wf)
-	patch, err := json.Marshal(map[string]any{"metadata": map[string]any{
-		"annotations":     ann,
-		"ownerReferences": []metav1.OwnerReference{owner},
-	}})
-	if err != nil {
-		return fmt.Errorf("encode tombstone patch: %w", err)
+	want := objects.Tombstone(head, r.wf, ann)
+	cm, err := r.tombstone(want)
+	var squatted *squattedError
+	switch {
+	case errors.As(err, &squatted):
+		r.log.Warn("tombstone not written", "driver", head.Name, "error", err.Error())
+		r.core.event(r.wf, corev1.EventTypeWarning, ReasonObjectRefused, fmt.Sprintf("driver %s stopped without its tombstone: %s", head.Name, err))
+		cm = want
+	case err != nil:
+		return fmt.Errorf("write tombstone %s: %w", want.Name, err)
+	default:
+		r.scope.Wrote(cm)
 	}
-	cmName := objects.ConfigMapName(head.Name)
-	cm, err := r.core.clients.Kube.CoreV1().ConfigMaps(head.Namespace).Patch(r.ctx, cmName, types.MergePatchType, patch, metav1.PatchOptions{})
-	if err != nil {
-		return fmt.Errorf("write tombstone on configmap %s: %w", cmName, err)
-	}
-	r.scope.Wrote(cm)
 	if head.DeletionTimestamp == nil {
 		if err := r.core.deleteDriver(r.ctx, head); err != nil {
 			return fmt.Errorf("stop driver pod %s: %w", head.Name, err)
@@ -133,17 +138,33 @@ func (r *pass) stop(rn *decide.Run, l decide.Limit, a state.Assessment) error {
 	r.log.Info("driver stopped", "driver", head.Name, "limit", string(l), "detail", a.Detail)
 	r.core.metrics.Driver("deleted", string(l))
 	stand := head.DeepCopy()
-	for k, v := range ann {
-		stand.Annotations[k] = v.(string)
+	if stand.Annotations == nil {
+		stand.Annotations = map[string]string{}
 	}
+	maps.Copy(stand.Annotations, ann)
 	rn.Attempts[len(rn.Attempts)-1] = stand
 	rn.Tomb = cm
 	return nil
 }
 
-// annotate merges annotations into a driver pod.
+// tombstone creates want, or takes the one of its name if it is the
+// run's (ours).
+func (r *pass) tombstone(want *corev1.ConfigMap) (*corev1.ConfigMap, error) {
+	cms := r.core.clients.Kube.CoreV1().ConfigMaps(want.Namespace)
+	cm, err := cms.Create(r.ctx, want, metav1.CreateOptions{})
+	if !apierrors.IsAlreadyExists(err) {
+		return cm, err
+	}
+	if cm, err = cms.Get(r.ctx, want.Name, metav1.GetOptions{}); err != nil {
+		return nil, err
+	}
+	return cm, ours(cm, want)
+}
+
+// annotate merges annotations into a driver pod, that very pod: the patch
+// names its uid, which the API server holds against the pod's.
 func (r *pass) annotate(head *corev1.Pod, ann map[string]string) error {
-	patch, err := json.Marshal(map[string]any{"metadata": map[string]any{"annotations": ann}})
+	patch, err := json.Marshal(map[string]any{"metadata": map[string]any{"uid": head.UID, "annotations": ann}})
 	if err != nil {
 		return fmt.Errorf("encode annotation patch: %w", err)
 	}

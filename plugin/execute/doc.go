@@ -23,8 +23,10 @@
 //   - act.go, launch.go, submit.go and archive.go carry the plan out:
 //     create what package objects builds (a batch scheduler's PodGroup
 //     first, then the driver, natively or by spark-submit, then what it
-//     owns), stop a driver a time limit ended (its ConfigMap becomes a
-//     tombstone), delete the driver of a node someone else finished,
+//     owns; an object found under one of the run's names is taken only
+//     if it is the run's, driverpod.NotOurs, else the attempt fails),
+//     stop a driver a time limit ended (a tombstone ConfigMap is created
+//     for it), delete the driver of a node someone else finished,
 //     store a driver's log, record Events (events.go) and metrics. They
 //     decide nothing;
 //   - result.go renders the outcome as the node's result (phase,

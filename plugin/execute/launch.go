@@ -44,6 +44,9 @@ func (r *pass) launch(attempt int) (*corev1.Pod, *state.Outcome) {
 		return nil, &out
 	}
 	o := launchOrder{node: r.node, attempt: attempt}
+	if out := r.confBeforeDriver(objs, o); out != nil {
+		return nil, out
+	}
 	if out := r.createPodGroup(objs.PodGroup, o); out != nil {
 		return nil, out
 	}
@@ -80,10 +83,9 @@ func (r *pass) launch(attempt int) (*corev1.Pod, *state.Outcome) {
 	}
 	r.scope.Wrote(created)
 	if err := r.companions(objs, created); err != nil {
-		var refused *refusedError
-		if errors.As(err, &refused) {
+		if failsAttempt(err) {
 			r.discard(created)
-			return nil, r.rejected(o.attempt, refused.Error())
+			return nil, r.rejected(o.attempt, err.Error())
 		}
 		return nil, r.transient("%s", err)
 	}
@@ -91,6 +93,34 @@ func (r *pass) launch(attempt int) (*corev1.Pod, *state.Outcome) {
 	// companions are refused is a refused submission too.
 	r.core.failures.clear(r.wf.UID, r.node, o.attempt)
 	return created, nil
+}
+
+// confBeforeDriver refuses a launch whose driver ConfigMap exists before
+// its driver: the driver would mount it at once, and run its
+// spark.properties (JVM options, jars) before companions could refuse it
+// and delete the driver. One made in advance by someone else is owned by
+// no pod of the driver's name; it fails the attempt. One such a pod owns
+// is the run's own, or one the garbage collector removes when that pod is
+// gone: the driver is created (or found), and companions checks the
+// ConfigMap against its uid. This is one read per launch.
+func (r *pass) confBeforeDriver(objs *objects.Set, o launchOrder) *state.Outcome {
+	cm, err := r.get(objs.ConfigMap)
+	switch {
+	case apierrors.IsNotFound(err):
+		return nil
+	case err != nil && isTransient(err):
+		return r.transient("read ConfigMap %s before its driver: %s", objs.ConfigMap.Name, err)
+	case err != nil:
+		// Forbidden: a Role without get on ConfigMaps (rbac.yaml has it).
+		return r.rejected(o.attempt, fmt.Sprintf("read ConfigMap %s before its driver: %s", objs.ConfigMap.Name, apiMessage(err)))
+	}
+	for _, ref := range cm.GetOwnerReferences() {
+		if ref.Kind == "Pod" && ref.Name == objs.Driver.Name {
+			return nil
+		}
+	}
+	return r.rejected(o.attempt, (&squattedError{what: "ConfigMap " + objs.ConfigMap.Name,
+		why: fmt.Errorf("no pod named %s owns it, and it exists before that driver", objs.Driver.Name)}).Error())
 }
 
 // launchOrder is one attempt of a node to launch.
@@ -118,19 +148,20 @@ func (r *pass) ensureCompanions(rn *decide.Run) (*state.Outcome, error) {
 		return nil, fmt.Errorf("rebuild objects of %s: %w", head.Name, err)
 	}
 	err = r.companions(objs, head)
-	var refused *refusedError
-	if !errors.As(err, &refused) {
+	if !failsAttempt(err) {
 		return nil, err
 	}
-	if keepsRunning(head) {
+	var refused *refusedError
+	if errors.As(err, &refused) && keepsRunning(head) {
 		// It started with what it needed; it runs on.
 		r.core.event(r.wf, corev1.EventTypeWarning, ReasonObjectRefused,
 			fmt.Sprintf("%s of running driver %s not made again", refused.Error(), head.Name))
 		r.core.companions.add(head.UID)
 		return nil, nil
 	}
+	// Squatted: a driver never runs on with another's objects.
 	r.discard(head)
-	return r.rejected(rn.Attempt(), refused.Error()), nil
+	return r.rejected(rn.Attempt(), err.Error()), nil
 }
 
 // keepsRunning: a driver whose companion is refused after it started (a
@@ -142,7 +173,8 @@ func keepsRunning(driver *corev1.Pod) bool {
 }
 
 // companions creates the objects a driver owns, those the cache does not
-// show yet; one that already exists is taken as it is. A driver
+// show yet; one that already exists is taken only if it is the run's
+// (ours), else the attempt fails (squattedError). A driver
 // spark-submit created gets the Workflow as owner first, if it lacks it,
 // and the objects select its application id (retarget).
 func (r *pass) companions(objs *objects.Set, driver *corev1.Pod) error {
@@ -154,10 +186,9 @@ func (r *pass) companions(objs *objects.Set, driver *corev1.Pod) error {
 	if pg := objs.PodGroup; pg != nil && objects.InPodGroup(driver, pg) {
 		// A driver an older sparkplug launched names no group: nothing to
 		// hand over.
-		if err := r.adoptPodGroup(pg); err != nil {
-			var refused *refusedError
+		if err := r.adoptPodGroup(pg, driver); err != nil {
 			var status apierrors.APIStatus
-			if errors.As(err, &refused) || isTransient(err) || !errors.As(err, &status) {
+			if failsAttempt(err) || isTransient(err) || !errors.As(err, &status) {
 				return err
 			}
 			// The group works as it is; it only stays the Workflow's.
@@ -168,8 +199,13 @@ func (r *pass) companions(objs *objects.Set, driver *corev1.Pod) error {
 	}
 	var todo []objects.Object
 	for _, o := range objs.Companions() {
-		if !r.scope.Has(o) {
+		cached := r.scope.Cached(o)
+		if cached == nil {
 			todo = append(todo, o)
+			continue
+		}
+		if err := ours(cached, o); err != nil {
+			return err
 		}
 	}
 	// The companions only need the driver's uid, not each other: created
@@ -189,6 +225,9 @@ func (r *pass) companions(objs *objects.Set, driver *corev1.Pod) error {
 		case err == nil:
 			r.scope.Wrote(created)
 		case apierrors.IsAlreadyExists(err):
+			if err := r.existing(o); err != nil {
+				return err
+			}
 		case isTransient(err) || !errors.As(err, &status):
 			return fmt.Errorf("create %s %s: %w", kindOf(o), o.GetName(), err)
 		case !companionRequired(objs, o):
@@ -223,6 +262,57 @@ type refusedError struct {
 func (e *refusedError) Error() string { return "create " + e.what + ": " + apiMessage(e.err) }
 func (e *refusedError) Unwrap() error { return e.err }
 
+// squattedError is an object found under the name sparkplug gives one of
+// a run's objects that is not the run's (driverpod.NotOurs says why):
+// made in advance by someone who may create such objects, it would put
+// their spark.properties into the driver, or their selector behind its
+// Service. It is left as it is, and the attempt fails, whether or not
+// the driver runs already.
+type squattedError struct {
+	what string
+	why  error
+}
+
+func (e *squattedError) Error() string {
+	return e.what + " exists and is not this run's: " + e.why.Error() +
+		"; sparkplug neither uses nor changes it: find who made it, delete it, and retry"
+}
+
+// failsAttempt: err ends the attempt as a refused submission (a refused
+// or squatted object), asking again cannot help.
+func failsAttempt(err error) bool {
+	var refused *refusedError
+	var squatted *squattedError
+	return errors.As(err, &refused) || errors.As(err, &squatted)
+}
+
+// ours is nil when found, an object of want's kind and name, is the run's
+// object want describes: want's labels and one of its owners
+// (driverpod.NotOurs, the one rule); else a squattedError.
+func ours(found metav1.Object, want objects.Object) error {
+	if err := driverpod.NotOurs(found, want.GetName(), want.GetLabels(), want.GetOwnerReferences()...); err != nil {
+		return &squattedError{what: kindOf(want) + " " + want.GetName(), why: err}
+	}
+	return nil
+}
+
+// existing checks a companion whose create found one of its name: ours,
+// or the attempt fails.
+func (r *pass) existing(o objects.Object) error {
+	found, err := r.get(o)
+	var status apierrors.APIStatus
+	switch {
+	case err == nil:
+		return ours(found, o)
+	case isTransient(err) || apierrors.IsNotFound(err) || !errors.As(err, &status):
+		// Gone meanwhile, or a hiccup: the next pass looks again.
+		return fmt.Errorf("get existing %s %s: %w", kindOf(o), o.GetName(), err)
+	default:
+		// Forbidden: a Role without get (rbac.yaml has it).
+		return &refusedError{what: kindOf(o) + " " + o.GetName(), err: err}
+	}
+}
+
 // kindOf names an object's kind for messages.
 func kindOf(o objects.Object) string {
 	if k := o.GetObjectKind().GroupVersionKind().Kind; k != "" {
@@ -256,6 +346,30 @@ func (r *pass) create(o objects.Object) (runtime.Object, error) {
 	}
 }
 
+// get reads o's namesake from the API server, with the client create
+// uses.
+func (r *pass) get(o objects.Object) (metav1.Object, error) {
+	kube := r.core.clients.Kube
+	ns := r.wf.Namespace
+	opts := metav1.GetOptions{}
+	switch o := o.(type) {
+	case *unstructured.Unstructured:
+		res, err := r.dynamicResource(o)
+		if err != nil {
+			return nil, err
+		}
+		return res.Get(r.ctx, o.GetName(), opts)
+	case *corev1.ConfigMap:
+		return kube.CoreV1().ConfigMaps(ns).Get(r.ctx, o.Name, opts)
+	case *corev1.Service:
+		return kube.CoreV1().Services(ns).Get(r.ctx, o.Name, opts)
+	case *networkingv1.Ingress:
+		return kube.NetworkingV1().Ingresses(ns).Get(r.ctx, o.Name, opts)
+	default:
+		return nil, fmt.Errorf("sparkplug does not read %T objects", o)
+	}
+}
+
 // dynamicResource is the dynamic client's resource for an unstructured
 // object the builder made.
 func (r *pass) dynamicResource(o *unstructured.Unstructured) (dynamic.ResourceInterface, error) {
@@ -270,21 +384,36 @@ func (r *pass) dynamicResource(o *unstructured.Unstructured) (dynamic.ResourceIn
 
 // createPodGroup creates the run's PodGroup before its driver, owned by
 // the Workflow: the batch scheduler must know it when it sees the driver.
-// One that exists (a repeated call) is taken as it is. The API server
-// having no such resource means the scheduler's CRD is not installed: a
-// refused submission, counted and retried per onSubmissionFailureRetries
-// as the Spark operator retries a failed batch scheduling, with a message
-// that names the fix.
+// One that exists (a repeated call) is taken only if it is the run's
+// (ours); someone else's fails the attempt. pg takes the uid of the one
+// taken, which withdrawPodGroup deletes by. The API server having no such
+// resource means the scheduler's CRD is not installed: a refused
+// submission, counted and retried per onSubmissionFailureRetries as the
+// Spark operator retries a failed batch scheduling, with a message that
+// names the fix.
 func (r *pass) createPodGroup(pg *unstructured.Unstructured, o launchOrder) *state.Outcome {
 	if pg == nil {
 		return nil
 	}
-	_, err := r.create(pg)
+	made, err := r.create(pg)
 	switch {
 	case err == nil:
 		r.log.Info("pod group created", "node", o.node, "pod_group", pg.GetName(), "api_version", pg.GetAPIVersion())
+		pg.SetUID(made.(metav1.Object).GetUID())
 		return nil
 	case apierrors.IsAlreadyExists(err):
+		found, err := r.get(pg)
+		switch {
+		case err == nil:
+		case isTransient(err) || apierrors.IsNotFound(err):
+			return r.transient("get existing PodGroup %s: %s", pg.GetName(), err)
+		default:
+			return r.rejected(o.attempt, fmt.Sprintf("get existing PodGroup %s: %s", pg.GetName(), apiMessage(err)))
+		}
+		if err := ours(found, pg); err != nil {
+			return r.rejected(o.attempt, err.Error())
+		}
+		pg.SetUID(found.GetUID())
 		return nil
 	case apierrors.IsNotFound(err) || meta.IsNoMatchError(err):
 		// Before isTransient: the API server's 404 for a resource it does
@@ -301,9 +430,11 @@ func (r *pass) createPodGroup(pg *unstructured.Unstructured, o launchOrder) *sta
 // to the driver (OwnedBy set its owner), so that it goes with the driver,
 // and labels it with the driver's application id (retarget: spark-submit
 // chooses its own); one that is missing (someone deleted it) is created
-// owned by the driver. This is one request per driver and process, like
-// the other companions' checks.
-func (r *pass) adoptPodGroup(pg *unstructured.Unstructured) error {
+// owned by the driver. The group found must be the run's, owned by the
+// Workflow or by this driver (ours); the patch names its uid, so it
+// changes that very object. This is a read and at most one write per
+// driver and process, like the other companions' checks.
+func (r *pass) adoptPodGroup(pg *unstructured.Unstructured, driver *corev1.Pod) error {
 	if pg == nil {
 		return nil
 	}
@@ -311,22 +442,38 @@ func (r *pass) adoptPodGroup(pg *unstructured.Unstructured) error {
 	if err != nil {
 		return err
 	}
-	patch, err := json.Marshal(map[string]any{"metadata": map[string]any{
-		"ownerReferences": pg.GetOwnerReferences(),
-		"labels":          map[string]string{spark.LabelAppSelector: pg.GetLabels()[spark.LabelAppSelector]},
-	}})
-	if err != nil {
-		return fmt.Errorf("encode pod group owner patch: %w", err)
-	}
-	_, err = res.Patch(r.ctx, pg.GetName(), types.MergePatchType, patch, metav1.PatchOptions{})
+	found, err := res.Get(r.ctx, pg.GetName(), metav1.GetOptions{})
 	if apierrors.IsNotFound(err) {
 		if _, err = res.Create(r.ctx, pg, metav1.CreateOptions{}); apierrors.IsNotFound(err) || meta.IsNoMatchError(err) {
 			// The driver names a group that cannot be made: it would
 			// never be scheduled.
 			return &refusedError{what: "PodGroup " + pg.GetName(), err: errors.New(objects.MissingPodGroupCRD(pg))}
 		}
+		if apierrors.IsAlreadyExists(err) {
+			return fmt.Errorf("PodGroup %s made meanwhile; checked on the next pass", pg.GetName())
+		}
 	}
-	if err != nil && !apierrors.IsAlreadyExists(err) {
+	if err != nil {
+		return fmt.Errorf("make the driver the owner of PodGroup %s: %w", pg.GetName(), err)
+	}
+	want := pg.DeepCopy()
+	want.SetOwnerReferences(append(pg.GetOwnerReferences(), objects.WorkflowOwner(r.wf)))
+	if err := ours(found, want); err != nil {
+		return err
+	}
+	appID := pg.GetLabels()[spark.LabelAppSelector]
+	if found.GetLabels()[spark.LabelAppSelector] == appID && driverpod.NotOurs(found, pg.GetName(), nil, pg.GetOwnerReferences()...) == nil {
+		return nil // handed over already
+	}
+	patch, err := json.Marshal(map[string]any{"metadata": map[string]any{
+		"uid":             found.GetUID(),
+		"ownerReferences": pg.GetOwnerReferences(),
+		"labels":          map[string]string{spark.LabelAppSelector: appID},
+	}})
+	if err != nil {
+		return fmt.Errorf("encode pod group owner patch: %w", err)
+	}
+	if _, err = res.Patch(r.ctx, pg.GetName(), types.MergePatchType, patch, metav1.PatchOptions{}); err != nil {
 		return fmt.Errorf("make the driver the owner of PodGroup %s: %w", pg.GetName(), err)
 	}
 	return nil
@@ -336,14 +483,16 @@ func (r *pass) adoptPodGroup(pg *unstructured.Unstructured) error {
 // spark-submit refused: a PodGroup without pods would otherwise wait,
 // owned by the Workflow, until the Workflow goes, and Volcano may admit it
 // to its queue and hold its minResources there. A retry creates it again.
-// A failure is only logged: the PodGroup still goes with the Workflow.
+// It deletes only the group createPodGroup made or took (by its uid); a
+// failure is only logged: the PodGroup still goes with the Workflow.
 func (r *pass) withdrawPodGroup(pg *unstructured.Unstructured) {
-	if pg == nil {
+	if pg == nil || pg.GetUID() == "" {
 		return
 	}
 	res, err := r.dynamicResource(pg)
 	if err == nil {
-		err = res.Delete(r.ctx, pg.GetName(), metav1.DeleteOptions{})
+		uid := pg.GetUID()
+		err = res.Delete(r.ctx, pg.GetName(), metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &uid}})
 	}
 	if err != nil && !apierrors.IsNotFound(err) {
 		r.log.Info("pod group of a refused driver not deleted; it goes with the workflow", "pod_group", pg.GetName(), "error", err.Error())

@@ -63,6 +63,10 @@ func newPodGroupCore(t *testing.T, podErr, pgErr error) (func() []string, *dynam
 		if a.GetVerb() == "create" && pgErr != nil {
 			return true, nil, pgErr
 		}
+		if c, ok := a.(k8stesting.CreateAction); ok {
+			// The API server gives every object a uid; the fake does not.
+			c.GetObject().(metav1.Object).SetUID("pg-uid")
+		}
 		return false, nil, nil
 	})
 	core, args := startCore(t, scope.Clients{Kube: kube, Workflows: wffake.NewSimpleClientset(ts), Dynamic: dyn}, tmpl)

@@ -349,6 +349,39 @@ func WorkflowOwner(w spark.WorkflowRef) metav1.OwnerReference {
 	}
 }
 
+// Tombstone is the ConfigMap that records a driver sparkplug stopped (a
+// time limit, a driver that cannot start), created before the pod is
+// deleted: owned by the Workflow, so the run is remembered once the pod
+// and what it owns are gone, with the driver's run labels and
+// annotations and ann, what happened. It is a ConfigMap of its own, not
+// the driver's ConfigMap re-owned, so sparkplug needs no right to change
+// a ConfigMap; a stopped driver's ConfigMap goes with it.
+func Tombstone(driver *corev1.Pod, wf spark.WorkflowRef, ann map[string]string) *corev1.ConfigMap {
+	labels := map[string]string{}
+	for _, k := range append(slices.Clone(sparkplugLabelKeys), spark.LabelAppSelector) {
+		if v, ok := driver.Labels[k]; ok {
+			labels[k] = v
+		}
+	}
+	annotations := maps.Clone(ann)
+	for _, k := range []string{spark.AnnotationNodeID, spark.AnnotationWorkflowName, spark.AnnotationIncarnation} {
+		if v, ok := driver.Annotations[k]; ok {
+			annotations[k] = v
+		}
+	}
+	return &corev1.ConfigMap{
+		TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "ConfigMap"},
+		ObjectMeta: metav1.ObjectMeta{
+			Name:            TombstoneName(driver.Name),
+			Namespace:       driver.Namespace,
+			Labels:          labels,
+			Annotations:     annotations,
+			OwnerReferences: []metav1.OwnerReference{WorkflowOwner(wf)},
+		},
+		Immutable: ptr.To(true),
+	}
+}
+
 // sparkplugAnnotations are the annotations on everything a run creates.
 func sparkplugAnnotations(r Run) map[string]string {
 	ann := map[string]string{

@@ -191,7 +191,7 @@ func clientDriver(pod *corev1.Pod, s *spec.SparkApplicationSpec, n Names, c map[
 // clientConfigMap is the run's conf directory: spark-defaults.conf,
 // spark-env.sh and the executor pod template, and the monitoring files,
 // with the labels and annotations of cluster mode's ConfigMap (configMap)
-// and its name, so a stopped client-mode driver leaves the same tombstone.
+// and its name.
 func clientConfigMap(r Run, n Names, c map[string]string, executorTemplate string, files map[string]string) *corev1.ConfigMap {
 	cm := configMap(r, n, c, executorTemplate, files)
 	delete(cm.Data, spark.PropertiesFile)

@@ -55,6 +55,9 @@ type Names struct {
 	// PodGroup is <prefix>-pg, the PodGroup of batchScheduler volcano or
 	// kube-scheduler (the Spark operator's spark-<app>-pg and <app>-pg).
 	PodGroup string
+	// Tombstone is <prefix>-stopped, the ConfigMap that records a driver
+	// sparkplug stopped (Tombstone).
+	Tombstone string
 	// UIIngress is <prefix>-ui-ingress, the Ingress to the UI Service
 	// (the Spark operator's <app>-ui-ingress).
 	UIIngress string
@@ -76,6 +79,7 @@ const (
 	uiServiceSuffix = "-ui-svc"
 	uiIngressSuffix = "-ui-ingress"
 	configMapSuffix = "-conf"
+	tombstoneSuffix = "-stopped"
 	podGroupSuffix  = "-pg"
 	// workflowPartMax is the most characters of the workflow name kept in
 	// the prefix.
@@ -106,6 +110,7 @@ func NamesFor(r Run) Names {
 		ConfigMap:      prefix + configMapSuffix,
 		Service:        prefix + serviceSuffix,
 		UIService:      prefix + uiServiceSuffix,
+		Tombstone:      prefix + tombstoneSuffix,
 		PodGroup:       prefix + podGroupSuffix,
 		UIIngress:      prefix + uiIngressSuffix,
 		ExecutorPrefix: prefix,
@@ -152,6 +157,11 @@ func RunName(driverPod string) string { return strings.TrimSuffix(driverPod, dri
 // ConfigMapName is the ConfigMap's name for a driver pod's name.
 func ConfigMapName(driverPod string) string {
 	return strings.TrimSuffix(driverPod, driverSuffix) + configMapSuffix
+}
+
+// TombstoneName is the tombstone's name for a driver pod's name.
+func TombstoneName(driverPod string) string {
+	return strings.TrimSuffix(driverPod, driverSuffix) + tombstoneSuffix
 }
 
 // NodeLabel is the value of the sparkplug.io/node label for a node id.

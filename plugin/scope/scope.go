@@ -279,28 +279,32 @@ func (s *Scope) ConfigMapsOfNode(nodeID string) []*corev1.ConfigMap {
 	return indexed[*corev1.ConfigMap](s.configMaps, byNode, identity.NodeHash(nodeID))
 }
 
-// Has reports whether an object of a cached kind (ConfigMap, Service,
-// Ingress) is in the cache; other kinds are never cached. Before the
-// Ingresses have synced, no Ingress is known.
-func (s *Scope) Has(o metav1.Object) bool {
+// Cached is the cached object of o's kind (ConfigMap, Service, Ingress)
+// and name, nil when none is cached; other kinds are never cached. Before
+// the Ingresses have synced, no Ingress is known. It is slimmed (no
+// ConfigMap data): what the cache shows of an object sparkplug did not
+// make is only its metadata.
+func (s *Scope) Cached(o metav1.Object) metav1.Object {
+	var c cache.MutationCache
 	switch o.(type) {
 	case *corev1.ConfigMap:
-		return s.HasConfigMap(o.GetName())
+		c = s.configMaps
 	case *corev1.Service:
-		return s.HasService(o.GetName())
+		c = s.services
 	case *networkingv1.Ingress:
-		return s.ingressesSynced() && has(s.ingresses, s.Workflow.Namespace, o.GetName())
+		if !s.ingressesSynced() {
+			return nil
+		}
+		c = s.ingresses
+	default:
+		return nil
 	}
-	return false
-}
-
-// HasConfigMap and HasService report whether the named object is cached.
-func (s *Scope) HasConfigMap(name string) bool { return has(s.configMaps, s.Workflow.Namespace, name) }
-func (s *Scope) HasService(name string) bool   { return has(s.services, s.Workflow.Namespace, name) }
-
-func has(c cache.MutationCache, ns, name string) bool {
-	_, ok, err := c.GetByKey(ns + "/" + name)
-	return err == nil && ok
+	obj, ok, err := c.GetByKey(s.Workflow.Namespace + "/" + o.GetName())
+	if err != nil || !ok {
+		return nil
+	}
+	m, _ := obj.(metav1.Object)
+	return m
 }
 
 // Wrote folds an object this process created or updated into the cache,

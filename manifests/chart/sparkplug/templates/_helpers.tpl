@@ -136,3 +136,17 @@ sidecar reads its own pod at start to learn its workflow. */ -}}
 {{- end -}}
 {{- toYaml $c -}}
 {{- end -}}
+
+{{/*
+sparkplug.sparkSubmitRBAC is "true" when the plugin's ServiceAccount gets
+spark-submit's patch on ConfigMaps and Services: rbac.sparkSubmit, or, when
+it is null, whether serve.sparkHome is set (the spark-submit launcher can
+run). Empty otherwise.
+*/}}
+{{- define "sparkplug.sparkSubmitRBAC" -}}
+{{- if kindIs "bool" .Values.rbac.sparkSubmit -}}
+{{- if .Values.rbac.sparkSubmit }}true{{ end -}}
+{{- else if .Values.serve.sparkHome -}}
+true
+{{- end -}}
+{{- end -}}
