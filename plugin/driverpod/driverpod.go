@@ -133,13 +133,8 @@ var runLabels = []string{spark.LabelWorkflowUID, spark.LabelNode, spark.LabelAtt
 // attempt fails with this error, which says why it is not the run's. nil:
 // it is.
 func NotOurs(o metav1.Object, want string, labels map[string]string, owners ...metav1.OwnerReference) error {
-	if o.GetName() != want {
-		return fmt.Errorf("its name is not %s", want)
-	}
-	for _, k := range runLabels {
-		if w, ok := labels[k]; ok && o.GetLabels()[k] != w {
-			return fmt.Errorf("its label %s is %q, not this run's %q", k, o.GetLabels()[k], w)
-		}
+	if err := NotTheRunsLabels(o, want, labels); err != nil {
+		return err
 	}
 	for _, ref := range o.GetOwnerReferences() {
 		for _, own := range owners {
@@ -153,6 +148,23 @@ func NotOurs(o metav1.Object, want string, labels map[string]string, owners ...m
 		names[i] = fmt.Sprintf("%s %s (uid %s)", own.Kind, own.Name, own.UID)
 	}
 	return fmt.Errorf("it is not owned by %s", strings.Join(names, " or "))
+}
+
+// NotTheRunsLabels is the first half of NotOurs, for the one moment an
+// object of the run has no owner yet: a driver pod spark-submit has just
+// created, before sparkplug adds the Workflow as its owner. It must have
+// name want and carry the run's labels (of labels, those that tie an
+// object to a run).
+func NotTheRunsLabels(o metav1.Object, want string, labels map[string]string) error {
+	if o.GetName() != want {
+		return fmt.Errorf("its name is not %s", want)
+	}
+	for _, k := range runLabels {
+		if w, ok := labels[k]; ok && o.GetLabels()[k] != w {
+			return fmt.Errorf("its label %s is %q, not this run's %q", k, o.GetLabels()[k], w)
+		}
+	}
+	return nil
 }
 
 // Delete deletes driver pod p, that very pod (by uid). One already gone,

@@ -190,18 +190,18 @@ func TestSparkSubmitAlreadyExists(t *testing.T) {
 		refuse string // "" takes the driver
 	}{
 		{"this run's driver", func(p *corev1.Pod) { p.OwnerReferences = []metav1.OwnerReference{wfOwner} }, ""},
-		{"no Workflow owns it", func(*corev1.Pod) {}, "is not owned by workflow wf"},
+		{"no Workflow owns it", func(*corev1.Pod) {}, "it is not owned by Workflow wf (uid uid-1)"},
 		{"another Workflow owns it", func(p *corev1.Pod) {
 			p.OwnerReferences = []metav1.OwnerReference{objects.WorkflowOwner(spark.WorkflowRef{Name: "other", Namespace: "ns", UID: "uid-other"})}
-		}, "is not owned by workflow wf"},
+		}, "it is not owned by Workflow wf (uid uid-1)"},
 		{"another run's labels", func(p *corev1.Pod) {
 			p.OwnerReferences = []metav1.OwnerReference{wfOwner}
 			p.Labels[spark.LabelWorkflowUID] = "uid-other"
-		}, `has label sparkplug.io/workflow-uid="uid-other", not this run's "uid-1"`},
+		}, `its label sparkplug.io/workflow-uid is "uid-other", not this run's "uid-1"`},
 		{"another attempt's labels", func(p *corev1.Pod) {
 			p.OwnerReferences = []metav1.OwnerReference{wfOwner}
 			p.Labels[spark.LabelAttempt] = "2"
-		}, "has label sparkplug.io/attempt"},
+		}, "its label sparkplug.io/attempt is \"2\""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -227,7 +227,7 @@ func TestSparkSubmitAlreadyExists(t *testing.T) {
 				t.Fatalf("patches %q; want none", patches)
 			}
 			if tt.refuse != "" {
-				want := "SUBMISSION_FAILED: pod " + pod.Name + " "
+				want := "SUBMISSION_FAILED: pod " + pod.Name + ": "
 				if r.Node == nil || r.Node.Phase != wfv1.NodeFailed || !strings.HasPrefix(r.Node.Message, want) || !strings.Contains(r.Node.Message, tt.refuse) ||
 					!strings.Contains(r.Node.Message, "so it is not this run's driver: delete it") {
 					t.Fatalf("result %+v; want Failed %q...%q", r.Node, want, tt.refuse)
@@ -302,7 +302,7 @@ func TestSparkSubmitRefusesASquatterInTheCache(t *testing.T) {
 	e.createDriver(t)
 	e.waitCached(t)
 	r := e.pass(t)
-	if r.Node == nil || r.Node.Phase != wfv1.NodeFailed || !strings.Contains(r.Node.Message, "is not owned by workflow wf, so it is not this run's driver") {
+	if r.Node == nil || r.Node.Phase != wfv1.NodeFailed || !strings.Contains(r.Node.Message, "it is not owned by Workflow wf (uid uid-1), so it is not this run's driver") {
 		t.Fatalf("result %+v; want Failed naming the squatter", r.Node)
 	}
 	if n := len(submittest.Calls(t, e.record)); n != 0 {

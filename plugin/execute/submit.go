@@ -122,10 +122,10 @@ func (r *pass) sparkSubmit(objs *objects.Set, br objects.Run, o launchOrder) (*c
 	}
 	switch {
 	case pod != nil && out.result.OK():
-		if why := submit.NotThisRun("pod", pod, objs.Driver); why != "" {
+		if err := driverpod.NotTheRunsLabels(pod, objs.Driver.Name, objs.Driver.Labels); err != nil {
 			r.core.submits.forget(key, run)
 			r.withdrawPodGroup(objs.PodGroup)
-			return nil, r.squatted(o.attempt, why)
+			return nil, r.squatted(o.attempt, fmt.Sprintf("pod %s: %s", pod.Name, err))
 		}
 		owned, err := ownedBy(r.ctx, r.core.clients.Kube, pod, objects.WorkflowOwner(r.wf))
 		if err != nil {
@@ -156,15 +156,11 @@ func (r *pass) sparkSubmit(objs *objects.Set, br objects.Run, o launchOrder) (*c
 
 // notOurDriver says why pod p, found under the name of the run's driver
 // (built, as the native launcher builds it), is not this run's driver, ""
-// when it is: it carries this run's identity (submit.NotThisRun) and
-// passes the native launcher's rule (driverpod.Own: this Workflow owns it
-// under that name).
+// when it is: the native launcher's rule (driverpod.NotOurs: the run's
+// labels, this Workflow its owner).
 func (r *pass) notOurDriver(p, built *corev1.Pod) string {
-	if why := submit.NotThisRun("pod", p, built); why != "" {
-		return why
-	}
-	if !driverpod.Own(p, r.wf, built.Name) {
-		return fmt.Sprintf("pod %s is not owned by workflow %s", p.Name, r.wf.Name)
+	if err := driverpod.NotOurs(p, built.Name, built.Labels, objects.WorkflowOwner(r.wf)); err != nil {
+		return fmt.Sprintf("pod %s: %s", p.Name, err)
 	}
 	return ""
 }
@@ -216,7 +212,7 @@ func (c *Core) runSubmit(ctx context.Context, log *slog.Logger, in submit.Input,
 		}
 		return out
 	}
-	if !res.OK() || submit.NotThisRun("pod", pod, in.Driver) != "" {
+	if !res.OK() || driverpod.NotTheRunsLabels(pod, in.Driver.Name, in.Driver.Labels) != nil {
 		// Not made by this spark-submit, or not this run's: the pass
 		// decides, and nothing is added to someone else's pod.
 		out.pod = pod

@@ -18,8 +18,7 @@
 // (plugin/execute) writes and runs and sparkplug render shows. Command
 // refuses an Input whose argv spark-submit would read otherwise than meant
 // (checkArgs, behind the validation of plugin/spec); the tests prove the
-// rest against a model of Spark's own parser. NotThisRun says whether an
-// object found under a run's name carries that run's identity.
+// rest against a model of Spark's own parser.
 //
 // Run execs $SPARK_HOME/bin/spark-submit with an argv, never a shell,
 // under a context timeout, in a minimal environment, and captures the
