@@ -35,6 +35,8 @@ const (
 	EnvKubeconfig = "KUBECONFIG"
 	// EnvSparkHome is the Spark distribution spark-submit belongs to.
 	EnvSparkHome = "SPARK_HOME"
+	// EnvSubmitOpts are the spark-submit JVM's own options (spark-class).
+	EnvSubmitOpts = "SPARK_SUBMIT_OPTS"
 
 	// DriverTemplateFileName and ExecutorTemplateFileName are the files
 	// written for one submission (Options.Command).

@@ -3,12 +3,14 @@ package submit
 import (
 	"context"
 	"errors"
+	"fmt"
 	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -33,9 +35,36 @@ type Options struct {
 	// Env are the variables of the plugin's environment spark-submit
 	// gets (InheritedEnv, read by cmd/sparkplug).
 	Env map[string]string
-	// TempDir holds each submission's files while it runs; empty is the
-	// system's.
+	// TempDir holds each submission's files while it runs, and is
+	// spark-submit's TMPDIR and java.io.tmpdir; empty: the system's
+	// (os.TempDir), or, where that is not writable, /dev/shm (Validate).
 	TempDir string
+}
+
+// fallbackTempDirs are where spark-submit's files go when the system's
+// temporary directory is not writable: the sidecar runs with a read-only
+// root filesystem and Argo mounts no writable volume into it, but every
+// container runtime gives a container a writable tmpfs at /dev/shm.
+var fallbackTempDirs = []string{"/dev/shm"}
+
+// writableTempDir is dir if a directory can be made in it, else (dir
+// empty) the first of the system's temporary directory and
+// fallbackTempDirs where one can.
+func writableTempDir(dir string) (string, error) {
+	candidates := append([]string{os.TempDir()}, fallbackTempDirs...)
+	if dir != "" {
+		candidates = []string{dir}
+	}
+	var errs []string
+	for _, c := range candidates {
+		probe, err := os.MkdirTemp(c, ".sparkplug-probe-")
+		if err == nil {
+			_ = os.Remove(probe)
+			return c, nil
+		}
+		errs = append(errs, err.Error())
+	}
+	return "", fmt.Errorf("no writable directory for spark-submit's files (%s): give the sidecar a writable TMPDIR", strings.Join(errs, "; "))
 }
 
 // DefaultTimeout bounds a spark-submit run when Options.Timeout is 0.
@@ -63,6 +92,11 @@ func (o *Options) Validate() error {
 	if o.SparkHome == "" {
 		return nil
 	}
+	dir, err := writableTempDir(o.TempDir)
+	if err != nil {
+		return setting.Errorf("spark-home", "%s", err)
+	}
+	o.TempDir = dir
 	path := o.Program()
 	fi, err := os.Stat(path)
 	if err != nil {
@@ -95,6 +129,12 @@ func (o *Options) Environ() []string {
 	}
 	if o.RequestTimeout > 0 {
 		env[EnvRequestTimeout] = strconv.FormatInt(o.RequestTimeout.Milliseconds(), 10)
+	}
+	if o.TempDir != "" {
+		// The JVM takes java.io.tmpdir from neither TMPDIR nor the
+		// environment: spark-class passes SPARK_SUBMIT_OPTS to it.
+		env["TMPDIR"] = o.TempDir
+		env[EnvSubmitOpts] = "-Djava.io.tmpdir=" + o.TempDir
 	}
 	out := make([]string, 0, len(env))
 	for _, k := range slices.Sorted(maps.Keys(env)) {

@@ -2,6 +2,7 @@ package submit_test
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"slices"
@@ -9,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sparkplug-io/sparkplug/plugin/setting"
 	"github.com/sparkplug-io/sparkplug/plugin/submit"
 	"github.com/sparkplug-io/sparkplug/plugin/submit/submittest"
 )
@@ -131,5 +133,41 @@ func TestEnviron(t *testing.T) {
 	o := submit.Options{SparkHome: "/opt/spark"}
 	if got, want := o.Environ(), []string{"PATH=" + submit.DefaultPath, "SPARK_HOME=/opt/spark"}; !slices.Equal(got, want) {
 		t.Errorf("Environ() = %q, want %q: no kubeconfig nor request timeout unless set", got, want)
+	}
+}
+
+// With the system's temporary directory not writable (the sidecar's
+// read-only root filesystem), spark-submit's files go to the first
+// writable fallback, which is also its TMPDIR and java.io.tmpdir.
+func TestValidateFindsAWritableTempDir(t *testing.T) {
+	home := submittest.SparkHome(t, submittest.Config{})
+	notADir := filepath.Join(t.TempDir(), "file")
+	if err := os.WriteFile(notADir, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("TMPDIR", notADir) // os.TempDir; MkdirTemp fails even as root
+	shm := t.TempDir()
+	submit.SetFallbackTempDirs(t, filepath.Join(notADir, "x"), shm)
+
+	o := submit.Options{SparkHome: home}
+	if err := o.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	if o.TempDir != shm {
+		t.Errorf("TempDir %q, want the writable fallback %q", o.TempDir, shm)
+	}
+	env := o.Environ()
+	for _, want := range []string{"TMPDIR=" + shm, "SPARK_SUBMIT_OPTS=-Djava.io.tmpdir=" + shm} {
+		if !slices.Contains(env, want) {
+			t.Errorf("environment %q lacks %s", env, want)
+		}
+	}
+
+	submit.SetFallbackTempDirs(t)
+	o = submit.Options{SparkHome: home}
+	err := o.Validate()
+	var se *setting.Error
+	if !errors.As(err, &se) || se.Name != "spark-home" || !strings.Contains(err.Error(), "no writable directory for spark-submit's files") {
+		t.Errorf("no writable directory at all: %v, want a spark-home refusal saying so", err)
 	}
 }
