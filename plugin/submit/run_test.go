@@ -43,7 +43,8 @@ func TestRun(t *testing.T) {
 			t.Errorf("argv %q, want %q", calls[0].Args, args)
 		}
 		env := slices.Sorted(slices.Values(calls[0].Env))
-		want := []string{"JAVA_HOME=/opt/java", "KUBECONFIG=/run/kubeconfig", "KUBERNETES_REQUEST_TIMEOUT=20000", "PATH=/usr/bin:/bin", "SPARK_HOME=" + home}
+		want := []string{"JAVA_HOME=/opt/java", "KUBECONFIG=/run/kubeconfig", "KUBERNETES_REQUEST_TIMEOUT=20000", "PATH=/usr/bin:/bin", "SPARK_HOME=" + home,
+			"SPARK_SUBMIT_OPTS=-Djava.io.tmpdir=" + o.TempDir, "TMPDIR=" + o.TempDir}
 		if !slices.Equal(env, want) {
 			t.Errorf("environment %q, want %q", env, want)
 		}
