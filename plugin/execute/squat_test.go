@@ -161,12 +161,15 @@ func TestSquattedCompanionFailsTheAttempt(t *testing.T) {
 			return &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: n.ConfigMap, Namespace: "ns"},
 				Data: map[string]string{spark.PropertiesFile: "spark.driver.extraJavaOptions=-javaagent:/evil.jar\n"}}
 		}, func(n objects.Names, _ bool) string {
-			return "no pod named " + n.DriverPod + " owns it, and it exists before that driver"
+			return "it exists before driver " + n.DriverPod + ", and no earlier pod of that name alone owns it"
 		}, false},
-		{"configmap owned by the driver-to-be", "", func(n objects.Names) metav1.Object {
-			return &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: n.ConfigMap, Namespace: "ns", OwnerReferences: fakeOwner(n)},
+		{"configmap owned by the driver-to-be and more", "", func(n objects.Names) metav1.Object {
+			return &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: n.ConfigMap, Namespace: "ns",
+				OwnerReferences: append(fakeOwner(n), metav1.OwnerReference{APIVersion: "v1", Kind: "ConfigMap", Name: "lasting", UID: "lasting"})},
 				Data: map[string]string{spark.PropertiesFile: "spark.driver.extraJavaOptions=-javaagent:/evil.jar\n"}}
-		}, nil, true},
+		}, func(n objects.Names, _ bool) string {
+			return "it exists before driver " + n.DriverPod + ", and no earlier pod of that name alone owns it"
+		}, false},
 		{"driver service", "", func(n objects.Names) metav1.Object {
 			return &corev1.Service{ObjectMeta: metav1.ObjectMeta{Name: n.Service, Namespace: "ns"},
 				Spec: corev1.ServiceSpec{Selector: map[string]string{"app": "evil"}}}
@@ -414,5 +417,37 @@ func TestUncheckableConfigMapFailsTheAttempt(t *testing.T) {
 	e.failed(t, "read ConfigMap "+e.names.ConfigMap+" before its driver: ")
 	if e.made("pods") {
 		t.Error("a driver was made")
+	}
+}
+
+// A ConfigMap an earlier try of the driver owned (that driver deleted
+// after a refused companion) is waited for, the new driver not made,
+// until the garbage collector has removed it; then the launch goes on.
+// Taken at once, it would fail the new driver's check of its uid.
+func TestLeftoverConfigMapIsWaitedFor(t *testing.T) {
+	e := newSquatEnv(t, "")
+	leftover := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: e.names.ConfigMap, Namespace: "ns", Labels: squatterLabels(),
+		OwnerReferences: []metav1.OwnerReference{{APIVersion: "v1", Kind: "Pod", Name: e.names.DriverPod, UID: "an-earlier-try"}}}}
+	if err := e.kube.Tracker().Add(leftover); err != nil {
+		t.Fatal(err)
+	}
+	for range 3 {
+		n := runPass(t, e.core, e.args).Node
+		if n == nil || n.Phase != wfv1.NodePending || !strings.Contains(n.Message, "is left from an earlier try of driver "+e.names.DriverPod+", which is gone: waiting for the garbage collector") {
+			t.Fatalf("node %+v, want Pending, waiting for the leftover ConfigMap to go", n)
+		}
+	}
+	if e.made("pods") {
+		t.Fatal("a driver was made while the earlier try's ConfigMap was there")
+	}
+	// The garbage collector removes it.
+	if err := e.kube.Tracker().Delete(corev1.SchemeGroupVersion.WithResource("configmaps"), "ns", e.names.ConfigMap); err != nil {
+		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(5 * time.Second); !e.made("pods"); time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("no driver made once the leftover ConfigMap was gone")
+		}
+		runPass(t, e.core, e.args)
 	}
 }
