@@ -4,7 +4,6 @@ import (
 	"sync"
 
 	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/sparkplug-io/sparkplug/plugin/spark"
@@ -80,8 +79,12 @@ func (t *tracker) counted(p *corev1.Pod) bool {
 	if p.Labels[spark.LabelRole] != spark.RoleDriver {
 		return true
 	}
-	owner := metav1.GetControllerOf(p)
-	return owner != nil && owner.Kind == "Workflow" && string(owner.UID) == uid
+	for _, ref := range p.OwnerReferences {
+		if ref.Kind == "Workflow" && string(ref.UID) == uid {
+			return true
+		}
+	}
+	return false
 }
 
 // podGone counts a pod deleted.
