@@ -107,8 +107,9 @@ func TestSparkSubmitLauncherLifecycle(t *testing.T) {
 		k, v, _ := strings.Cut(kv, "=")
 		env[k] = v
 	}
-	if env["KUBERNETES_REQUEST_TIMEOUT"] != "20000" || env["KUBECONFIG"] == "" || env["SPARK_HOME"] == "" || len(env) != 4 {
-		t.Fatalf("spark-submit's environment %v; want PATH, SPARK_HOME, KUBECONFIG and KUBERNETES_REQUEST_TIMEOUT only", env)
+	if env["KUBERNETES_REQUEST_TIMEOUT"] != "20000" || env["KUBECONFIG"] == "" || env["SPARK_HOME"] == "" ||
+		env["TMPDIR"] == "" || env["SPARK_SUBMIT_OPTS"] != "-Djava.io.tmpdir="+env["TMPDIR"] || len(env) != 6 {
+		t.Fatalf("spark-submit's environment %v; want PATH, SPARK_HOME, KUBECONFIG, KUBERNETES_REQUEST_TIMEOUT, TMPDIR and SPARK_SUBMIT_OPTS only", env)
 	}
 
 	// sparkplug's ConfigMap (metrics files, the tombstone of a stopped
