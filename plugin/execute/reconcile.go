@@ -27,6 +27,7 @@ type flow struct {
 
 	mu    sync.Mutex
 	steps map[string]parsed // by node id: a node's template never changes
+	spark map[string]bool   // by node id: is it a spark task (scope.SparkTasks)
 
 	// access is closed once denied is known.
 	access chan struct{}
@@ -49,7 +50,7 @@ func splitKey(key string) (uid, node string) {
 
 func (c *Core) newFlow(sc *scope.Scope) *flow {
 	wf := sc.Workflow
-	fl := &flow{scope: sc, steps: map[string]parsed{}, access: make(chan struct{})}
+	fl := &flow{scope: sc, steps: map[string]parsed{}, spark: map[string]bool{}, access: make(chan struct{})}
 	wo := nodestatus.DefaultOptions()
 	wo.ProgressInterval, wo.MinGap, wo.Hold, wo.Now = c.opts.ProgressInterval, c.opts.WriteGap, c.opts.HoldVanished, c.opts.Now
 	fl.writer = nodestatus.New(c.clients.Workflows.ArgoprojV1alpha1().WorkflowTaskSets(wf.Namespace), wf.Name, wf.UID,
@@ -124,7 +125,10 @@ func (c *Core) wroteResult(wf spark.WorkflowRef) func(string, wfv1.NodeResult) {
 
 // enqueueAll queues every spark node the workflow's TaskSet lists.
 func (c *Core) enqueueAll(fl *flow) {
-	for _, id := range scope.SparkTasks(fl.scope.TaskSet()) {
+	fl.mu.Lock()
+	ids := scope.SparkTasks(fl.scope.TaskSet(), fl.spark)
+	fl.mu.Unlock()
+	for _, id := range ids {
 		c.queue.Add(flowKey(fl.scope.Workflow.UID, id))
 	}
 }

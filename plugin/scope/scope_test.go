@@ -129,10 +129,18 @@ func TestSparkTasks(t *testing.T) {
 		"n3": {Plugin: plugin(`{"spark":{}}`)}, "n1": {Plugin: plugin(`{"spark":{"type":"Scala"}}`)},
 		"n2": {Plugin: plugin(`{"other":{}}`)}, "n4": {Name: "a"}, "n5": {Plugin: plugin(`"spark"`)},
 	}}}
-	if got := SparkTasks(ts); !slices.Equal(got, []string{"n1", "n3"}) {
+	if got := SparkTasks(ts, nil); !slices.Equal(got, []string{"n1", "n3"}) {
 		t.Errorf("SparkTasks = %v, want [n1 n3]", got)
 	}
-	if got := SparkTasks(nil); got != nil {
+	// What is known is asked first, and what was decoded is remembered.
+	known := map[string]bool{"n1": false}
+	if got := SparkTasks(ts, known); !slices.Equal(got, []string{"n3"}) {
+		t.Errorf("SparkTasks with n1 known as no spark task = %v, want [n3]", got)
+	}
+	if !known["n3"] || len(known) != len(ts.Spec.Tasks) {
+		t.Errorf("known after = %v, want every task, n3 a spark task", known)
+	}
+	if got := SparkTasks(nil, known); got != nil {
 		t.Errorf("SparkTasks(nil) = %v", got)
 	}
 }
