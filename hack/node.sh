@@ -2,8 +2,9 @@
 # hack/node.sh prepares the e2e real node (e2e/node): a real kubelet with
 # containerd and runc beside KWOK's simulated node.
 #
-# - Debian packages: containerd, runc, containernetworking-plugins and
-#   iptables, installed with apt-get when missing (needs root or sudo).
+# - Debian packages: containerd, runc, containernetworking-plugins, iptables
+#   and nftables (nft: teardown deletes the tables iptables-nft creates on
+#   first use), installed with apt-get when missing (needs root or sudo).
 # - Binaries, static, built into a cache outside the clone:
 #     kubelet  from k8s.io/kubernetes at the version hack/tools/kubernetes
 #              pins (module hack/node/kubelet, with the same replaces);
@@ -31,7 +32,7 @@ MOD_DIR=$HACK_DIR/node
 CACHE_ROOT=${SPARKPLUG_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/sparkplug}
 
 # The Debian packages the node needs.
-PACKAGES=(containerd runc containernetworking-plugins iptables)
+PACKAGES=(containerd runc containernetworking-plugins iptables nftables)
 
 # As hack/tools.sh: only the pinned modules, no go.work, no edits to the
 # committed go.mod/go.sum, static binaries.
