@@ -68,7 +68,7 @@ e2e: tools servers ## end-to-end tests: real Argo controller and agent, the plug
 
 # The real node (e2e/node): containerd, runc and the CNI plugins from
 # Debian, a kubelet and CoreDNS built by hack/node.sh into a cache of its
-# own (cold ~3 min on top of make tools). Needs root; changes the host
+# own (cold ~2 min on top of make tools). Needs root; changes the host
 # (bridge cni0, iptables, sysctls) and undoes it at the end.
 .PHONY: e2e-node
 e2e-node: tools ## the real node's tests: a kubelet with containerd and runc beside KWOK's node, pods that reach the API server through CoreDNS, exit codes, OOM kills (root)

@@ -6,6 +6,9 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io"
+	"log"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -14,6 +17,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-containerregistry/pkg/name"
+	"github.com/google/go-containerregistry/pkg/registry"
+	"github.com/google/go-containerregistry/pkg/v1/remote"
+	"github.com/google/go-containerregistry/pkg/v1/tarball"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -63,12 +70,12 @@ func TestRealNode(t *testing.T) {
 	t.Cleanup(stop)
 
 	start = time.Now()
-	importProbe(ctx, t, env)
+	probeTar := importProbe(ctx, t, env)
 	t.Logf("probe image built and imported in %.1fs", time.Since(start).Seconds())
+	const url = "https://kubernetes.default.svc/api"
 
 	t.Run("a pod reaches the API server by its Service name, and its exit code and message are the kubelet's", func(t *testing.T) {
-		const url = "https://kubernetes.default.svc/api"
-		pod := runPod(ctx, t, env.Kube, env.Namespace, "probe-api", nil, "-get", url, "-exit", "3")
+		pod := runPod(ctx, t, env.Kube, env.Namespace, "probe-api", probe("-get", url, "-exit", "3"))
 		term := terminated(t, pod)
 		if term.ExitCode != 3 {
 			t.Errorf("exit code %d, want 3; message %q", term.ExitCode, term.Message)
@@ -84,11 +91,38 @@ func TestRealNode(t *testing.T) {
 	})
 
 	t.Run("a pod over its memory limit is OOMKilled", func(t *testing.T) {
-		limits := corev1.ResourceList{corev1.ResourceMemory: resource.MustParse("32Mi")}
-		pod := runPod(ctx, t, env.Kube, env.Namespace, "probe-oom", limits, "-hog")
+		c := probe("-hog")
+		c.Resources.Limits = corev1.ResourceList{corev1.ResourceMemory: resource.MustParse("32Mi")}
+		pod := runPod(ctx, t, env.Kube, env.Namespace, "probe-oom", c)
 		term := terminated(t, pod)
 		if term.Reason != "OOMKilled" || term.ExitCode != 137 {
 			t.Errorf("terminated with %s (exit code %d), want OOMKilled (137)", term.Reason, term.ExitCode)
+		}
+	})
+
+	t.Run("a pod pulls its image over plain HTTP from a registry on loopback", func(t *testing.T) {
+		reg := httptest.NewServer(registry.New(registry.Logger(log.New(io.Discard, "", 0))))
+		defer reg.Close()
+		host := strings.TrimPrefix(reg.URL, "http://")
+		img, err := tarball.ImageFromPath(probeTar, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ref, err := name.ParseReference(host + "/probe:pulled")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := remote.Write(ref, img); err != nil {
+			t.Fatalf("push %s: %v", ref, err)
+		}
+		if err := env.Node.TrustRegistry(host); err != nil {
+			t.Fatal(err)
+		}
+		c := probe("-get", url)
+		c.Image, c.ImagePullPolicy = ref.String(), corev1.PullAlways
+		pod := runPod(ctx, t, env.Kube, env.Namespace, "probe-pulled", c)
+		if term := terminated(t, pod); term.ExitCode != 0 {
+			t.Errorf("exit code %d: %s", term.ExitCode, term.Message)
 		}
 	})
 
@@ -97,8 +131,8 @@ func TestRealNode(t *testing.T) {
 	if after.String() != before.String() {
 		t.Errorf("the host differs after teardown:\nbefore:\n%s\nafter:\n%s", before, after)
 	}
-	for _, p := range after.procs {
-		t.Errorf("still running after teardown: %s", p)
+	if len(after.procs) > 0 {
+		t.Errorf("still running after teardown: %v", after.procs)
 	}
 	if after.bridge {
 		t.Errorf("%s still exists after teardown", node.Bridge)
@@ -109,8 +143,8 @@ func TestRealNode(t *testing.T) {
 }
 
 // importProbe builds the probe command static, packages it as an image and
-// imports it into the node.
-func importProbe(ctx context.Context, t *testing.T, env *framework.Env) {
+// imports it into the node; it returns the image tarball.
+func importProbe(ctx context.Context, t *testing.T, env *framework.Env) string {
 	t.Helper()
 	dir := t.TempDir()
 	bin := filepath.Join(dir, "probe")
@@ -127,24 +161,26 @@ func importProbe(ctx context.Context, t *testing.T, env *framework.Env) {
 	if err := env.Node.ImportImage(ctx, tarball); err != nil {
 		t.Fatal(err)
 	}
+	return tarball
 }
 
-// runPod runs the probe image with args on the real node and returns the
-// pod once it has ended.
-func runPod(ctx context.Context, t *testing.T, kube kubernetes.Interface, ns, name string, limits corev1.ResourceList, args ...string) *corev1.Pod {
+// probe is a container of the imported probe image with args.
+func probe(args ...string) corev1.Container {
+	return corev1.Container{
+		Name: "probe", Image: probeImage, ImagePullPolicy: corev1.PullNever, Args: args,
+		Resources: corev1.ResourceRequirements{
+			Requests: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("10m")},
+		},
+	}
+}
+
+// runPod runs a pod of one container on the real node and returns it once
+// it has ended.
+func runPod(ctx context.Context, t *testing.T, kube kubernetes.Interface, ns, name string, c corev1.Container) *corev1.Pod {
 	t.Helper()
 	pod := &corev1.Pod{
 		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns},
-		Spec: corev1.PodSpec{
-			RestartPolicy: corev1.RestartPolicyNever,
-			Containers: []corev1.Container{{
-				Name: "probe", Image: probeImage, ImagePullPolicy: corev1.PullNever, Args: args,
-				Resources: corev1.ResourceRequirements{
-					Requests: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("10m")},
-					Limits:   limits,
-				},
-			}},
-		},
+		Spec:       corev1.PodSpec{RestartPolicy: corev1.RestartPolicyNever, Containers: []corev1.Container{c}},
 	}
 	node.OnNode(&pod.Spec)
 	start := time.Now()
@@ -191,11 +227,20 @@ type snapshot struct {
 	iptables string   // every table, v4 and v6, chains and rules
 	sysctls  string
 	mounts   []string // under the node's temp dirs
+	paths    []string // of hostPaths, those that exist
+}
+
+// hostPaths are what the kubelet and containerd create at fixed paths:
+// container log links, network namespaces, shim sockets and runc state,
+// libcni's cache, the pods' cgroups.
+var hostPaths = []string{
+	"/var/log/containers", "/run/netns", "/run/containerd", "/var/lib/cni", "/var/lib/kubelet",
+	"/sys/fs/cgroup/memory/kubepods", "/sys/fs/cgroup/cpu/kubepods", "/sys/fs/cgroup/pids/kubepods",
 }
 
 func (s snapshot) String() string {
-	return fmt.Sprintf("bridge %s: %v\nprocesses: %v\nsysctls: %s\nmounts: %v\niptables:\n%s",
-		node.Bridge, s.bridge, s.procs, s.sysctls, s.mounts, s.iptables)
+	return fmt.Sprintf("bridge %s: %v\nprocesses: %v\nsysctls: %s\nmounts: %v\npaths: %v\niptables:\n%s",
+		node.Bridge, s.bridge, s.procs, s.sysctls, s.mounts, s.paths, s.iptables)
 }
 
 func hostSnapshot(t *testing.T) snapshot {
@@ -228,6 +273,11 @@ func hostSnapshot(t *testing.T) snapshot {
 			t.Fatal(err)
 		}
 		s.sysctls += name + "=" + strings.TrimSpace(string(b)) + " "
+	}
+	for _, p := range hostPaths {
+		if _, err := os.Stat(p); err == nil {
+			s.paths = append(s.paths, p)
+		}
 	}
 	mountinfo, err := os.ReadFile("/proc/self/mountinfo")
 	if err != nil {
