@@ -248,12 +248,22 @@ func hostSnapshot(t *testing.T) snapshot {
 	var s snapshot
 	_, err := os.Stat("/sys/class/net/" + node.Bridge)
 	s.bridge = err == nil
-	comms, _ := filepath.Glob("/proc/[0-9]*/comm")
-	for _, c := range comms {
-		b, err := os.ReadFile(c)
-		name := string(bytes.TrimSpace(b))
-		if err == nil && (strings.HasPrefix(name, "containerd") || name == "kubelet" || name == "coredns") {
-			s.procs = append(s.procs, filepath.Base(filepath.Dir(c))+" "+name)
+	stats, _ := filepath.Glob("/proc/[0-9]*/stat")
+	for _, path := range stats {
+		b, err := os.ReadFile(path)
+		if err != nil {
+			continue
+		}
+		// "pid (comm) state ...". A zombie is not running: this machine's
+		// init reaps the processes it inherits (shims, and whatever a
+		// killed test binary left) only now and then.
+		open, end := bytes.IndexByte(b, '('), bytes.LastIndexByte(b, ')')
+		if open < 0 || end < open || bytes.HasPrefix(bytes.TrimSpace(b[end+1:]), []byte("Z")) {
+			continue
+		}
+		name := string(b[open+1 : end])
+		if strings.HasPrefix(name, "containerd") || name == "kubelet" || name == "coredns" {
+			s.procs = append(s.procs, filepath.Base(filepath.Dir(path))+" "+name)
 		}
 	}
 	for _, cmd := range []string{"iptables-save", "ip6tables-save"} {
