@@ -136,3 +136,9 @@ func (c *Cluster) RestartAPIServer(ctx context.Context) error {
 		return httpHealthy(ctx, c.layout.apiServerURL()+"/readyz", c.Config.BearerToken, "")
 	})
 }
+
+// CAFile is the API server's certificate bundle (its self-signed serving
+// certificate and the CA that signed it), which verifies it at 127.0.0.1,
+// 10.96.0.1 and kubernetes.default.svc; the controller-manager publishes
+// it to pods as kube-root-ca.crt.
+func (c *Cluster) CAFile() string { return filepath.Join(c.layout.path(dirCerts), fileServingCert) }

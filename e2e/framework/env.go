@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -21,6 +22,7 @@ import (
 
 	"github.com/sparkplug-io/sparkplug/e2e/argo"
 	"github.com/sparkplug-io/sparkplug/e2e/cluster"
+	"github.com/sparkplug-io/sparkplug/e2e/node"
 	"github.com/sparkplug-io/sparkplug/e2e/sim"
 	"github.com/sparkplug-io/sparkplug/e2e/stages"
 )
@@ -61,6 +63,10 @@ type Options struct {
 	// hack/argo.sh pins, e.g. v4.0.2): its workflow-controller and argoexec,
 	// built by hack/argo.sh, and its CRDs and agent Role. Empty: the tools'.
 	Argo string
+	// RealNode runs a real node (package node: containerd, CoreDNS, a
+	// kubelet) beside KWOK's, once the control plane is up; Env.Node. Needs
+	// root and hack/node.sh build.
+	RealNode bool
 }
 
 // Versions are the versions of what runs.
@@ -92,6 +98,10 @@ type Env struct {
 	// DriverLogs is where the Spark simulator writes each driver's log,
 	// which KWOK serves as the pod's log (sim.RunLogs).
 	DriverLogs string
+	// Node is the real node (Options.RealNode), or nil. Pods run there
+	// with node.OnNode (its toleration and node selector); their images
+	// come from Node.ImportImage or a registry Node.TrustRegistry names.
+	Node *node.Node
 
 	opts      Options
 	dir       string
@@ -230,6 +240,12 @@ func Start(ctx context.Context, opts Options) (_ *Env, err error) {
 		return nil, err
 	}
 	e.Kube = e.Cluster.Client
+	if opts.RealNode {
+		step("starting the real node %s: containerd, CoreDNS, kubelet (logs: %s)", node.Name, e.opts.LogDir)
+		if e.Node, err = e.startNode(ctx); err != nil {
+			return nil, err
+		}
+	}
 	if e.Workflows, err = wfclient.NewForConfig(e.Cluster.Config); err != nil {
 		return nil, fmt.Errorf("argo client: %w", err)
 	}
@@ -391,6 +407,9 @@ func (e *Env) CheckAlive() error {
 	if e.Sidecars != nil && e.Sidecars.agents != nil {
 		errs = append(errs, e.Sidecars.checkAlive())
 	}
+	if e.Node != nil {
+		errs = append(errs, e.Node.CheckAlive())
+	}
 	return errors.Join(errs...)
 }
 
@@ -404,6 +423,9 @@ func (e *Env) DumpLogs(w io.Writer, lines int) {
 	}
 	if e.Sidecars != nil && e.Sidecars.agents != nil {
 		fmt.Fprintf(w, "===== sparkplug sidecars: last %d lines of each\n%s\n", lines, e.Sidecars.LogTail("", lines))
+	}
+	if e.Node != nil {
+		e.Node.DumpLogs(w, lines)
 	}
 }
 
@@ -420,6 +442,11 @@ func (e *Env) Stop() error {
 	if e.controller != nil {
 		errs = append(errs, e.controller.Stop())
 	}
+	// The node deletes its pods through the API server: before the
+	// control plane stops.
+	if e.Node != nil {
+		errs = append(errs, e.Node.Stop())
+	}
 	if e.Cluster != nil {
 		errs = append(errs, e.Cluster.Stop())
 	}
@@ -429,6 +456,32 @@ func (e *Env) Stop() error {
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// startNode starts the real node against the control plane, with the
+// binaries hack/node.sh built ($SPARKPLUG_NODE_BIN, else its bindir).
+func (e *Env) startNode(ctx context.Context) (*node.Node, error) {
+	binDir := os.Getenv(node.EnvBinDir)
+	if binDir == "" {
+		out, err := exec.CommandContext(ctx, "bash", filepath.Join(e.RepoRoot, "hack", "node.sh"), "bindir").Output()
+		if err != nil {
+			return nil, fmt.Errorf("hack/node.sh bindir: %w", err)
+		}
+		binDir = strings.TrimSpace(string(out))
+	}
+	u, err := url.Parse(e.Cluster.Config.Host)
+	if err != nil {
+		return nil, fmt.Errorf("API server address %q: %w", e.Cluster.Config.Host, err)
+	}
+	return node.Start(ctx, node.Options{
+		BinDir:     binDir,
+		Kubeconfig: e.Cluster.Kubeconfig,
+		APIServer:  u.Host,
+		CAFile:     e.Cluster.CAFile(),
+		LogDir:     e.opts.LogDir,
+		KeepDir:    e.opts.KeepDir,
+		Progress:   e.opts.Progress,
+	})
 }
 
 func randomToken() (string, error) {
