@@ -42,12 +42,26 @@ const (
 	sigtermExit = 143
 )
 
+// connectFunc returns the API client a driver creates its executors with.
+type connectFunc func() (kubernetes.Interface, error)
+
+// inCluster connects with the pod's ServiceAccount token, as Spark's
+// driver does (spark.kubernetes.authenticate.driver.mounted.* unset).
+func inCluster() (kubernetes.Interface, error) {
+	cfg, err := rest.InClusterConfig()
+	if err != nil {
+		return nil, fmt.Errorf("in-cluster config: %w", err)
+	}
+	return kubernetes.NewForConfig(cfg)
+}
+
 // runDriver runs the driver container and returns its exit code.
-func runDriver(ctx context.Context, args []string, stdout io.Writer, log *slog.Logger) int {
-	d, err := newDriver(args, log)
+func runDriver(ctx context.Context, args []string, getenv func(string) string, connect connectFunc, stdout io.Writer, log *slog.Logger) int {
+	d, err := newDriver(args, getenv, log)
 	if err != nil {
 		return fail(log, err)
 	}
+	d.connect = connect
 	if len(d.cmd.app.ignored) > 0 {
 		log.Info("ignoring application arguments", "args", d.cmd.app.ignored)
 	}
@@ -80,6 +94,7 @@ type driver struct {
 	cmd       driverCommand
 	conf      map[string]string
 	log       *slog.Logger
+	connect   connectFunc
 	client    kubernetes.Interface
 	namespace string
 
@@ -88,7 +103,12 @@ type driver struct {
 	changed    chan struct{}       // closed and replaced on every (de)registration
 }
 
-func newDriver(args []string, log *slog.Logger) (*driver, error) {
+func newDriver(args []string, getenv func(string) string, log *slog.Logger) (*driver, error) {
+	// Spark's entrypoint passes the pod's address, which the driver pod
+	// sets in SPARK_DRIVER_BIND_ADDRESS, as spark.driver.bindAddress.
+	if addr := getenv(spark.EnvDriverBindAddress); addr != "" {
+		args = append([]string{"--conf", spark.ConfDriverBindAddress + "=" + addr}, args...)
+	}
 	cmd, err := parseDriverCommand(args)
 	if err != nil {
 		return nil, err
@@ -111,7 +131,9 @@ func (d *driver) run(ctx context.Context) (int, error) {
 	app := d.cmd.app
 	d.log.Info("driver starting", "appId", d.conf[spark.ConfAppID], "class", d.cmd.class, "resource", d.cmd.resource)
 	port := valueOr(d.conf[spark.ConfDriverPort], strconv.Itoa(spark.DriverPort))
-	ln, err := net.Listen("tcp", ":"+port)
+	// Spark binds spark.driver.bindAddress, else spark.driver.host; the
+	// stand-in, without the first, binds every address.
+	ln, err := net.Listen("tcp", net.JoinHostPort(d.conf[spark.ConfDriverBindAddress], port))
 	if err != nil {
 		return 0, fmt.Errorf("listen on the driver port: %w", err)
 	}
@@ -153,14 +175,10 @@ func (d *driver) run(ctx context.Context) (int, error) {
 // startExecutors creates the executor pods and returns how many.
 func (d *driver) startExecutors(ctx context.Context) (int, error) {
 	n, err := sparkconf.ExecutorCount(d.conf)
-	if err != nil || n == 0 {
+	if err != nil {
 		return 0, err
 	}
-	cfg, err := rest.InClusterConfig()
-	if err != nil {
-		return 0, fmt.Errorf("in-cluster config: %w", err)
-	}
-	if d.client, err = kubernetes.NewForConfig(cfg); err != nil {
+	if d.client, err = d.connect(); err != nil {
 		return 0, err
 	}
 	d.namespace = d.conf[spark.ConfNamespace]
@@ -299,7 +317,7 @@ func (d *driver) stopExecutors() {
 // ExecutorPodsAllocator does when the driver stops (one deletecollection
 // by label), unless spark.kubernetes.executor.deleteOnTermination=false.
 func (d *driver) deleteExecutors(ctx context.Context) error {
-	if d.client == nil || d.conf[confDeleteOnTermination] == "false" {
+	if d.client == nil || d.conf[spark.ConfExecutorDeleteOnTerm] == "false" {
 		return nil
 	}
 	selector := labels.Set{spark.LabelAppSelector: d.conf[spark.ConfAppID], spark.LabelRole: spark.RoleExecutor}.String()

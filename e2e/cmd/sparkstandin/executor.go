@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
-	"os"
 	"strings"
 	"time"
 )
@@ -17,12 +16,12 @@ import (
 const connectFor = 2 * time.Minute
 
 // runExecutor runs the executor container and returns its exit code.
-func runExecutor(ctx context.Context, log *slog.Logger) int {
-	addr, err := driverAddress(os.Getenv("SPARK_DRIVER_URL"))
+func runExecutor(ctx context.Context, getenv func(string) string, log *slog.Logger) int {
+	addr, err := driverAddress(getenv("SPARK_DRIVER_URL"))
 	if err != nil {
 		return fail(log, err)
 	}
-	reg := registration{execID: os.Getenv("SPARK_EXECUTOR_ID"), appID: os.Getenv("SPARK_APPLICATION_ID"), pod: valueOr(os.Getenv("SPARK_EXECUTOR_POD_NAME"), "-")}
+	reg := registration{execID: getenv("SPARK_EXECUTOR_ID"), appID: getenv("SPARK_APPLICATION_ID"), pod: valueOr(getenv("SPARK_EXECUTOR_POD_NAME"), "-")}
 	if reg.execID == "" || reg.appID == "" {
 		return fail(log, errors.New("SPARK_EXECUTOR_ID and SPARK_APPLICATION_ID must be set"))
 	}

@@ -13,7 +13,8 @@
 // The driver reads spark.properties as Spark does, creates its executor
 // pods through the API with its own ServiceAccount's token, as Spark's
 // allocator does (names, labels, owner, env, resources, the pod template),
-// listens on spark.driver.port, waits for them to register (up to
+// listens on spark.driver.port (at SPARK_DRIVER_BIND_ADDRESS, the pod's IP,
+// which Spark's entrypoint passes as spark.driver.bindAddress), waits for them to register (up to
 // spark.scheduler.maxRegisteredResourcesWaitingTime, 30s), stops them,
 // deletes them unless spark.kubernetes.executor.deleteOnTermination=false,
 // and exits. The application arguments say how:
@@ -55,9 +56,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	log := slog.New(slog.NewTextHandler(stderr, nil))
 	switch {
 	case len(args) > 0 && args[0] == "driver":
-		return runDriver(ctx, args[1:], stdout, log)
+		return runDriver(ctx, args[1:], os.Getenv, inCluster, stdout, log)
 	case len(args) > 0 && args[0] == "executor":
-		return runExecutor(ctx, log)
+		return runExecutor(ctx, os.Getenv, log)
 	default:
 		fmt.Fprintln(stderr, "usage: sparkstandin driver --properties-file FILE [--class C] RESOURCE [ARGS] | sparkstandin executor")
 		return 2

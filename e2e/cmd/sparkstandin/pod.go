@@ -22,7 +22,6 @@ import (
 const (
 	labelResourceProfileID  = "spark-exec-resourceprofile-id"
 	defaultBlockManagerPort = 7079
-	confDeleteOnTermination = spark.ConfExecutorDeleteOnTerm
 	localDirVolumePrefix    = "spark-local-dir-"
 )
 

@@ -5,6 +5,7 @@ import (
 	"io"
 	"log/slog"
 	"net"
+	"os"
 	"testing"
 	"time"
 
@@ -31,7 +32,9 @@ func startDriver(t *testing.T, appID string) *driver {
 
 func startExecutor() <-chan int {
 	code := make(chan int, 1)
-	go func() { code <- runExecutor(context.Background(), slog.New(slog.NewTextHandler(io.Discard, nil))) }()
+	go func() {
+		code <- runExecutor(context.Background(), os.Getenv, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	}()
 	return code
 }
 
