@@ -8,9 +8,21 @@ import (
 	"strings"
 )
 
-// cgroupMemoryLimits are where a container sees its memory limit (cgroup
-// v2, then v1).
-var cgroupMemoryLimits = []string{"/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory/memory.limit_in_bytes"}
+// cgroupMemoryLimits are where a container sees its memory limit: cgroup
+// v2 (its own cgroup's memory.max, at the root under a private cgroup
+// namespace), then v1 (runc mounts the container's memory cgroup as the
+// hierarchy's root).
+func cgroupMemoryLimits() []string {
+	var paths []string
+	if b, err := os.ReadFile("/proc/self/cgroup"); err == nil {
+		for _, line := range strings.Split(string(b), "\n") {
+			if p, ok := strings.CutPrefix(line, "0::"); ok && p != "/" {
+				paths = append(paths, "/sys/fs/cgroup"+p+"/memory.max")
+			}
+		}
+	}
+	return append(paths, "/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory/memory.limit_in_bytes")
+}
 
 // exceedMemoryLimit allocates and touches memory until the kernel kills the
 // process for exceeding its cgroup's limit. Without a limit it refuses
@@ -34,7 +46,7 @@ func exceedMemoryLimit() error {
 }
 
 func memoryLimit() (int64, error) {
-	for _, path := range cgroupMemoryLimits {
+	for _, path := range cgroupMemoryLimits() {
 		b, err := os.ReadFile(path)
 		if err != nil {
 			continue
