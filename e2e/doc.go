@@ -22,7 +22,10 @@
 // its namespace and run in parallel where they do not restart shared
 // processes. The subpackages are the harness: cluster (the control plane),
 // argo (Argo's controller and a kubelet for agent pods and their sparkplug
-// sidecars), stages and sim (the Spark simulation), faults (a
-// fault-injecting proxy in front of the API server), framework (the
-// composition and the Given/When/Then fixture), cmd/demo (make demo).
+// sidecars), stages and sim (the Spark simulation), sparkconf (Spark's conf
+// as a driver reads it), faults (a fault-injecting proxy in front of the
+// API server), framework (the composition and the Given/When/Then
+// fixture), cmd/demo (make demo); for the real node, images (its images,
+// built locally, and a local registry) and cmd/sparkstandin (the Spark
+// stand-in its Spark pods run).
 package e2e

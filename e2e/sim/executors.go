@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"math"
 	"strconv"
 	"strings"
 	"time"
@@ -19,11 +18,9 @@ import (
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/util/workqueue"
 
+	"github.com/sparkplug-io/sparkplug/e2e/sparkconf"
 	"github.com/sparkplug-io/sparkplug/plugin/spark"
 )
-
-// defaultExecutorInstances is spark.executor.instances when unset.
-const defaultExecutorInstances = 2
 
 // Executors plays the part of running Spark drivers that creates and
 // removes executor pods.
@@ -186,10 +183,10 @@ func (e *Executors) properties(ctx context.Context, driver *corev1.Pod) (map[str
 		}
 	}
 	if text, ok := cm.Data[spark.PropertiesFile]; ok {
-		return parseProperties(text), nil
+		return sparkconf.Load(text)
 	}
 	// A client-mode driver's conf is spark-submit's spark-defaults.conf.
-	return parseProperties(cm.Data[spark.ClientDefaultsFile]), nil
+	return sparkconf.Load(cm.Data[spark.ClientDefaultsFile])
 }
 
 // executorPods builds the executor pods Spark's KubernetesClusterSchedulerBackend
@@ -197,7 +194,7 @@ func (e *Executors) properties(ctx context.Context, driver *corev1.Pod) (map[str
 // and the spark.kubernetes.executor.label.* ones, owned by the driver pod.
 // They request no resources, so the fake node's capacity limits drivers only.
 func executorPods(driver *corev1.Pod, conf map[string]string) ([]*corev1.Pod, error) {
-	n, err := executorCount(conf)
+	n, err := sparkconf.ExecutorCount(conf)
 	if err != nil {
 		return nil, err
 	}
@@ -257,35 +254,6 @@ func executorPods(driver *corev1.Pod, conf map[string]string) ([]*corev1.Pod, er
 		})
 	}
 	return pods, nil
-}
-
-// executorCount is how many executors Spark starts with: under dynamic
-// allocation max(initialExecutors, minExecutors, instances), else
-// spark.executor.instances (default 2).
-func executorCount(conf map[string]string) (int, error) {
-	get := func(key string, def int) (int, error) {
-		v, ok := conf[key]
-		if !ok || v == "" {
-			return def, nil
-		}
-		n, err := strconv.Atoi(v)
-		if err != nil || n < 0 || n > math.MaxInt16 {
-			return 0, fmt.Errorf("%s=%q is not a count", key, v)
-		}
-		return n, nil
-	}
-	if conf[spark.ConfDynamicAllocationEnabled] == "true" {
-		n := 0
-		for _, k := range []string{spark.ConfDynamicAllocationInitialExecutors, spark.ConfDynamicAllocationMinExecutors, spark.ConfExecutorInstances} {
-			v, err := get(k, 0)
-			if err != nil {
-				return 0, err
-			}
-			n = max(n, v)
-		}
-		return n, nil
-	}
-	return get(spark.ConfExecutorInstances, defaultExecutorInstances)
 }
 
 // withPrefix returns the conf entries under prefix, keyed by the rest.

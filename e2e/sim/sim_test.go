@@ -11,6 +11,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/yaml"
 
+	"github.com/sparkplug-io/sparkplug/e2e/sparkconf"
 	"github.com/sparkplug-io/sparkplug/e2e/stages"
 	"github.com/sparkplug-io/sparkplug/plugin/spark"
 )
@@ -94,29 +95,20 @@ func TestInject(t *testing.T) {
 	}
 }
 
-func TestParseProperties(t *testing.T) {
-	got := parseProperties("#comment\n! also\nspark.app.id=spark-1\nspark.master=k8s\\://https\\://x\\:443\n" +
-		"a.b : c d\nempty=\n  spark.kubernetes.executor.label.sparkplug.io/node=abc\nkey\\=with\\ sep=v\n")
-	want := map[string]string{
-		"spark.app.id": "spark-1", "spark.master": "k8s://https://x:443", "a.b": "c d", "empty": "",
-		"spark.kubernetes.executor.label.sparkplug.io/node": "abc", "key=with sep": "v",
-	}
-	if !maps.Equal(got, want) {
-		t.Errorf("parseProperties = %v, want %v", got, want)
-	}
-}
-
 // The executors of the builder's own golden SparkPi are what Spark would
 // create for it.
 func TestExecutorPodsOfGoldenSparkPi(t *testing.T) {
 	driver, cm := goldenDriver(t, "spark-pi")
 	driver.UID = "driver-uid"
-	conf := parseProperties(cm.Data[spark.PropertiesFile])
+	conf, err := sparkconf.Load(cm.Data[spark.PropertiesFile])
+	if err != nil {
+		t.Fatal(err)
+	}
 	pods, err := executorPods(&driver, conf)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want, _ := executorCount(conf); len(pods) != want || want != 1 {
+	if want, _ := sparkconf.ExecutorCount(conf); len(pods) != want || want != 1 {
 		t.Fatalf("%d executors, want spark.executor.instances = 1", len(pods))
 	}
 	p := pods[0]
@@ -140,25 +132,6 @@ func TestExecutorPodsOfGoldenSparkPi(t *testing.T) {
 	}
 	if p.Spec.ServiceAccountName != driver.Spec.ServiceAccountName || p.Spec.Containers[0].Image != "spark:3.5.1" {
 		t.Errorf("service account %q image %q", p.Spec.ServiceAccountName, p.Spec.Containers[0].Image)
-	}
-}
-
-func TestExecutorCount(t *testing.T) {
-	for _, tc := range []struct {
-		conf map[string]string
-		want int
-	}{
-		{map[string]string{}, 2},
-		{map[string]string{spark.ConfExecutorInstances: "3"}, 3},
-		{map[string]string{spark.ConfDynamicAllocationEnabled: "true", spark.ConfDynamicAllocationInitialExecutors: "1", spark.ConfDynamicAllocationMinExecutors: "2"}, 2},
-		{map[string]string{spark.ConfDynamicAllocationEnabled: "true"}, 0},
-	} {
-		if got, err := executorCount(tc.conf); err != nil || got != tc.want {
-			t.Errorf("executorCount(%v) = %d, %v; want %d", tc.conf, got, err, tc.want)
-		}
-	}
-	if _, err := executorCount(map[string]string{spark.ConfExecutorInstances: "many"}); err == nil {
-		t.Error("a count that is not a number: want an error")
 	}
 }
 
