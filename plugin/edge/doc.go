@@ -9,6 +9,3 @@
 // client, both take them from here, so the agent meets the same limits
 // and the same token rule whichever answers it.
 package edge
-
-// ExecutePath is where the Argo agent posts template.execute.
-const ExecutePath = "/api/v1/template.execute"
