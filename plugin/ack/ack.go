@@ -60,7 +60,10 @@ func (p *Plugin) UnmarshalJSON(b []byte) error {
 
 // Decode reads one request from r, as the sidecar's server does (one
 // JSON value; what follows it is not read). Its error is what the server
-// answers 400 (or 413 when r says the body is too long).
+// answers 400 (or 413 when r says the body is too long). Fields Request
+// does not hold are not type-checked: a template whose other fields have
+// the wrong JSON types, which the agent never sends (it encodes Argo's
+// own type), is 400 from the sidecar and answered here by its plugin.
 func Decode(r io.Reader) (Request, error) {
 	var req Request
 	err := json.NewDecoder(r).Decode(&req)
