@@ -6,6 +6,8 @@
 # into OUT_DIR:
 #   sparkplug-VERSION-image.oci.tar        the image for linux/amd64 and linux/arm64,
 #                                          one OCI image index in an OCI layout tar file
+#   sparkplug-ack-VERSION-image.oci.tar    the acknowledger's image (cmd/sparkplug-ack, the
+#                                          agent pod's part in controller mode), the same way
 #   spark-executor-plugin-configmap.yaml   the plugin ConfigMap, its image pinned by digest
 #   sparkplug-VERSION-install.yaml         manifests/ rendered by kustomize, with that ConfigMap
 #   sparkplug-VERSION-kustomize.tar.gz     manifests/ (kustomization, controller patch) with that
@@ -16,6 +18,7 @@
 #   SHA256SUMS                             the checksums of all of the above
 #
 # Environment: IMAGE (the repository, default ghcr.io/sparkplug-io/sparkplug),
+# ACK_IMAGE (the acknowledger's, default IMAGE-ack),
 # KUBECTL (a kubectl with kustomize built in; required), HELM (optional).
 # `make release VERSION=vX.Y.Z` runs it into bin/release/VERSION.
 set -euo pipefail
@@ -29,6 +32,7 @@ die() {
 version=$1
 out=$2
 image=${IMAGE:-ghcr.io/sparkplug-io/sparkplug}
+ack_image=${ACK_IMAGE:-$image-ack}
 [[ $version =~ ^v[0-9]+\.[0-9]+\.[0-9]+(-[0-9A-Za-z.-]+)?$ ]] || die "VERSION $version is not vMAJOR.MINOR.PATCH[-PRERELEASE]"
 [[ -x ${KUBECTL:-} ]] || die "KUBECTL must name a kubectl binary (make tools builds one)"
 
@@ -40,15 +44,21 @@ mkdir -p "$out"
 
 commit=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
 for arch in amd64 arm64; do
-	CGO_ENABLED=0 GOOS=linux GOARCH=$arch go build -trimpath \
-		-ldflags "-s -w -X main.version=$version" \
-		-o "$work/linux-$arch/sparkplug" ./cmd/sparkplug
+	for bin in sparkplug sparkplug-ack; do
+		CGO_ENABLED=0 GOOS=linux GOARCH=$arch go build -trimpath \
+			-ldflags "-s -w -X main.version=$version" \
+			-o "$work/linux-$arch/$bin" "./cmd/$bin"
+	done
 done
 go run ./hack/image -index \
 	-binary "amd64=$work/linux-amd64/sparkplug,arm64=$work/linux-arm64/sparkplug" \
 	-ref "$image:$version" -version "$version" \
 	-out "$out/sparkplug-$version-image.oci.tar" -digest-file "$work/digest"
 digest=$(cat "$work/digest")
+go run ./hack/image -index -product sparkplug-ack \
+	-binary "amd64=$work/linux-amd64/sparkplug-ack,arm64=$work/linux-arm64/sparkplug-ack" \
+	-ref "$ack_image:$version" -version "$version" \
+	-out "$out/sparkplug-ack-$version-image.oci.tar" -digest-file "$work/ack-digest"
 pinned="$image:$version@$digest"
 
 go run ./hack/genplugin -image "$pinned" -out "$out/spark-executor-plugin-configmap.yaml"
@@ -74,4 +84,4 @@ if [[ -n ${HELM:-} && -d manifests/chart/sparkplug ]]; then
 fi
 
 (cd "$out" && sha256sum -- * >SHA256SUMS)
-printf 'release %s (commit %s) in %s: image %s\n' "$version" "$commit" "$out" "$pinned"
+printf 'release %s (commit %s) in %s: image %s, acknowledger %s\n' "$version" "$commit" "$out" "$pinned" "$ack_image:$version@$(cat "$work/ack-digest")"

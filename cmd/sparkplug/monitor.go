@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/pflag"
 	"k8s.io/klog/v2"
 
+	"github.com/sparkplug-io/sparkplug/plugin/cli"
 	"github.com/sparkplug-io/sparkplug/plugin/monitor"
 	"github.com/sparkplug-io/sparkplug/plugin/setting"
 )
@@ -76,7 +77,7 @@ func runMonitor(args []string, stdout, stderr io.Writer) error {
 	if err := setting.Flags(o.Validate()); err != nil {
 		return usageError("monitor", err)
 	}
-	log, err := newLogger(stderr, o.logLevel, o.logFormat)
+	log, err := cli.NewLogger(stderr, o.logLevel, o.logFormat)
 	if err != nil {
 		return usageError("monitor", err)
 	}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"log/slog"
 	"os"
 	"os/signal"
 	"syscall"
@@ -12,7 +11,7 @@ import (
 	"github.com/spf13/pflag"
 	"k8s.io/klog/v2"
 
-	"github.com/sparkplug-io/sparkplug/plugin/redact"
+	"github.com/sparkplug-io/sparkplug/plugin/cli"
 	"github.com/sparkplug-io/sparkplug/plugin/setting"
 	"github.com/sparkplug-io/sparkplug/plugin/sidecar"
 )
@@ -85,7 +84,7 @@ func runServe(args []string, stdout, stderr io.Writer) error {
 	if err := o.validate(); err != nil {
 		return usageError("serve", err)
 	}
-	log, err := newLogger(stderr, o.logLevel, o.logFormat)
+	log, err := cli.NewLogger(stderr, o.logLevel, o.logFormat)
 	if err != nil {
 		return usageError("serve", err)
 	}
@@ -93,19 +92,4 @@ func runServe(args []string, stdout, stderr io.Writer) error {
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
 	defer stop()
 	return sidecar.Run(ctx, o.Config, log)
-}
-
-func newLogger(w io.Writer, level, format string) (*slog.Logger, error) {
-	var l slog.Level
-	if err := l.UnmarshalText([]byte(level)); err != nil {
-		return nil, fmt.Errorf("--log-level: %w", err)
-	}
-	opts := &slog.HandlerOptions{Level: l}
-	var h slog.Handler = slog.NewJSONHandler(w, opts)
-	if format == "text" {
-		h = slog.NewTextHandler(w, opts)
-	}
-	// Every line, at every level and from every call site (client-go's
-	// included), goes through the one rule set of package redact.
-	return slog.New(redact.Handler(h)), nil
 }

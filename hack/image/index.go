@@ -21,10 +21,10 @@ import (
 // platformsInOrder are the architectures of a release's image index.
 var platformsInOrder = []string{"amd64", "arm64"}
 
-// buildIndex is the multi-platform image of the binaries by architecture:
-// one image each (buildImage), in an OCI image index that names their
-// platforms.
-func buildIndex(bins map[string][]byte, version string) (v1.ImageIndex, error) {
+// buildIndex is the multi-platform image of product p's binaries by
+// architecture: one image each (buildImage), in an OCI image index that
+// names their platforms.
+func buildIndex(p product, bins map[string][]byte, version string) (v1.ImageIndex, error) {
 	var idx v1.ImageIndex = empty.Index
 	idx = mutate.IndexMediaType(idx, types.OCIImageIndex)
 	for _, arch := range platformsInOrder {
@@ -32,7 +32,7 @@ func buildIndex(bins map[string][]byte, version string) (v1.ImageIndex, error) {
 		if !ok {
 			continue
 		}
-		img, err := buildImage(bin, version, arch)
+		img, err := buildImage(p, bin, version, arch)
 		if err != nil {
 			return nil, err
 		}

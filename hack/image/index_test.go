@@ -18,7 +18,7 @@ import (
 // it as make release does; it returns the archive's path.
 func writeIndex(t *testing.T, dir string) string {
 	t.Helper()
-	idx, err := buildIndex(map[string][]byte{"amd64": fakeBinary, "arm64": fakeBinary}, "v1.2.3")
+	idx, err := buildIndex(products["sparkplug"], map[string][]byte{"amd64": fakeBinary, "arm64": fakeBinary}, "v1.2.3")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -102,7 +102,7 @@ func TestIndexIsReproducible(t *testing.T) {
 }
 
 func TestIndexRejectsAnUnknownArchitecture(t *testing.T) {
-	if _, err := buildIndex(map[string][]byte{"riscv64": fakeBinary}, "v1"); err == nil {
+	if _, err := buildIndex(products["sparkplug"], map[string][]byte{"riscv64": fakeBinary}, "v1"); err == nil {
 		t.Error("riscv64 accepted")
 	}
 }

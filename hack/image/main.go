@@ -13,7 +13,10 @@
 //	    -out sparkplug-image.oci.tar -ref ghcr.io/sparkplug-io/sparkplug:v0.1.0 -version v0.1.0 -digest-file digest
 //
 // `make image` runs it for one architecture, `make release` with -index.
-// The image is the one the Dockerfile describes: a
+// -product sparkplug-ack packages the acknowledger (cmd/sparkplug-ack)
+// instead: the same kind of image, its binary at /sparkplug-ack and no
+// command; `make ack-image` and `make release` build it.
+// The sparkplug image is the one the Dockerfile describes: a
 // single layer holding the static binary at /sparkplug (root-owned, 0755)
 // and nothing else (no shell, no /etc/passwd: the user is numeric), run as
 // 8737:8737, `ENTRYPOINT ["/sparkplug"]`, `CMD ["serve"]`. Timestamps are
@@ -39,9 +42,24 @@ import (
 	"github.com/google/go-containerregistry/pkg/v1/tarball"
 )
 
+// product is what an image packages: the binary, where it lives (its
+// entrypoint), its command and its labels.
+type product struct {
+	binaryPath         string
+	cmd                []string
+	title, description string
+}
+
+// products are the images sparkplug ships, by -product.
+var products = map[string]product{
+	"sparkplug": {binaryPath: "/sparkplug", cmd: []string{"serve"}, title: "sparkplug",
+		description: "Argo Workflows executor plugin that runs Apache Spark applications"},
+	// The acknowledger takes no command: it does one thing.
+	"sparkplug-ack": {binaryPath: "/sparkplug-ack", title: "sparkplug-ack",
+		description: "sparkplug's acknowledger: the agent pod's part in controller mode, which answers the Argo agent without a Kubernetes client"},
+}
+
 const (
-	// binaryPath is where the binary lives in the image.
-	binaryPath = "/sparkplug"
 	// user is numeric, as the image has no /etc/passwd. 8737 is the uid
 	// Argo's agent writes the plugin token as (see plugin.yaml); the group
 	// keeps the process out of the root group.
@@ -51,8 +69,6 @@ const (
 )
 
 var (
-	entrypoint = []string{binaryPath}
-	cmd        = []string{"serve"}
 	// epoch stamps the layer's file and the image config: a fixed time
 	// makes the build reproducible.
 	epoch = time.Unix(0, 0).UTC()
@@ -68,8 +84,8 @@ func main() {
 }
 
 type options struct {
-	binary, out, ref, version, arch, digestFile string
-	index                                       bool
+	binary, out, ref, version, arch, digestFile, product string
+	index                                                bool
 }
 
 func run(args []string, stdout, stderr io.Writer) error {
@@ -83,6 +99,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 	fs.StringVar(&o.arch, "arch", "amd64", "the image architecture: amd64 or arm64")
 	fs.BoolVar(&o.index, "index", false, "write a multi-platform OCI image index (OCI layout tar); -binary is then ARCH=PATH,...")
 	fs.StringVar(&o.digestFile, "digest-file", "", "also write the digest (of the index with -index) to this file")
+	fs.StringVar(&o.product, "product", "sparkplug", "what the binary is: sparkplug or sparkplug-ack (the acknowledger)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -93,8 +110,12 @@ func run(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("-ref: %w", err)
 	}
+	p, ok := products[o.product]
+	if !ok {
+		return fmt.Errorf("-product %q: want sparkplug or sparkplug-ack", o.product)
+	}
 	if o.index {
-		return runIndex(o, ref, stdout)
+		return runIndex(p, o, ref, stdout)
 	}
 	if err := checkBinary(o.binary, o.arch); err != nil {
 		return err
@@ -103,7 +124,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("read binary: %w", err)
 	}
-	img, err := buildImage(bin, o.version, o.arch)
+	img, err := buildImage(p, bin, o.version, o.arch)
 	if err != nil {
 		return err
 	}
@@ -123,7 +144,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 }
 
 // runIndex is run with -index.
-func runIndex(o options, ref name.Tag, stdout io.Writer) error {
+func runIndex(p product, o options, ref name.Tag, stdout io.Writer) error {
 	bins := map[string][]byte{}
 	for _, pair := range strings.Split(o.binary, ",") {
 		arch, path, ok := strings.Cut(pair, "=")
@@ -139,7 +160,7 @@ func runIndex(o options, ref name.Tag, stdout io.Writer) error {
 		}
 		bins[arch] = bin
 	}
-	idx, err := buildIndex(bins, o.version)
+	idx, err := buildIndex(p, bins, o.version)
 	if err != nil {
 		return err
 	}
@@ -165,12 +186,12 @@ func writeDigest(path string, digest v1.Hash) error {
 	return nil
 }
 
-// buildImage returns the image holding bin at /sparkplug.
-func buildImage(bin []byte, version, arch string) (v1.Image, error) {
+// buildImage returns the image of product p holding bin at p.binaryPath.
+func buildImage(p product, bin []byte, version, arch string) (v1.Image, error) {
 	if _, ok := elfMachines[arch]; !ok {
 		return nil, fmt.Errorf("unsupported architecture %q", arch)
 	}
-	layerTar, err := singleFileTar(binaryPath, bin)
+	layerTar, err := singleFileTar(p.binaryPath, bin)
 	if err != nil {
 		return nil, err
 	}
@@ -186,15 +207,15 @@ func buildImage(bin []byte, version, arch string) (v1.Image, error) {
 		Created:      v1.Time{Time: epoch},
 		RootFS:       v1.RootFS{Type: "layers"},
 		Config: v1.Config{
-			Entrypoint: entrypoint,
-			Cmd:        cmd,
+			Entrypoint: []string{p.binaryPath},
+			Cmd:        p.cmd,
 			User:       user,
 			WorkingDir: workingDir,
 			Labels: map[string]string{
 				"org.opencontainers.image.source":      sourceURL,
 				"org.opencontainers.image.version":     version,
-				"org.opencontainers.image.title":       "sparkplug",
-				"org.opencontainers.image.description": "Argo Workflows executor plugin that runs Apache Spark applications",
+				"org.opencontainers.image.title":       p.title,
+				"org.opencontainers.image.description": p.description,
 			},
 		},
 	})
@@ -205,7 +226,7 @@ func buildImage(bin []byte, version, arch string) (v1.Image, error) {
 		Layer: layer,
 		History: v1.History{
 			Created:   v1.Time{Time: epoch},
-			CreatedBy: "hack/image: COPY sparkplug " + binaryPath,
+			CreatedBy: "hack/image: COPY " + p.title + " " + p.binaryPath,
 		},
 	})
 	if err != nil {

@@ -27,7 +27,7 @@ var fakeBinary = []byte("\x7fELF not really a binary\n")
 // writeImage builds an image of fakeBinary and writes it as make image does.
 func writeImage(t *testing.T, dir string) string {
 	t.Helper()
-	img, err := buildImage(fakeBinary, "v1.2.3", "amd64")
+	img, err := buildImage(products["sparkplug"], fakeBinary, "v1.2.3", "amd64")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -197,16 +197,16 @@ func TestDockerfileDescribesTheSameImage(t *testing.T) {
 		"FROM":       "scratch",
 		"USER":       user,
 		"WORKDIR":    workingDir,
-		"ENTRYPOINT": jsonArray(entrypoint),
-		"CMD":        jsonArray(cmd),
+		"ENTRYPOINT": jsonArray([]string{products["sparkplug"].binaryPath}),
+		"CMD":        jsonArray(products["sparkplug"].cmd),
 	}
 	for k, v := range want {
 		if got[k] != v {
 			t.Errorf("Dockerfile final stage %s %s, hack/image has %s", k, got[k], v)
 		}
 	}
-	if copyIns := got["COPY"]; !strings.HasSuffix(copyIns, " "+binaryPath) || !strings.Contains(copyIns, "--chmod=0755") || !strings.Contains(copyIns, "--chown=0:0") {
-		t.Errorf("Dockerfile COPY %s: want the binary at %s, 0755, owned by 0:0", copyIns, binaryPath)
+	if copyIns := got["COPY"]; !strings.HasSuffix(copyIns, " "+products["sparkplug"].binaryPath) || !strings.Contains(copyIns, "--chmod=0755") || !strings.Contains(copyIns, "--chown=0:0") {
+		t.Errorf("Dockerfile COPY %s: want the binary at %s, 0755, owned by 0:0", copyIns, products["sparkplug"].binaryPath)
 	}
 	if !strings.Contains(got["LABEL"], `org.opencontainers.image.source="`+sourceURL+`"`) {
 		t.Errorf("Dockerfile LABEL %s lacks the source %s", got["LABEL"], sourceURL)
@@ -270,5 +270,57 @@ func TestRunRejects(t *testing.T) {
 				t.Errorf("err = %v, want one containing %q", err, tc.wantErr)
 			}
 		})
+	}
+}
+
+// The acknowledger's image (-product sparkplug-ack) is the same kind of
+// image: one root-owned file at /sparkplug-ack, its entrypoint, no
+// command, run as 8737:8737, labelled as itself; the same binary gives
+// the same digest.
+func TestAcknowledgerImage(t *testing.T) {
+	p := products["sparkplug-ack"]
+	img, err := buildImage(p, fakeBinary, "v1.2.3", "arm64")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cf, err := img.ConfigFile()
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := cf.Config
+	if cf.Architecture != "arm64" || c.User != user || len(c.Cmd) != 0 || c.Labels["org.opencontainers.image.title"] != "sparkplug-ack" {
+		t.Errorf("config: arch %s user %s cmd %q title %q", cf.Architecture, c.User, c.Cmd, c.Labels["org.opencontainers.image.title"])
+	}
+	if diff := cmp.Diff([]string{"/sparkplug-ack"}, c.Entrypoint); diff != "" {
+		t.Errorf("entrypoint (-want +got):\n%s", diff)
+	}
+	layers, err := img.Layers()
+	if err != nil || len(layers) != 1 {
+		t.Fatalf("%d layers (%v), want 1", len(layers), err)
+	}
+	rc, err := layers[0].Uncompressed()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rc.Close()
+	tr := tar.NewReader(rc)
+	hdr, err := tr.Next()
+	if err != nil || hdr.Name != "sparkplug-ack" || hdr.Mode != 0o755 || hdr.Uid != 0 {
+		t.Fatalf("layer's first file %+v (%v), want sparkplug-ack 0755 owned by root", hdr, err)
+	}
+	if _, err := tr.Next(); !errors.Is(err, io.EOF) {
+		t.Fatalf("the layer holds more than the binary (%v)", err)
+	}
+	again, err := buildImage(p, fakeBinary, "v1.2.3", "arm64")
+	if err != nil {
+		t.Fatal(err)
+	}
+	d1, _ := img.Digest()
+	d2, _ := again.Digest()
+	if d1 != d2 {
+		t.Fatalf("two builds: %s and %s", d1, d2)
+	}
+	if err := run([]string{"-product", "sparkplug-ackk"}, io.Discard, io.Discard); err == nil || !strings.Contains(err.Error(), "-product") {
+		t.Fatalf("an unknown product: %v, want an error naming -product", err)
 	}
 }

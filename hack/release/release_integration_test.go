@@ -28,7 +28,7 @@ const (
 )
 
 // A release built as `make release` builds it: the image index holds
-// linux/amd64 and linux/arm64, and the plugin ConfigMap, the install
+// linux/amd64 and linux/arm64 (and so does the acknowledger's), and the plugin ConfigMap, the install
 // bundle, the kustomize base and the packaged chart all run that index,
 // pinned by its digest; SHA256SUMS checks every file.
 func TestReleaseIsOneIndexPinnedEverywhere(t *testing.T) {
@@ -54,6 +54,10 @@ func TestReleaseIsOneIndexPinnedEverywhere(t *testing.T) {
 		t.Errorf("index platforms %v, want linux/amd64 and linux/arm64", platforms)
 	}
 	pinned := image + ":" + version + "@" + digest
+	// The acknowledger's index, for the same platforms.
+	if _, platforms := indexOf(t, filepath.Join(out, "sparkplug-ack-"+version+"-image.oci.tar")); strings.Join(platforms, ",") != "linux/amd64,linux/arm64" {
+		t.Errorf("acknowledger index platforms %v, want linux/amd64 and linux/arm64", platforms)
+	}
 
 	if got := sidecarImage(t, read(t, filepath.Join(out, "spark-executor-plugin-configmap.yaml"))); got != pinned {
 		t.Errorf("plugin ConfigMap runs %q, want %q", got, pinned)
@@ -117,8 +121,8 @@ func TestReleaseIsOneIndexPinnedEverywhere(t *testing.T) {
 		}
 		files++
 	}
-	if entries, _ := os.ReadDir(out); files != len(entries)-1 || files != 5 {
-		t.Errorf("SHA256SUMS lists %d files; the release has %d besides it, want 5", files, len(entries)-1)
+	if entries, _ := os.ReadDir(out); files != len(entries)-1 || files != 6 {
+		t.Errorf("SHA256SUMS lists %d files; the release has %d besides it, want 6", files, len(entries)-1)
 	}
 }
 

@@ -2,7 +2,6 @@ package execute
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
 	"sync"
@@ -13,14 +12,13 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/util/workqueue"
 
+	"github.com/sparkplug-io/sparkplug/plugin/ack"
 	"github.com/sparkplug-io/sparkplug/plugin/archive"
 	"github.com/sparkplug-io/sparkplug/plugin/metrics"
 	"github.com/sparkplug-io/sparkplug/plugin/objects"
 	"github.com/sparkplug-io/sparkplug/plugin/redact"
 	"github.com/sparkplug-io/sparkplug/plugin/scope"
 	"github.com/sparkplug-io/sparkplug/plugin/spark"
-	"github.com/sparkplug-io/sparkplug/plugin/spec"
-	"github.com/sparkplug-io/sparkplug/plugin/step"
 )
 
 // Output parameter names every spark node reports.
@@ -37,8 +35,9 @@ const (
 )
 
 // ErrBadRequest marks a request that is not a template.execute request at
-// all (the server answers 400).
-var ErrBadRequest = errors.New("bad request")
+// all (the server answers 400). It is the acknowledger's (package ack):
+// one rule for both.
+var ErrBadRequest = ack.ErrBadRequest
 
 // Core follows the Spark nodes of the workflows it serves: per listed node
 // id, one run per incarnation, and the node's result written under its own
@@ -117,24 +116,19 @@ func New(opts Options, clients scope.Clients, scopes *scope.Registry, builder *o
 // exception: where this process may not write the TaskSet's status, the
 // reply fails the node and says which permission is missing.
 //
+// Which request is which is ack.Classify's rule, the acknowledger's too.
 // The request's workflow is a hint: it starts following that workflow
 // if this process did not know it from its own pod.
 func (c *Core) Execute(ctx context.Context, args executor.ExecuteTemplateArgs) (executor.ExecuteTemplateReply, error) {
 	var none executor.ExecuteTemplateReply
-	if args.Template == nil || args.Workflow == nil {
-		return none, fmt.Errorf("%w: the request needs workflow and template", ErrBadRequest)
-	}
-	_, ok, err := spec.BodyOf(args.Template)
+	kind, err := ack.Classify(ackRequest(args))
 	if err != nil {
-		return none, fmt.Errorf("%w: %w: %w", ErrBadRequest, step.ErrMalformed, err)
+		return none, err
 	}
-	if !ok {
+	if kind != ack.Spark {
 		return none, nil // another plugin's template
 	}
 	meta := args.Workflow.ObjectMeta
-	if meta.Name == "" || meta.Namespace == "" || meta.UID == "" {
-		return none, fmt.Errorf("%w: workflow.metadata needs name, namespace and uid", ErrBadRequest)
-	}
 	fl, err := c.serveAsked(spark.WorkflowRef{Name: meta.Name, Namespace: meta.Namespace, UID: meta.UID})
 	if err != nil {
 		c.log.Info("request about a workflow this sidecar does not follow", "workflow", meta.Name, "uid", meta.UID, "error", err.Error())
@@ -145,6 +139,22 @@ func (c *Core) Execute(ctx context.Context, args executor.ExecuteTemplateArgs) (
 	}
 	c.enqueueAll(fl)
 	return Acknowledgement(), nil
+}
+
+// ackRequest is the part of args package ack's rule reads.
+func ackRequest(args executor.ExecuteTemplateArgs) ack.Request {
+	var r ack.Request
+	if w := args.Workflow; w != nil {
+		m := w.ObjectMeta
+		r.Workflow = &ack.Workflow{Metadata: ack.Metadata{Name: m.Name, Namespace: m.Namespace, UID: string(m.UID)}}
+	}
+	if t := args.Template; t != nil {
+		r.Template = &ack.Template{}
+		if t.Plugin != nil {
+			r.Template.Plugin = &ack.Plugin{Value: t.Plugin.Value}
+		}
+	}
+	return r
 }
 
 // Acknowledgement is the reply to every spark template: a node with no

@@ -14,9 +14,9 @@
 // workflow. Kubernetes calls use
 // the request's context, never gin's.
 //
-// DefaultLimits (limits.go) are the servers' timeouts and header size,
-// defined once and derived from the agent's behaviour (AgentTimeout): a
-// client that stalls while sending is cut off at the read timeout, an
-// oversize header block is answered 431, an idle kept-alive connection is
-// closed.
+// DefaultLimits (package edge, shared with the acknowledger) are the
+// servers' timeouts and header size, defined once and derived from the
+// agent's behaviour (AgentTimeout): a client that stalls while sending is
+// cut off at the read timeout, an oversize header block is answered 431,
+// an idle kept-alive connection is closed.
 package server

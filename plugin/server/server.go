@@ -2,30 +2,43 @@ package server
 
 import (
 	"context"
-	"crypto/sha256"
-	"crypto/subtle"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
-	"os"
 	"strconv"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/argoproj/argo-workflows/v3/pkg/plugins/executor"
 	"github.com/gin-gonic/gin"
 
+	"github.com/sparkplug-io/sparkplug/plugin/edge"
 	"github.com/sparkplug-io/sparkplug/plugin/execute"
 	"github.com/sparkplug-io/sparkplug/plugin/metrics"
 	"github.com/sparkplug-io/sparkplug/plugin/redact"
 )
 
-// ExecutePath is where the Argo agent posts template.execute.
-const ExecutePath = "/api/v1/template.execute"
+// The agent's path, the servers' limits and the token check live in
+// package edge, which the acknowledger shares without gin or Argo's types.
+const (
+	ExecutePath  = edge.ExecutePath
+	AgentTimeout = edge.AgentTimeout
+	MaxBodyBytes = edge.MaxBodyBytes
+)
+
+type (
+	Limits    = edge.Limits
+	TokenFile = edge.TokenFile
+)
+
+// DefaultLimits is edge.DefaultLimits.
+func DefaultLimits() Limits { return edge.DefaultLimits() }
+
+// HTTPServer is edge.HTTPServer.
+func HTTPServer(h http.Handler, l Limits) *http.Server { return edge.HTTPServer(h, l) }
 
 // Executor is the request core.
 type Executor interface {
@@ -142,55 +155,6 @@ func requestLog(log *slog.Logger, m *metrics.Metrics) gin.HandlerFunc {
 		log.Log(c.Request.Context(), level, "request", "method", c.Request.Method, "path", c.Request.URL.Path,
 			"status", c.Writer.Status(), "duration", time.Since(start).String())
 	}
-}
-
-// TokenFile compares bearer tokens with the content of a file, re-read
-// when the file changes (the agent's init container writes it, possibly
-// after this process started).
-type TokenFile struct {
-	Path string
-
-	mu      sync.Mutex
-	modTime time.Time
-	size    int64
-	sum     [sha256.Size]byte
-	loaded  bool
-}
-
-// Matches compares in constant time. An empty token never matches.
-func (t *TokenFile) Matches(bearer string) (bool, error) {
-	sum, err := t.current()
-	if err != nil {
-		return false, err
-	}
-	if bearer == "" {
-		return false, nil
-	}
-	got := sha256.Sum256([]byte(bearer))
-	return subtle.ConstantTimeCompare(got[:], sum[:]) == 1, nil
-}
-
-func (t *TokenFile) current() ([sha256.Size]byte, error) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	fi, err := os.Stat(t.Path)
-	if err != nil {
-		return [sha256.Size]byte{}, fmt.Errorf("stat token file: %w", err)
-	}
-	if t.loaded && fi.ModTime().Equal(t.modTime) && fi.Size() == t.size {
-		return t.sum, nil
-	}
-	b, err := os.ReadFile(t.Path)
-	if err != nil {
-		return [sha256.Size]byte{}, fmt.Errorf("read token file: %w", err)
-	}
-	tok := strings.TrimSpace(string(b))
-	if tok == "" {
-		return [sha256.Size]byte{}, fmt.Errorf("token file %s is empty", t.Path)
-	}
-	t.sum = sha256.Sum256([]byte(tok))
-	t.modTime, t.size, t.loaded = fi.ModTime(), fi.Size(), true
-	return t.sum, nil
 }
 
 // Ready is a Readiness that is set once.

@@ -6,6 +6,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/sparkplug-io/sparkplug/plugin/edge"
 	"github.com/sparkplug-io/sparkplug/plugin/execute"
 	"github.com/sparkplug-io/sparkplug/plugin/server"
 	"github.com/sparkplug-io/sparkplug/plugin/setting"
@@ -65,8 +66,8 @@ type Config struct {
 // DefaultConfig is the sidecar's defaults, defined here once.
 func DefaultConfig() Config {
 	return Config{
-		Addr:          "127.0.0.1:4355",
-		TokenFile:     "/var/run/argo/token",
+		Addr:          edge.DefaultAddr,
+		TokenFile:     edge.DefaultTokenFile,
 		TTLInterval:   15 * time.Second,
 		ShutdownGrace: 20 * time.Second,
 		// A launch is 3 writes (the driver, its ConfigMap and Service):

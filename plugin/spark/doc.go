@@ -2,7 +2,8 @@
 // own bookkeeping in one place: label keys, container names, conf keys, file
 // paths and the Spark application states; the one table of reserved labels
 // and keys (reserved.go); WorkflowRef, the one reference to the Workflow a
-// run belongs to.
+// run belongs to; the plugin's name and the one rule for which templates
+// are its steps (plugin.go).
 //
 // Every other package names these words through the constants here, so a
 // reader can see at a glance which labels sparkplug writes and which ones it

@@ -1,4 +1,4 @@
-package server
+package edge
 
 import (
 	"net/http"
@@ -71,7 +71,8 @@ func (l Limits) withDefaults() Limits {
 }
 
 // HTTPServer is the one way sparkplug makes an http.Server: the plugin's
-// (New's engine) and the metrics server both serve h under l.
+// (server.New's engine), the acknowledger's and the metrics server all
+// serve h under l.
 func HTTPServer(h http.Handler, l Limits) *http.Server {
 	l = l.withDefaults()
 	return &http.Server{

@@ -1,0 +1,257 @@
+// Command ackbench measures the acknowledger (cmd/sparkplug-ack) against
+// issue #22's goals (at most 8 MiB resident, an image of at most 5 MB):
+//
+//	go run ./hack/ackbench -binary bin/linux-amd64/sparkplug-ack -image bin/sparkplug-ack-image.tar
+//
+// It prints the binary's size and the image's (its compressed layers,
+// what a node pulls, read from the image tarball's manifest), then starts
+// the binary on a loopback port with a token file and reads its resident
+// memory (VmRSS in /proc/PID/status, Linux only) idle, and after
+// -requests template.execute calls (spark templates and other plugins'
+// templates, alternating) sent by -workers clients at once, as the
+// agent's workers send them. `make bench-ack` runs it.
+package main
+
+import (
+	"archive/tar"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+func main() {
+	if err := run(os.Args[1:], os.Stdout); err != nil {
+		fmt.Fprintln(os.Stderr, "ackbench:", err)
+		os.Exit(1)
+	}
+}
+
+const (
+	sparkBody = `{"workflow":{"metadata":{"name":"wf","namespace":"ns","uid":"uid-1"}},"template":{"name":"pi","plugin":{"spark":{"type":"Scala","mainClass":"org.apache.spark.examples.SparkPi"}}}}`
+	otherBody = `{"workflow":{"metadata":{"name":"wf","namespace":"ns","uid":"uid-1"}},"template":{"name":"hi","plugin":{"slack":{"text":"hi"}}}}`
+)
+
+func run(args []string, stdout io.Writer) error {
+	fs := flag.NewFlagSet("ackbench", flag.ContinueOnError)
+	binary := fs.String("binary", "bin/linux-amd64/sparkplug-ack", "the acknowledger binary (built for this machine)")
+	image := fs.String("image", "", "the acknowledger's image tarball (make ack-image); empty: no image size")
+	requests := fs.Int("requests", 10000, "template.execute calls to send")
+	workers := fs.Int("workers", 16, "clients sending at once (the agent's default workers)")
+	settle := fs.Duration("settle", 5*time.Second, "how long after the requests resident memory is read again (the Go runtime returns freed memory in the background)")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	fi, err := os.Stat(*binary)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "binary %s: %s\n", *binary, mib(fi.Size()))
+	if *image != "" {
+		size, err := imageSize(*image)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "image %s: compressed layers %s (%.2f MB)\n", *image, mib(size), float64(size)/1e6)
+	}
+
+	dir, err := os.MkdirTemp("", "ackbench-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(dir)
+	token := filepath.Join(dir, "token")
+	if err := os.WriteFile(token, []byte("bench-token\n"), 0o600); err != nil {
+		return err
+	}
+	addr, err := freeAddr()
+	if err != nil {
+		return err
+	}
+	cmd := exec.Command(*binary, "--addr", addr, "--token-file", token, "--log-level", "warn")
+	cmd.Stderr = os.Stderr
+	if err := cmd.Start(); err != nil {
+		return err
+	}
+	defer func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }()
+	url := "http://" + addr + "/api/v1/template.execute"
+	if err := waitUp("http://" + addr + "/healthz"); err != nil {
+		return err
+	}
+	time.Sleep(time.Second)
+	idle, err := status(cmd.Process.Pid)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "resident idle: %s\n", resident(idle))
+
+	start := time.Now()
+	failed, err := load(url, *requests, *workers)
+	if err != nil {
+		return err
+	}
+	took := time.Since(start)
+	after, err := status(cmd.Process.Pid)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "%d requests by %d clients in %s (%.0f/s, %d not answered as expected)\n", *requests, *workers, took.Round(time.Millisecond), float64(*requests)/took.Seconds(), failed)
+	fmt.Fprintf(stdout, "resident after: %s\n", resident(after))
+	time.Sleep(*settle)
+	settled, err := status(cmd.Process.Pid)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "resident %s after: %s\n", *settle, resident(settled))
+	if failed > 0 {
+		return fmt.Errorf("%d requests were not answered as expected", failed)
+	}
+	return nil
+}
+
+// load sends n calls from workers clients, alternating spark templates
+// and other templates, and counts the replies that are not the expected
+// acknowledgement or {}.
+func load(url string, n, workers int) (int64, error) {
+	var next, failed atomic.Int64
+	var wg sync.WaitGroup
+	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: workers}, Timeout: 30 * time.Second}
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := next.Add(1); i <= int64(n); i = next.Add(1) {
+				body, want := sparkBody, `{"node":{},"requeue":"0s"}`
+				if i%2 == 0 {
+					body, want = otherBody, `{}`
+				}
+				req, _ := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
+				req.Header.Set("Authorization", "Bearer bench-token")
+				req.Header.Set("Content-Type", "application/json")
+				resp, err := client.Do(req)
+				if err != nil {
+					failed.Add(1)
+					continue
+				}
+				got, _ := io.ReadAll(resp.Body)
+				resp.Body.Close()
+				if resp.StatusCode != http.StatusOK || string(got) != want {
+					failed.Add(1)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	return failed.Load(), nil
+}
+
+// status reads the memory fields of /proc/PID/status, in bytes.
+func status(pid int) (map[string]int64, error) {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return nil, fmt.Errorf("read the process status (Linux only): %w", err)
+	}
+	m := map[string]int64{}
+	for _, line := range strings.Split(string(b), "\n") {
+		k, v, ok := strings.Cut(line, ":")
+		if !ok || !strings.HasPrefix(k, "Vm") && !strings.HasPrefix(k, "Rss") {
+			continue
+		}
+		f := strings.Fields(v)
+		if len(f) == 2 && f[1] == "kB" {
+			n, err := strconv.ParseInt(f[0], 10, 64)
+			if err == nil {
+				m[k] = n << 10
+			}
+		}
+	}
+	if m["VmRSS"] == 0 {
+		return nil, errors.New("no VmRSS in the process status")
+	}
+	return m, nil
+}
+
+// imageSize sums the layer sizes the image tarball's manifest.json and
+// blobs record: the compressed layers a node pulls.
+func imageSize(path string) (int64, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return 0, err
+	}
+	defer f.Close()
+	sizes := map[string]int64{}
+	var manifest []struct{ Layers []string }
+	tr := tar.NewReader(f)
+	for {
+		hdr, err := tr.Next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return 0, fmt.Errorf("%s: %w", path, err)
+		}
+		if hdr.Name == "manifest.json" {
+			var buf bytes.Buffer
+			if _, err := io.Copy(&buf, tr); err != nil {
+				return 0, err
+			}
+			if err := json.Unmarshal(buf.Bytes(), &manifest); err != nil {
+				return 0, fmt.Errorf("%s: manifest.json: %w", path, err)
+			}
+			continue
+		}
+		sizes[hdr.Name] = hdr.Size
+	}
+	if len(manifest) != 1 {
+		return 0, fmt.Errorf("%s: %d images in manifest.json, want 1 (an image tarball from make ack-image)", path, len(manifest))
+	}
+	var total int64
+	for _, l := range manifest[0].Layers {
+		total += sizes[l]
+	}
+	return total, nil
+}
+
+func freeAddr() (string, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "", err
+	}
+	defer ln.Close()
+	return ln.Addr().String(), nil
+}
+
+func waitUp(url string) error {
+	deadline := time.Now().Add(10 * time.Second)
+	for time.Now().Before(deadline) {
+		resp, err := http.Get(url)
+		if err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == http.StatusOK {
+				return nil
+			}
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	return fmt.Errorf("%s did not answer within 10s", url)
+}
+
+// resident is VmRSS, its parts (anonymous memory: the heap and stacks;
+// file: the binary's pages in use) and its peak, VmHWM.
+func resident(m map[string]int64) string {
+	return fmt.Sprintf("%s (VmRSS: anonymous %s, file %s), peak %s (VmHWM)", mib(m["VmRSS"]), mib(m["RssAnon"]), mib(m["RssFile"]), mib(m["VmHWM"]))
+}
+
+func mib(n int64) string { return fmt.Sprintf("%.2f MiB", float64(n)/(1<<20)) }
