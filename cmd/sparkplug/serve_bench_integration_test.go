@@ -33,15 +33,15 @@ import (
 // Argo's controller lists a loop's children, and waits until each node's
 // entry names its driver: every node gets a driver pod, its ConfigMap and
 // Service, and its result written into the TaskSet (the writes batched).
-// With serve's default client limits (--kube-api-qps 100, --kube-api-burst
-// 200) the rate of a sidecar is bound by them; unthrottled shows the
-// plugin's own cost. Each workflow has a sidecar, and limits, of its own.
+// With serve's default client limits (sidecar.DefaultConfig's
+// --kube-api-qps and --kube-api-burst) the rate of a sidecar is bound by
+// them; unthrottled shows the plugin's own cost. Each workflow has a sidecar, and limits, of its own.
 func BenchmarkLaunch(b *testing.B) {
 	for _, c := range []struct {
 		name  string
 		qps   float32
 		burst int
-	}{{"default-limits", 100, 200}, {"unthrottled", 10000, 10000}} {
+	}{{"default-limits", sidecar.DefaultConfig().QPS, sidecar.DefaultConfig().Burst}, {"unthrottled", 10000, 10000}} {
 		b.Run(c.name, func(b *testing.B) {
 			benchmarkLaunch(b, func(o *sidecar.Config) { o.QPS, o.Burst = c.qps, c.burst })
 		})
