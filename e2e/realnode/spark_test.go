@@ -1,0 +1,115 @@
+//go:build e2e
+
+package realnode
+
+import (
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	wfv1 "github.com/argoproj/argo-workflows/v3/pkg/apis/workflow/v1alpha1"
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/sparkplug-io/sparkplug/e2e/framework"
+	"github.com/sparkplug-io/sparkplug/e2e/node"
+)
+
+var appIDPattern = regexp.MustCompile(`^spark-[0-9a-f]{32}$`)
+
+// wfTimeout bounds a workflow on the real node.
+const wfTimeout = 4 * time.Minute
+
+// A DAG of Spark steps runs on the real kubelet: the agent pod is Argo's
+// with sparkplug's released sidecar, and the driver of the step with
+// executors succeeds only if both registered with it through its Service
+// name (CoreDNS). Each node carries its application id and driver pod.
+func TestSparkDAGSucceeds(t *testing.T) {
+	start := time.Now()
+	w := Given(t).
+		Workflow(workflow("dag", "main", `    - name: main
+      dag:
+        tasks:
+          - {name: prepare, template: one}
+          - {name: compute, template: two, depends: prepare}
+          - {name: report, template: one, depends: compute}
+    - name: one
+`+spark(1, `"--sleep=1s"`)+`    - name: two
+`+spark(2, `"--min-executors=2", "--sleep=2s"`))).
+		When().
+		SubmitWorkflow().
+		WaitForWorkflow(framework.ToBeSucceeded, wfTimeout)
+	t.Logf("workflow Succeeded in %.1fs", time.Since(start).Seconds())
+	w.Then().
+		ExpectDrivers(func(t *testing.T, drivers []corev1.Pod) {
+			if len(drivers) != 3 {
+				t.Fatalf("%d driver pods, want 3", len(drivers))
+			}
+			for _, d := range drivers {
+				if d.Spec.NodeName != node.Name || d.Status.Phase != corev1.PodSucceeded {
+					t.Errorf("driver %s %s on %q, want Succeeded on %s", d.Name, d.Status.Phase, d.Spec.NodeName, node.Name)
+				}
+			}
+		}).
+		ExpectPluginNodes(func(t *testing.T, nodes []wfv1.NodeStatus) {
+			if len(nodes) != 3 {
+				t.Fatalf("%d plugin nodes, want 3", len(nodes))
+			}
+			for _, n := range nodes {
+				if n.Phase != wfv1.NodeSucceeded {
+					t.Errorf("node %s %s %q, want Succeeded", n.DisplayName, n.Phase, n.Message)
+				}
+				if id := param(n, "application-id"); !appIDPattern.MatchString(id) {
+					t.Errorf("node %s: application-id %q", n.DisplayName, id)
+				}
+				if param(n, "driver-pod") == "" {
+					t.Errorf("node %s has no driver-pod output", n.DisplayName)
+				}
+			}
+		})
+	agentOnNode(t, w.Workflow())
+}
+
+// agentOnNode checks that the workflow's agent pod ran on the real node
+// with the sidecar plugin.yaml ships, from the release image.
+func agentOnNode(t *testing.T, wf *wfv1.Workflow) {
+	t.Helper()
+	pods, err := env.Kube.CoreV1().Pods(namespace).List(t.Context(), listAgent(wf.Name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(pods.Items) == 0 {
+		return // deleted with the workflow's completion; nothing to see
+	}
+	for _, p := range pods.Items {
+		if p.Spec.NodeName != node.Name {
+			t.Errorf("agent pod %s ran on %q, want %s", p.Name, p.Spec.NodeName, node.Name)
+		}
+		for _, c := range p.Spec.Containers {
+			if c.Name == "spark-executor-plugin" && c.Image != rel.Pinned() {
+				t.Errorf("sidecar image %s, want the release's %s", c.Image, rel.Pinned())
+			}
+		}
+	}
+}
+
+func param(n wfv1.NodeStatus, name string) string {
+	if n.Outputs == nil {
+		return ""
+	}
+	for _, p := range n.Outputs.Parameters {
+		if p.Name == name && p.Value != nil {
+			return p.Value.String()
+		}
+	}
+	return ""
+}
+
+func contains(s string, subs ...string) bool {
+	for _, sub := range subs {
+		if strings.Contains(s, sub) {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,87 @@
+//go:build e2e
+
+package realnode
+
+import (
+	"fmt"
+	"strings"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/sparkplug-io/sparkplug/e2e/images"
+	"github.com/sparkplug-io/sparkplug/e2e/node"
+)
+
+// workflow is a Workflow on the real node: spec.nodeSelector and
+// spec.tolerations, which Argo gives the agent pod (and container steps'
+// pods); templates is the YAML list of its templates, indented by 4.
+func workflow(name, entrypoint, templates string) string {
+	return fmt.Sprintf(`apiVersion: argoproj.io/v1alpha1
+kind: Workflow
+metadata:
+  generateName: %s-
+spec:
+  entrypoint: %s
+  nodeSelector: {%s: "true"}
+  tolerations: [{key: %s, operator: Equal, value: "true", effect: NoSchedule}]
+  templates:
+%s`, name, entrypoint, node.LabelKey, node.TaintKey, templates)
+}
+
+// sparkBody is the plugin body of a Spark step of image with app args
+// args (YAML flow items) and executors executors; its driver and
+// executors run on the real node, with small requests (the node has two
+// cores) and memory limits (memory plus overhead). extra is more YAML of
+// the body, indented by 10.
+func sparkBody(image string, executors int, args, extra string) string {
+	tol := fmt.Sprintf(`[{key: %s, operator: Equal, value: "true", effect: NoSchedule}]`, node.TaintKey)
+	sel := fmt.Sprintf(`{%s: "true"}`, node.LabelKey)
+	return fmt.Sprintf(`      plugin:
+        spark:
+          type: Scala
+          mode: cluster
+          image: %s
+          sparkVersion: 3.5.3
+          mainClass: org.apache.spark.examples.SparkPi
+          mainApplicationFile: local:///opt/spark/examples/jars/spark-examples.jar
+          arguments: [%s]
+          sparkConf:
+            spark.kubernetes.driver.request.cores: 50m
+            spark.kubernetes.executor.request.cores: 50m
+          driver: {cores: 1, memory: 64m, memoryOverhead: 64m, serviceAccount: spark, nodeSelector: %s, tolerations: %s}
+          executor: {cores: 1, instances: %d, memory: 64m, memoryOverhead: 64m, nodeSelector: %s, tolerations: %s}
+%s`, image, args, sel, tol, executors, sel, tol, extra)
+}
+
+// spark is sparkBody with the Spark stand-in's image.
+func spark(executors int, args string) string {
+	return sparkBody(images.SparkStandInRef, executors, args, "")
+}
+
+// containerStep is a container template running ./step: it prints words
+// and writes them to its output parameter out.
+func containerStep(words ...string) string {
+	return fmt.Sprintf(`      container:
+        image: %s
+        command: [/step]
+        args: [/tmp/out, %s]
+        resources: {requests: {cpu: 10m}}
+      outputs:
+        parameters:
+          - name: out
+            valueFrom: {path: /tmp/out}
+`, stepImage, strings.Join(quoted(words), ", "))
+}
+
+func quoted(ss []string) []string {
+	out := make([]string, len(ss))
+	for i, s := range ss {
+		out[i] = fmt.Sprintf("%q", s)
+	}
+	return out
+}
+
+// listAgent selects a workflow's agent pod.
+func listAgent(workflow string) metav1.ListOptions {
+	return metav1.ListOptions{LabelSelector: "workflows.argoproj.io/component=agent,workflows.argoproj.io/workflow=" + workflow}
+}
