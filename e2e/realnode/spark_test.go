@@ -3,6 +3,7 @@
 package realnode
 
 import (
+	"os/exec"
 	"regexp"
 	"strings"
 	"testing"
@@ -25,8 +26,9 @@ const wfTimeout = 4 * time.Minute
 // executors succeeds only if both registered with it through its Service
 // name (CoreDNS). Each node carries its application id and driver pod.
 func TestSparkDAGSucceeds(t *testing.T) {
+	t.Parallel()
 	start := time.Now()
-	w := Given(t).
+	w := submit(t, Given(t).
 		Workflow(workflow("dag", "main", `    - name: main
       dag:
         tasks:
@@ -34,10 +36,8 @@ func TestSparkDAGSucceeds(t *testing.T) {
           - {name: compute, template: two, depends: prepare}
           - {name: report, template: one, depends: compute}
     - name: one
-`+spark(1, `"--sleep=1s"`)+`    - name: two
-`+spark(2, `"--min-executors=2", "--sleep=2s"`))).
-		When().
-		SubmitWorkflow().
+`+sparkStep(1, `"--sleep=1s"`)+`    - name: two
+`+sparkStep(2, `"--min-executors=2", "--sleep=2s"`)))).
 		WaitForWorkflow(framework.ToBeSucceeded, wfTimeout)
 	t.Logf("workflow Succeeded in %.1fs", time.Since(start).Seconds())
 	w.Then().
@@ -68,6 +68,17 @@ func TestSparkDAGSucceeds(t *testing.T) {
 			}
 		})
 	agentOnNode(t, w.Workflow())
+
+	// sparkplug logs reads the finished driver's container log, which the
+	// kubelet serves through the API server.
+	start = time.Now()
+	cmd := exec.CommandContext(t.Context(), env.Sidecars.Binary(), "logs", w.Workflow().Name, "compute",
+		"-n", namespace, "--kubeconfig", env.Kubeconfig())
+	out, err := cmd.CombinedOutput()
+	t.Logf("sparkplug logs in %.1fs", time.Since(start).Seconds())
+	if err != nil || !contains(string(out), "executors registered") || !contains(string(out), "registered=2") {
+		t.Errorf("sparkplug logs %s compute: %v; want the driver's log, two executors registered:\n%s", w.Workflow().Name, err, out)
+	}
 }
 
 // agentOnNode checks that the workflow's agent pod ran on the real node

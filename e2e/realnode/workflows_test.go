@@ -3,7 +3,12 @@
 package realnode
 
 import (
+	"context"
+	"testing"
+
 	"fmt"
+	"github.com/sparkplug-io/sparkplug/e2e/framework"
+	corev1 "k8s.io/api/core/v1"
 	"strings"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -32,8 +37,8 @@ spec:
 // args (YAML flow items) and executors executors; its driver and
 // executors run on the real node, with small requests (the node has two
 // cores) and memory limits (memory plus overhead). extra is more YAML of
-// the body, indented by 10.
-func sparkBody(image string, executors int, args, extra string) string {
+// the body, indented by 10; conf more sparkConf, indented by 12.
+func sparkBody(image string, executors int, args, conf, extra string) string {
 	tol := fmt.Sprintf(`[{key: %s, operator: Equal, value: "true", effect: NoSchedule}]`, node.TaintKey)
 	sel := fmt.Sprintf(`{%s: "true"}`, node.LabelKey)
 	return fmt.Sprintf(`      plugin:
@@ -48,14 +53,14 @@ func sparkBody(image string, executors int, args, extra string) string {
           sparkConf:
             spark.kubernetes.driver.request.cores: 50m
             spark.kubernetes.executor.request.cores: 50m
-          driver: {cores: 1, memory: 64m, memoryOverhead: 64m, serviceAccount: spark, nodeSelector: %s, tolerations: %s}
+%s          driver: {cores: 1, memory: 64m, memoryOverhead: 64m, serviceAccount: spark, nodeSelector: %s, tolerations: %s}
           executor: {cores: 1, instances: %d, memory: 64m, memoryOverhead: 64m, nodeSelector: %s, tolerations: %s}
-%s`, image, args, sel, tol, executors, sel, tol, extra)
+%s`, image, args, conf, sel, tol, executors, sel, tol, extra)
 }
 
-// spark is sparkBody with the Spark stand-in's image.
-func spark(executors int, args string) string {
-	return sparkBody(images.SparkStandInRef, executors, args, "")
+// sparkStep is sparkBody with the Spark stand-in's image.
+func sparkStep(executors int, args string) string {
+	return sparkBody(images.SparkStandInRef, executors, args, "", "")
 }
 
 // containerStep is a container template running ./step: it prints words
@@ -84,4 +89,27 @@ func quoted(ss []string) []string {
 // listAgent selects a workflow's agent pod.
 func listAgent(workflow string) metav1.ListOptions {
 	return metav1.ListOptions{LabelSelector: "workflows.argoproj.io/component=agent,workflows.argoproj.io/workflow=" + workflow}
+}
+
+// submit submits the workflow given; a failed test then prints its agent
+// pods' sidecar logs, which the kubelet keeps only while the pods exist.
+func submit(t *testing.T, g *framework.Given) *framework.When {
+	t.Helper()
+	w := g.When().SubmitWorkflow()
+	t.Cleanup(func() {
+		if !t.Failed() {
+			return
+		}
+		ctx := context.Background()
+		pods, err := env.Kube.CoreV1().Pods(namespace).List(ctx, listAgent(w.Workflow().Name))
+		if err != nil {
+			t.Logf("agent pods: %v", err)
+			return
+		}
+		for _, p := range pods.Items {
+			b, err := env.Kube.CoreV1().Pods(namespace).GetLogs(p.Name, &corev1.PodLogOptions{Container: "spark-executor-plugin"}).DoRaw(ctx)
+			t.Logf("sidecar log of %s (%v):\n%s", p.Name, err, b)
+		}
+	})
+	return w
 }
