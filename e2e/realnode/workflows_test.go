@@ -3,8 +3,11 @@
 package realnode
 
 import (
+	"bytes"
 	"context"
+	"sync"
 	"testing"
+	"time"
 
 	"fmt"
 	"github.com/sparkplug-io/sparkplug/e2e/framework"
@@ -92,24 +95,59 @@ func listAgent(workflow string) metav1.ListOptions {
 }
 
 // submit submits the workflow given; a failed test then prints its agent
-// pods' sidecar logs, which the kubelet keeps only while the pods exist.
+// pod's sidecar log, followed while the test ran: Argo deletes the agent
+// pod when the workflow ends, and the kubelet its log with it.
 func submit(t *testing.T, g *framework.Given) *framework.When {
 	t.Helper()
 	w := g.When().SubmitWorkflow()
+	ctx, cancel := context.WithCancel(context.Background())
+	var mu sync.Mutex
+	var log bytes.Buffer
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		follow(ctx, w.Workflow().Namespace, w.Workflow().Name, func(b []byte) {
+			mu.Lock()
+			defer mu.Unlock()
+			log.Write(b)
+		})
+	}()
 	t.Cleanup(func() {
-		if !t.Failed() {
-			return
-		}
-		ctx := context.Background()
-		pods, err := env.Kube.CoreV1().Pods(namespace).List(ctx, listAgent(w.Workflow().Name))
-		if err != nil {
-			t.Logf("agent pods: %v", err)
-			return
-		}
-		for _, p := range pods.Items {
-			b, err := env.Kube.CoreV1().Pods(namespace).GetLogs(p.Name, &corev1.PodLogOptions{Container: "spark-executor-plugin"}).DoRaw(ctx)
-			t.Logf("sidecar log of %s (%v):\n%s", p.Name, err, b)
+		cancel()
+		<-done
+		if t.Failed() {
+			mu.Lock()
+			defer mu.Unlock()
+			t.Logf("sidecar log of the agent pod of %s:\n%s", w.Workflow().Name, log.String())
 		}
 	})
 	return w
+}
+
+// follow streams the sidecar log of the workflow's agent pod to write
+// until ctx is done, waiting for the pod to run.
+func follow(ctx context.Context, ns, workflow string, write func([]byte)) {
+	for ctx.Err() == nil {
+		pods, err := env.Kube.CoreV1().Pods(ns).List(ctx, listAgent(workflow))
+		if err == nil && len(pods.Items) > 0 && pods.Items[0].Status.Phase == corev1.PodRunning {
+			rc, err := env.Kube.CoreV1().Pods(ns).GetLogs(pods.Items[0].Name,
+				&corev1.PodLogOptions{Container: "spark-executor-plugin", Follow: true}).Stream(ctx)
+			if err == nil {
+				b := make([]byte, 32<<10)
+				for {
+					n, err := rc.Read(b)
+					write(b[:n])
+					if err != nil {
+						break
+					}
+				}
+				rc.Close()
+				return
+			}
+		}
+		select {
+		case <-ctx.Done():
+		case <-time.After(200 * time.Millisecond):
+		}
+	}
 }
