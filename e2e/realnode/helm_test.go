@@ -26,6 +26,10 @@ func TestHelmInstalledReleaseRunsASparkStep(t *testing.T) {
 		t.Fatalf("helm install: %v\n%s", err, out)
 	}
 	t.Logf("helm install in %.1fs", time.Since(start).Seconds())
+	// The namespace is new: its default ServiceAccount may not be made yet.
+	if err := env.Cluster.EnsureServiceAccount(ctx, ns, "default"); err != nil {
+		t.Fatal(err)
+	}
 	// Argo mounts the workflow ServiceAccount's token Secret into the
 	// agent pod by name (Argo's quick-start makes it; the chart does not).
 	token := &corev1.Secret{
