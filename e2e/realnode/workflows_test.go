@@ -39,7 +39,9 @@ spec:
 // sparkBody is the plugin body of a Spark step of image with app args
 // args (YAML flow items) and executors executors; its driver and
 // executors run on the real node, with small requests (the node has two
-// cores) and memory limits (memory plus overhead). extra is more YAML of
+// cores) and memory limits (memory plus overhead). Executors may take
+// longer than Spark's 30 s to register when the machine is busy (seen
+// once with all tests in parallel): the driver waits 90 s. extra is more YAML of
 // the body, indented by 10; conf more sparkConf, indented by 12.
 func sparkBody(image string, executors int, args, conf, extra string) string {
 	tol := fmt.Sprintf(`[{key: %s, operator: Equal, value: "true", effect: NoSchedule}]`, node.TaintKey)
@@ -56,6 +58,7 @@ func sparkBody(image string, executors int, args, conf, extra string) string {
           sparkConf:
             spark.kubernetes.driver.request.cores: 50m
             spark.kubernetes.executor.request.cores: 50m
+            spark.scheduler.maxRegisteredResourcesWaitingTime: 90s
 %s          driver: {cores: 1, memory: 64m, memoryOverhead: 64m, serviceAccount: spark, nodeSelector: %s, tolerations: %s}
           executor: {cores: 1, instances: %d, memory: 64m, memoryOverhead: 64m, nodeSelector: %s, tolerations: %s}
 %s`, image, args, conf, sel, tol, executors, sel, tol, extra)
