@@ -66,14 +66,15 @@ e2e: tools servers ## end-to-end tests: real Argo controller and agent, the plug
 	$(if $(ARGO),bash hack/argo.sh build $(ARGO))
 	SPARKPLUG_E2E_ARGO=$(ARGO) GO=$(GO) bash hack/e2e.sh -count=1 -tags e2e -timeout 30m -parallel 8 -v ./e2e/...
 
-# The real node (e2e/node): containerd, runc and the CNI plugins from
+# The real node (e2e/node, and e2e/realnode's Spark steps on it with
+# sparkplug installed from the release): containerd, runc and the CNI plugins from
 # Debian, a kubelet and CoreDNS built by hack/node.sh into a cache of its
 # own (cold ~2 min on top of make tools). Needs root; changes the host
 # (bridge cni0, iptables, sysctls) and undoes it at the end.
 .PHONY: e2e-node
-e2e-node: tools ## the real node's tests: a kubelet with containerd and runc beside KWOK's node, pods that reach the API server through CoreDNS, exit codes, OOM kills (root)
+e2e-node: tools ## the real node's tests: a kubelet with containerd and runc beside KWOK's node, pods that reach the API server through CoreDNS, exit codes, OOM kills; Spark steps with Argo's real agent and the release's sidecar (root)
 	bash hack/node.sh build
-	SPARKPLUG_E2E_NODE=1 $(GO) test -tags e2e -count=1 -timeout 20m -v ./e2e/node/...
+	SPARKPLUG_E2E_NODE=1 $(GO) test -tags e2e -count=1 -p 1 -timeout 30m -v ./e2e/node/... ./e2e/realnode/...
 
 # SOAK_COUNT runs of the API fault test in one e2e environment, each with a
 # seed of its own (the log names each; SPARKPLUG_E2E_SEED=N replays one).

@@ -26,6 +26,7 @@
 // as a driver reads it), faults (a fault-injecting proxy in front of the
 // API server), framework (the composition and the Given/When/Then
 // fixture), cmd/demo (make demo); for the real node, images (its images,
-// built locally, and a local registry) and cmd/sparkstandin (the Spark
-// stand-in its Spark pods run).
+// built locally, and a local registry), cmd/sparkstandin (the Spark
+// stand-in its Spark pods run) and realnode (Spark steps on the real node,
+// sparkplug installed from the release; make e2e-node).
 package e2e

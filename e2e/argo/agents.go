@@ -73,6 +73,9 @@ type AgentOptions struct {
 	// SIGTERM when the pod goes, as kubelet would. Nil: the pods'
 	// sidecars are not played, and agents call the addresses Argo wrote.
 	Sidecar SidecarFunc
+	// Ignore, when set, names agent pods a real kubelet runs (package
+	// node's Runs): they are not played.
+	Ignore func(*corev1.Pod) bool
 }
 
 // Agents plays kubelet for Argo agent pods: it runs `argoexec agent main`
@@ -275,7 +278,8 @@ func (a *Agents) sync(ctx context.Context, key string) error {
 	live := map[types.UID]bool{}
 	if exists {
 		pod := obj.(*corev1.Pod)
-		if pod.DeletionTimestamp == nil && pod.Status.Phase == corev1.PodRunning {
+		ignored := a.opts.Ignore != nil && a.opts.Ignore(pod)
+		if !ignored && pod.DeletionTimestamp == nil && pod.Status.Phase == corev1.PodRunning {
 			live[pod.UID] = true
 			if err := a.ensure(ctx, pod); err != nil {
 				return err

@@ -34,7 +34,7 @@ func TestControllerSettings(t *testing.T) {
 	if !slices.Contains(defaults, "ARGO_EXECUTOR_PLUGINS=true") {
 		t.Errorf("controller env with Argo's defaults %v lacks ARGO_EXECUTOR_PLUGINS=true", defaults)
 	}
-	args := strings.Join(ControllerArgs("/k"), " ")
+	args := strings.Join(ControllerArgs("/k", ExecutorImage), " ")
 	for _, want := range []string{"--kubeconfig=/k", "--executor-plugins", "--namespace=argo", "--configmap=workflow-controller-configmap"} {
 		if !strings.Contains(args, want) {
 			t.Errorf("controller args %q lack %s", args, want)

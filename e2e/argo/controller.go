@@ -21,8 +21,9 @@ const (
 	// controllerAddr is where the controller serves /healthz (and pprof):
 	// ":6060" upstream, bound to loopback by hack/tools.sh.
 	controllerAddr = "127.0.0.1:6060"
-	// ExecutorImage is the image the controller writes into agent pods;
-	// no image is ever pulled here.
+	// ExecutorImage is the image the controller writes into agent pods
+	// that the harness plays: no image is pulled for them. A real node
+	// runs another (StartController's executorImage).
 	ExecutorImage = "quay.io/argoproj/argoexec:e2e"
 	// RequeueTime is how soon the controller looks at a workflow again
 	// (DEFAULT_REQUEUE_TIME; 10 s upstream). It is also the agents' patch
@@ -51,13 +52,14 @@ func ControllerEnv(defaults bool) []string {
 
 // ControllerArgs are the controller's flags: the admin kubeconfig (the
 // controller's own RBAC is not what is under test; the agent's is), the
-// argo namespace, all namespaces managed.
-func ControllerArgs(kubeconfig string) []string {
+// argo namespace, all namespaces managed, executorImage for agent pods and
+// the init and wait containers of container steps.
+func ControllerArgs(kubeconfig, executorImage string) []string {
 	return []string{
 		"--kubeconfig=" + kubeconfig,
 		"--namespace=" + Namespace,
 		"--configmap=" + ConfigMapName,
-		"--executor-image=" + ExecutorImage,
+		"--executor-image=" + executorImage,
 		"--executor-plugins",
 		"--loglevel=info",
 		"--log-format=text",
@@ -65,14 +67,15 @@ func ControllerArgs(kubeconfig string) []string {
 }
 
 // StartController runs the workflow-controller from binDir with
-// ControllerEnv(defaults) and waits until it serves /healthz. Only one can
+// ControllerEnv(defaults) and executorImage (ExecutorImage unless a real
+// node runs agent pods) and waits until it serves /healthz. Only one can
 // run per machine: it listens on 127.0.0.1:6060.
-func StartController(ctx context.Context, c *cluster.Cluster, binDir string, defaults bool) (*cluster.Process, error) {
+func StartController(ctx context.Context, c *cluster.Cluster, binDir, executorImage string, defaults bool) (*cluster.Process, error) {
 	if conn, err := net.DialTimeout("tcp", controllerAddr, time.Second); err == nil {
 		conn.Close()
 		return nil, fmt.Errorf("%s is in use: another workflow-controller runs on this machine (a kept demo? make demo-down)", controllerAddr)
 	}
-	p, err := c.StartProcess(binController, filepath.Join(binDir, binController), ControllerArgs(c.Kubeconfig), ControllerEnv(defaults), "")
+	p, err := c.StartProcess(binController, filepath.Join(binDir, binController), ControllerArgs(c.Kubeconfig, executorImage), ControllerEnv(defaults), "")
 	if err != nil {
 		return nil, err
 	}

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	wfclient "github.com/argoproj/argo-workflows/v3/pkg/client/clientset/versioned"
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/sparkplug-io/sparkplug/e2e/argo"
@@ -67,6 +68,15 @@ type Options struct {
 	// kubelet) beside KWOK's, once the control plane is up; Env.Node. Needs
 	// root and hack/node.sh build.
 	RealNode bool
+	// NodeImages are image tarballs imported into the real node once it
+	// runs, before the workflow-controller starts.
+	NodeImages []string
+	// ExecutorImage is the workflow-controller's --executor-image (the
+	// image of agent pods and of container steps' init and wait
+	// containers): with RealNode, an argoexec image among NodeImages, so
+	// that the kubelet runs the agent pods of workflows on the real node.
+	// Default: argo.ExecutorImage, which only played agents "run".
+	ExecutorImage string
 }
 
 // Versions are the versions of what runs.
@@ -149,6 +159,9 @@ func Start(ctx context.Context, opts Options) (_ *Env, err error) {
 	}
 	if opts.Progress == nil {
 		opts.Progress = io.Discard
+	}
+	if opts.ExecutorImage == "" {
+		opts.ExecutorImage = argo.ExecutorImage
 	}
 	ctx, cancelStart := context.WithTimeout(ctx, startTimeout)
 	defer cancelStart()
@@ -245,6 +258,12 @@ func Start(ctx context.Context, opts Options) (_ *Env, err error) {
 		if e.Node, err = e.startNode(ctx); err != nil {
 			return nil, err
 		}
+		for _, tarball := range opts.NodeImages {
+			step("importing %s into the real node", filepath.Base(tarball))
+			if err := e.Node.ImportImage(ctx, tarball); err != nil {
+				return nil, err
+			}
+		}
 	}
 	if e.Workflows, err = wfclient.NewForConfig(e.Cluster.Config); err != nil {
 		return nil, fmt.Errorf("argo client: %w", err)
@@ -260,7 +279,7 @@ func Start(ctx context.Context, opts Options) (_ *Env, err error) {
 		return nil, err
 	}
 	step("starting the workflow-controller")
-	if e.controller, err = argo.StartController(ctx, e.Cluster, e.argoBinDir, e.opts.Defaults); err != nil {
+	if e.controller, err = argo.StartController(ctx, e.Cluster, e.argoBinDir, e.opts.ExecutorImage, e.opts.Defaults); err != nil {
 		return nil, err
 	}
 
@@ -285,16 +304,16 @@ func Start(ctx context.Context, opts Options) (_ *Env, err error) {
 	}
 	if e.Agents, err = argo.RunAgents(bgCtx, e.Cluster, argo.AgentOptions{
 		BinDir: e.argoBinDir, Dir: e.dir, Token: token, Log: e.log.With("component", "agents"),
-		Mode: opts.AgentTokenMode, Sidecar: e.Sidecars.command,
+		Mode: opts.AgentTokenMode, Sidecar: e.Sidecars.command, Ignore: e.onRealNode,
 	}); err != nil {
 		return nil, err
 	}
 	e.Sidecars.agents = e.Agents
-	if _, err := sim.RunExecutors(bgCtx, e.Kube, e.log.With("component", "executors")); err != nil {
+	if _, err := sim.RunExecutors(bgCtx, e.Kube, e.onRealNode, e.log.With("component", "executors")); err != nil {
 		return nil, err
 	}
 	e.DriverLogs = filepath.Join(e.dir, "driver-logs")
-	if err := sim.RunLogs(bgCtx, e.Kube, e.Cluster.Dynamic, e.DriverLogs, e.log.With("component", "driver-logs")); err != nil {
+	if err := sim.RunLogs(bgCtx, e.Kube, e.Cluster.Dynamic, e.DriverLogs, e.onRealNode, e.log.With("component", "driver-logs")); err != nil {
 		return nil, err
 	}
 	step("ready: %s; sparkplug runs as each agent pod's sidecar, as ServiceAccount %s; agents get the plugin token via %s",
@@ -346,7 +365,7 @@ func (e *Env) RestartController(ctx context.Context) error {
 	if err := e.controller.Stop(); err != nil {
 		return err
 	}
-	p, err := argo.StartController(ctx, e.Cluster, e.argoBinDir, e.opts.Defaults)
+	p, err := argo.StartController(ctx, e.Cluster, e.argoBinDir, e.opts.ExecutorImage, e.opts.Defaults)
 	if err != nil {
 		return err
 	}
@@ -375,7 +394,7 @@ func (e *Env) StartController(ctx context.Context) error {
 	if e.controller != nil {
 		return errors.New("the workflow-controller runs already")
 	}
-	p, err := argo.StartController(ctx, e.Cluster, e.argoBinDir, e.opts.Defaults)
+	p, err := argo.StartController(ctx, e.Cluster, e.argoBinDir, e.opts.ExecutorImage, e.opts.Defaults)
 	if err != nil {
 		return err
 	}
@@ -457,6 +476,10 @@ func (e *Env) Stop() error {
 	}
 	return errors.Join(errs...)
 }
+
+// onRealNode reports whether the real node's kubelet runs pod, which the
+// harness then does not play.
+func (e *Env) onRealNode(pod *corev1.Pod) bool { return e.Node != nil && node.Runs(pod) }
 
 // startNode starts the real node against the control plane, with the
 // binaries hack/node.sh built ($SPARKPLUG_NODE_BIN, else its bindir).

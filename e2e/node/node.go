@@ -47,6 +47,14 @@ func Toleration() corev1.Toleration {
 // NodeSelector keeps a pod off KWOK's node.
 func NodeSelector() map[string]string { return map[string]string{LabelKey: "true"} }
 
+// Runs reports whether a pod runs on the real node, or is meant to: it is
+// bound there or selects the node's label. The harness's stand-ins for a
+// kubelet (agents, simulated executors and logs) leave such pods to the
+// real kubelet.
+func Runs(pod *corev1.Pod) bool {
+	return pod.Spec.NodeName == Name || pod.Spec.NodeSelector[LabelKey] == "true"
+}
+
 // OnNode makes a pod spec run on the real node: the toleration and the
 // node selector.
 func OnNode(spec *corev1.PodSpec) {

@@ -26,6 +26,7 @@ import (
 // removes executor pods.
 type Executors struct {
 	client kubernetes.Interface
+	skip   func(*corev1.Pod) bool
 	log    *slog.Logger
 	queue  workqueue.TypedRateLimitingInterface[string]
 	pods   cache.Indexer
@@ -35,9 +36,10 @@ type Executors struct {
 // For a driver that runs, it creates the executor pods Spark's executor
 // allocator would, as described by the driver's spark.properties; for a
 // driver that has ended, it deletes them (as the driver's shutdown hook
-// does). It returns once its cache has synced; the work goes on in the
+// does). Drivers skip names (those a real kubelet runs, whose driver makes
+// its own executors) are left alone. It returns once its cache has synced; the work goes on in the
 // background.
-func RunExecutors(ctx context.Context, client kubernetes.Interface, log *slog.Logger) (*Executors, error) {
+func RunExecutors(ctx context.Context, client kubernetes.Interface, skip func(*corev1.Pod) bool, log *slog.Logger) (*Executors, error) {
 	factory := informers.NewSharedInformerFactoryWithOptions(client, 0,
 		informers.WithTweakListOptions(func(o *metav1.ListOptions) {
 			o.LabelSelector = labels.Set{spark.LabelRole: spark.RoleDriver}.String()
@@ -45,6 +47,7 @@ func RunExecutors(ctx context.Context, client kubernetes.Interface, log *slog.Lo
 	informer := factory.Core().V1().Pods().Informer()
 	e := &Executors{
 		client: client,
+		skip:   skip,
 		log:    log,
 		queue:  workqueue.NewTypedRateLimitingQueue(workqueue.DefaultTypedControllerRateLimiter[string]()),
 		pods:   informer.GetIndexer(),
@@ -95,7 +98,7 @@ func (e *Executors) sync(ctx context.Context, key string) error {
 	}
 	driver := obj.(*corev1.Pod)
 	switch {
-	case driver.DeletionTimestamp != nil:
+	case driver.DeletionTimestamp != nil, e.skip != nil && e.skip(driver):
 		return nil
 	case driver.Status.Phase == corev1.PodRunning:
 		return e.create(ctx, driver)

@@ -34,7 +34,9 @@ var kwokLogs = schema.GroupVersionResource{Group: "kwok.x-k8s.io", Version: "v1a
 // KWOK Logs object naming that file, so `kubectl logs`, the API server's
 // pods/log and everything built on them read it. The file grows as the
 // driver moves: started, running, ended with its exit code and message.
-func RunLogs(ctx context.Context, client kubernetes.Interface, dyn dynamic.Interface, dir string, log *slog.Logger) error {
+// Drivers skip names (those a real kubelet runs, which keeps their real
+// log) get none.
+func RunLogs(ctx context.Context, client kubernetes.Interface, dyn dynamic.Interface, dir string, skip func(*corev1.Pod) bool, log *slog.Logger) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("create driver log dir: %w", err)
 	}
@@ -45,7 +47,7 @@ func RunLogs(ctx context.Context, client kubernetes.Interface, dyn dynamic.Inter
 	informer := factory.Core().V1().Pods().Informer()
 	sync := func(obj any) {
 		p, ok := obj.(*corev1.Pod)
-		if !ok || p.DeletionTimestamp != nil {
+		if !ok || p.DeletionTimestamp != nil || (skip != nil && skip(p)) {
 			return
 		}
 		if err := writeDriverLog(ctx, dyn, dir, p); err != nil && ctx.Err() == nil {

@@ -1,6 +1,7 @@
 package execute
 
 import (
+	"slices"
 	"sort"
 	"strconv"
 
@@ -79,11 +80,22 @@ func (r *pass) run(entry *wfv1.NodeResult) *decide.Run {
 			!driverpod.OwnTomb(cm, r.wf) {
 			continue
 		}
-		if a := attemptOf(&corev1.Pod{ObjectMeta: cm.ObjectMeta}); a > newest() && (tomb == nil || a > attemptOf(&corev1.Pod{ObjectMeta: tomb.ObjectMeta})) {
+		if a := attemptOf(&corev1.Pod{ObjectMeta: cm.ObjectMeta}); (a > newest() || a == newest() && stopping(rn, a)) &&
+			(tomb == nil || a > attemptOf(&corev1.Pod{ObjectMeta: tomb.ObjectMeta})) {
 			tomb = cm
 		}
 	}
 	if tomb != nil {
+		// The stopped driver, still terminating, is its tombstone's: its
+		// last status (a kubelet ends a container that never started as
+		// ContainerStatusUnknown, exit 137) is not why the attempt ended.
+		if rn != nil {
+			a := attemptOf(&corev1.Pod{ObjectMeta: tomb.ObjectMeta})
+			rn.Attempts = slices.DeleteFunc(rn.Attempts, func(p *corev1.Pod) bool { return attemptOf(p) == a })
+			if len(rn.Attempts) == 0 {
+				rn = nil
+			}
+		}
 		add(tombStandIn(tomb))
 	}
 	if rn != nil {
@@ -105,6 +117,26 @@ func (r *pass) run(entry *wfv1.NodeResult) *decide.Run {
 	rn.Ghost = true
 	rn.MissingSince = r.core.missing.since(r.wf.UID+"/"+driver, r.now)
 	return rn
+}
+
+// stopping: the run's drivers of attempt are all being deleted, as
+// sparkplug's stop does once their tombstone is written. Until the delete
+// went through (it may fail, and the stop is made again), the tombstone
+// of a live driver of the same attempt does not count.
+func stopping(rn *decide.Run, attempt int) bool {
+	if rn == nil {
+		return false
+	}
+	found := false
+	for _, p := range rn.Attempts {
+		if attemptOf(p) == attempt {
+			if p.DeletionTimestamp == nil {
+				return false
+			}
+			found = true
+		}
+	}
+	return found
 }
 
 // tombStandIn is the stand-in for a stopped driver, built from its

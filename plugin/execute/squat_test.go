@@ -50,7 +50,7 @@ type squatEnv struct {
 	writes []string
 }
 
-func newSquatEnv(t *testing.T, extra string) *squatEnv {
+func newSquatEnv(t *testing.T, extra string, opts ...Options) *squatEnv {
 	t.Helper()
 	e := &squatEnv{}
 	tmpl := templateOf(`{"spark":` + strings.Replace(body, "%s", extra, 1) + `}`)
@@ -76,7 +76,7 @@ func newSquatEnv(t *testing.T, extra string) *squatEnv {
 	e.dyn = dynamicfake.NewSimpleDynamicClientWithCustomListKinds(runtime.NewScheme(), map[schema.GroupVersionResource]string{volcanoPodGroups: "PodGroupList"})
 	e.dyn.PrependReactor("*", "*", note)
 	wfs := wffake.NewSimpleClientset(ts)
-	e.core, e.args = startCore(t, scope.Clients{Kube: e.kube, Workflows: wfs, Dynamic: e.dyn}, tmpl)
+	e.core, e.args = startCoreWith(t, scope.Clients{Kube: e.kube, Workflows: wfs, Dynamic: e.dyn}, tmpl, append(opts, Options{})[0])
 	e.events = record.NewFakeRecorder(100)
 	e.core.recorder = e.events
 	wf, err := wfs.ArgoprojV1alpha1().Workflows("ns").Get(context.Background(), "wf", metav1.GetOptions{})
@@ -449,5 +449,34 @@ func TestLeftoverConfigMapIsWaitedFor(t *testing.T) {
 			t.Fatal("no driver made once the leftover ConfigMap was gone")
 		}
 		runPass(t, e.core, e.args)
+	}
+}
+
+// On a kubelet, a stopped driver lingers while it terminates, and the
+// kubelet ends its container that never started as ContainerStatusUnknown
+// (exit 137). Until the stop's result is written (the writer holds it for
+// its gap), the tombstone, not that status, says why the attempt ended.
+func TestStoppedDriverTerminatingKeepsTheStopReason(t *testing.T) {
+	e := newSquatEnv(t, "", Options{WriteGap: time.Hour})
+	e.startedBadly(t)
+	ctx := context.Background()
+	d, err := e.kube.CoreV1().Pods("ns").Get(ctx, e.names.DriverPod, metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.failed(t, "ImagePullBackOff")
+	now := metav1.Now()
+	d.ResourceVersion, d.DeletionTimestamp = "", &now
+	d.Status.Phase = corev1.PodFailed
+	d.Status.ContainerStatuses = []corev1.ContainerStatus{{Name: spark.DriverContainerName,
+		State: corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{ExitCode: 137, Reason: "ContainerStatusUnknown",
+			Message: "The container could not be located when the pod was terminated"}}}}
+	if err := e.kube.Tracker().Add(d); err != nil {
+		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		if n := runPass(t, e.core, e.args).Node; n == nil || !strings.Contains(n.Message, "ImagePullBackOff") {
+			t.Fatalf("node %+v once the stopped driver terminates, want the stop's ImagePullBackOff", n)
+		}
 	}
 }

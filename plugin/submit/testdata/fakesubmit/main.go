@@ -153,6 +153,16 @@ func prefixed(c map[string]string, prefix string) map[string]string {
 	return out
 }
 
+// Spark's names for the executor pod template in the driver
+// (Constants.scala: POD_TEMPLATE_VOLUME, POD_TEMPLATE_KEY,
+// EXECUTOR_POD_SPEC_TEMPLATE_MOUNTPATH, EXECUTOR_POD_SPEC_TEMPLATE_FILE_NAME).
+const (
+	podTemplateVolume = "pod-template-volume"
+	podTemplateKey    = "podspec-configmap-key"
+	podTemplateDir    = "/opt/spark/pod-template"
+	podTemplateFile   = "pod-spec-template.yml"
+)
+
 func create(s submission) error {
 	cfg, err := clientcmd.BuildConfigFromFlags("", os.Getenv("KUBECONFIG"))
 	if err != nil {
@@ -217,6 +227,33 @@ func create(s submission) error {
 		},
 	}})
 
+	// Spark's DriverServiceFeatureStep: the driver Service, whose name the
+	// driver's conf gives as spark.driver.host, where executors connect.
+	svcName := "spark-" + hex.EncodeToString(id[8:]) + "-driver-svc"
+	s.conf = maps.Clone(s.conf)
+	s.conf["spark.driver.host"] = svcName + "." + ns + ".svc"
+	// Spark's PodTemplateConfigMapStep: the executor pod template goes to
+	// the driver in a ConfigMap of its own, mounted at
+	// /opt/spark/pod-template, and the driver's conf names it there (the
+	// path spark-submit read it from is on spark-submit's machine only).
+	var podSpec *corev1ac.ConfigMapApplyConfiguration
+	if f := s.conf["spark.kubernetes.executor.podTemplateFile"]; f != "" {
+		raw, err := os.ReadFile(f)
+		if err != nil {
+			return fmt.Errorf("executor pod template: %w", err)
+		}
+		name := "spark-drv-" + hex.EncodeToString(id[:8]) + "-podspec-conf-map"
+		podSpec = corev1ac.ConfigMap(name, ns).WithData(map[string]string{podTemplateKey: string(raw)})
+		ctr.VolumeMounts = append(ctr.VolumeMounts, corev1.VolumeMount{Name: podTemplateVolume, MountPath: podTemplateDir})
+		pod.Spec.Volumes = append(pod.Spec.Volumes, corev1.Volume{Name: podTemplateVolume, VolumeSource: corev1.VolumeSource{
+			ConfigMap: &corev1.ConfigMapVolumeSource{
+				LocalObjectReference: corev1.LocalObjectReference{Name: name},
+				Items:                []corev1.KeyToPath{{Key: podTemplateKey, Path: podTemplateFile}},
+			},
+		}})
+		s.conf["spark.kubernetes.executor.podTemplateFile"] = podTemplateDir + "/" + podTemplateFile
+	}
+
 	ctx := context.Background()
 	created, err := kube.CoreV1().Pods(ns).Create(ctx, pod, metav1.CreateOptions{})
 	if apierrors.IsAlreadyExists(err) {
@@ -234,7 +271,7 @@ func create(s submission) error {
 	cm := corev1ac.ConfigMap(confMap, ns).
 		WithOwnerReferences(owner).
 		WithData(map[string]string{propertiesFile: properties(s.conf, appID)})
-	svc := corev1ac.Service("spark-"+hex.EncodeToString(id[8:])+"-driver-svc", ns).
+	svc := corev1ac.Service(svcName, ns).
 		WithOwnerReferences(owner).
 		WithSpec(corev1ac.ServiceSpec().
 			WithClusterIP(corev1.ClusterIPNone).
@@ -247,6 +284,12 @@ func create(s submission) error {
 	if _, err := kube.CoreV1().ConfigMaps(ns).Apply(ctx, cm, apply); err != nil {
 		_ = kube.CoreV1().Pods(ns).Delete(ctx, created.Name, metav1.DeleteOptions{})
 		return fmt.Errorf("io.fabric8.kubernetes.client.KubernetesClientException: %w", err)
+	}
+	if podSpec != nil {
+		if _, err := kube.CoreV1().ConfigMaps(ns).Apply(ctx, podSpec.WithOwnerReferences(owner), apply); err != nil {
+			_ = kube.CoreV1().Pods(ns).Delete(ctx, created.Name, metav1.DeleteOptions{})
+			return fmt.Errorf("io.fabric8.kubernetes.client.KubernetesClientException: %w", err)
+		}
 	}
 	if _, err := kube.CoreV1().Services(ns).Apply(ctx, svc, apply); err != nil {
 		_ = kube.CoreV1().Pods(ns).Delete(ctx, created.Name, metav1.DeleteOptions{})
