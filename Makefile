@@ -23,7 +23,7 @@ tools: ## build the test control plane from pinned Go modules (cold ~15 min, the
 	bash hack/tools.sh build
 
 .PHONY: test
-test: verify vuln test-unit test-chart test-integration e2e ## every test tier: verify, vuln, unit, chart, integration, e2e
+test: verify vuln test-unit test-chart test-integration e2e e2e-node ## every test tier: verify, vuln, unit, chart, integration, e2e (KWOK), e2e-node (a real kubelet)
 
 .PHONY: debs
 debs: ## install the Debian packages the tests need if missing (zsh and fish, for the completion scripts)
