@@ -15,6 +15,9 @@ import (
 // Service may not resolve, or have no endpoint, for a while).
 const connectFor = 2 * time.Minute
 
+// dialTimeout bounds one attempt to connect to the driver.
+const dialTimeout = 3 * time.Second
+
 // runExecutor runs the executor container and returns its exit code.
 func runExecutor(ctx context.Context, getenv func(string) string, log *slog.Logger) int {
 	addr, err := driverAddress(getenv("SPARK_DRIVER_URL"))
@@ -66,7 +69,9 @@ func runExecutor(ctx context.Context, getenv func(string) string, log *slog.Logg
 func dial(ctx context.Context, log *slog.Logger, addr string) (net.Conn, error) {
 	ctx, cancel := context.WithTimeout(ctx, connectFor)
 	defer cancel()
-	var d net.Dialer
+	// Each attempt is bounded on its own: one dial that hangs (an address
+	// that answers nothing) must not take the whole connectFor.
+	d := net.Dialer{Timeout: dialTimeout}
 	for attempt := 1; ; attempt++ {
 		conn, err := d.DialContext(ctx, "tcp", addr)
 		if err == nil {
