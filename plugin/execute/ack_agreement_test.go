@@ -33,7 +33,7 @@ func servers(t *testing.T) (sidecar, ack http.Handler) {
 		t.Fatal(err)
 	}
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	return server.New(core, &server.TokenFile{Path: token}, alwaysReady{}, nil, log), acksrv.Handler(&edge.TokenFile{Path: token}, log)
+	return server.New(core, &edge.TokenFile{Path: token}, alwaysReady{}, nil, log), acksrv.Handler(&edge.TokenFile{Path: token}, log)
 }
 
 func serve(h http.Handler, method, path, auth, body string) *httptest.ResponseRecorder {

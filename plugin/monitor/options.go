@@ -9,7 +9,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation"
 
 	"github.com/sparkplug-io/sparkplug/plugin/cli"
-	"github.com/sparkplug-io/sparkplug/plugin/server"
+	"github.com/sparkplug-io/sparkplug/plugin/edge"
 	"github.com/sparkplug-io/sparkplug/plugin/setting"
 )
 
@@ -55,8 +55,8 @@ type Options struct {
 	QPS   float32
 	Burst int
 	// ServerLimits bound the clients of the HTTP servers; a zero field
-	// takes server.DefaultLimits' value.
-	ServerLimits server.Limits
+	// takes edge.DefaultLimits' value.
+	ServerLimits edge.Limits
 	// Version is what sparkplug_build_info reports.
 	Version cli.Version
 
@@ -94,7 +94,7 @@ func DefaultOptions() Options {
 		RetryPeriod:         2 * time.Second,
 		QPS:                 20,
 		Burst:               40,
-		ServerLimits:        server.DefaultLimits(),
+		ServerLimits:        edge.DefaultLimits(),
 	}
 }
 

@@ -23,6 +23,7 @@ import (
 	"k8s.io/client-go/tools/leaderelection/resourcelock"
 	"k8s.io/client-go/tools/record"
 
+	"github.com/sparkplug-io/sparkplug/plugin/edge"
 	"github.com/sparkplug-io/sparkplug/plugin/kube"
 	"github.com/sparkplug-io/sparkplug/plugin/server"
 )
@@ -239,7 +240,7 @@ func (m *monitor) serve(ready *server.Ready, watchdog *leaderelection.HealthzAda
 			stop()
 			return nil, fmt.Errorf("listen on %s: %w", addr, err)
 		}
-		s := server.HTTPServer(mux, m.o.ServerLimits)
+		s := edge.HTTPServer(mux, m.o.ServerLimits)
 		servers = append(servers, s)
 		bound = append(bound, ln.Addr().String())
 		go func() {

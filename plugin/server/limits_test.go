@@ -11,17 +11,19 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/sparkplug-io/sparkplug/plugin/edge"
 )
 
-// serve runs HTTPServer(h, l) on a loopback port until the test ends and
+// serve runs edge.HTTPServer(h, l) on a loopback port until the test ends and
 // returns its address.
-func serve(t *testing.T, h http.Handler, l Limits) string {
+func serve(t *testing.T, h http.Handler, l edge.Limits) string {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := HTTPServer(h, l)
+	srv := edge.HTTPServer(h, l)
 	go func() { _ = srv.Serve(ln) }()
 	t.Cleanup(func() { srv.Close() })
 	return ln.Addr().String()
@@ -67,9 +69,9 @@ func engine(t *testing.T, core *fakeCore) http.Handler {
 func TestAStalledBodyIsCutOffAtTheReadTimeout(t *testing.T) {
 	core := &fakeCore{}
 	const readTimeout = 300 * time.Millisecond
-	addr := serve(t, engine(t, core), Limits{ReadTimeout: readTimeout})
+	addr := serve(t, engine(t, core), edge.Limits{ReadTimeout: readTimeout})
 	conn := dial(t, addr)
-	fmt.Fprintf(conn, "POST %s HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer tok\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{\"workflow\":", ExecutePath)
+	fmt.Fprintf(conn, "POST %s HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer tok\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{\"workflow\":", edge.ExecutePath)
 	closedWithin(t, conn, readTimeout-50*time.Millisecond, 3*time.Second)
 	if core.calls != 0 {
 		t.Fatalf("the core was called %d times with a body that never came", core.calls)
@@ -80,9 +82,9 @@ func TestAStalledBodyIsCutOffAtTheReadTimeout(t *testing.T) {
 // handler runs; the agent's headers, a bearer token of a few KiB, pass.
 func TestAnOversizeHeaderBlockIs431(t *testing.T) {
 	core := &fakeCore{}
-	addr := serve(t, engine(t, core), Limits{})
+	addr := serve(t, engine(t, core), edge.Limits{})
 	post := func(pad int) int {
-		req, err := http.NewRequest(http.MethodPost, "http://"+addr+ExecutePath, strings.NewReader(validBody))
+		req, err := http.NewRequest(http.MethodPost, "http://"+addr+edge.ExecutePath, strings.NewReader(validBody))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -98,7 +100,7 @@ func TestAnOversizeHeaderBlockIs431(t *testing.T) {
 	if code := post(4 << 10); code != http.StatusOK {
 		t.Fatalf("a 4 KiB header: %d, want 200", code)
 	}
-	if code := post(DefaultLimits().MaxHeaderBytes + 8<<10); code != http.StatusRequestHeaderFieldsTooLarge {
+	if code := post(edge.DefaultLimits().MaxHeaderBytes + 8<<10); code != http.StatusRequestHeaderFieldsTooLarge {
 		t.Fatalf("a header of MaxHeaderBytes + 8 KiB: %d, want 431", code)
 	}
 	if core.calls != 1 {
@@ -111,7 +113,7 @@ func TestAnOversizeHeaderBlockIs431(t *testing.T) {
 // use without one).
 func TestAnIdleKeepAliveConnectionIsClosed(t *testing.T) {
 	const idle = 300 * time.Millisecond
-	addr := serve(t, engine(t, &fakeCore{}), Limits{IdleTimeout: idle, ReadTimeout: time.Minute})
+	addr := serve(t, engine(t, &fakeCore{}), edge.Limits{IdleTimeout: idle, ReadTimeout: time.Minute})
 	conn := dial(t, addr)
 	fmt.Fprint(conn, "GET /healthz HTTP/1.1\r\nHost: localhost\r\n\r\n")
 	r := bufio.NewReader(conn)
@@ -127,12 +129,12 @@ func TestAnIdleKeepAliveConnectionIsClosed(t *testing.T) {
 	closedWithin(t, conn, idle-50*time.Millisecond, 3*time.Second)
 }
 
-// A body over MaxBodyBytes is answered 413 and never reaches the core; one
-// of exactly MaxBodyBytes is read whole (a body of junk that size is
+// A body over edge.MaxBodyBytes is answered 413 and never reaches the core; one
+// of exactly edge.MaxBodyBytes is read whole (a body of junk that size is
 // answered, the README says, see spec's BenchmarkParse4MiB).
 func TestABodyOverMaxBodyBytesIs413(t *testing.T) {
 	core := &fakeCore{}
-	addr := serve(t, engine(t, core), Limits{})
+	addr := serve(t, engine(t, core), edge.Limits{})
 	post := func(size int) (int, string) {
 		// validBody with its template name padded to size bytes.
 		pad := size - len(validBody)
@@ -140,7 +142,7 @@ func TestABodyOverMaxBodyBytesIs413(t *testing.T) {
 		if len(body) != size {
 			t.Fatalf("built a %d-byte body, want %d", len(body), size)
 		}
-		req, err := http.NewRequest(http.MethodPost, "http://"+addr+ExecutePath, strings.NewReader(body))
+		req, err := http.NewRequest(http.MethodPost, "http://"+addr+edge.ExecutePath, strings.NewReader(body))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -153,27 +155,27 @@ func TestABodyOverMaxBodyBytesIs413(t *testing.T) {
 		b, _ := io.ReadAll(resp.Body)
 		return resp.StatusCode, string(b)
 	}
-	if code, body := post(MaxBodyBytes); code != http.StatusOK || core.calls != 1 {
-		t.Fatalf("a body of MaxBodyBytes: %d %s, core called %d times; want 200 and one call", code, body, core.calls)
+	if code, body := post(edge.MaxBodyBytes); code != http.StatusOK || core.calls != 1 {
+		t.Fatalf("a body of edge.MaxBodyBytes: %d %s, core called %d times; want 200 and one call", code, body, core.calls)
 	}
-	if code, body := post(MaxBodyBytes + 1); code != http.StatusRequestEntityTooLarge || !strings.Contains(body, "request body over 4194304 bytes") {
-		t.Fatalf("a body of MaxBodyBytes+1: %d %s, want 413 naming the cap", code, body)
+	if code, body := post(edge.MaxBodyBytes + 1); code != http.StatusRequestEntityTooLarge || !strings.Contains(body, "request body over 4194304 bytes") {
+		t.Fatalf("a body of edge.MaxBodyBytes+1: %d %s, want 413 naming the cap", code, body)
 	}
 	if core.calls != 1 {
 		t.Fatalf("the core was called %d times, want once", core.calls)
 	}
 }
 
-// Every server sparkplug makes takes its limits from HTTPServer; a zero
+// Every server sparkplug makes takes its limits from edge.HTTPServer; a zero
 // field takes the default.
 func TestHTTPServerFillsTheDefaults(t *testing.T) {
-	d := DefaultLimits()
-	s := HTTPServer(http.NotFoundHandler(), Limits{IdleTimeout: time.Second})
+	d := edge.DefaultLimits()
+	s := edge.HTTPServer(http.NotFoundHandler(), edge.Limits{IdleTimeout: time.Second})
 	if s.ReadTimeout != d.ReadTimeout || s.ReadHeaderTimeout != d.ReadTimeout || s.WriteTimeout != d.WriteTimeout ||
 		s.IdleTimeout != time.Second || s.MaxHeaderBytes != d.MaxHeaderBytes {
 		t.Fatalf("server limits read %s header %s write %s idle %s headers %d", s.ReadTimeout, s.ReadHeaderTimeout, s.WriteTimeout, s.IdleTimeout, s.MaxHeaderBytes)
 	}
-	if d.WriteTimeout <= AgentTimeout || d.IdleTimeout <= 90*time.Second || d.ReadTimeout >= AgentTimeout {
-		t.Fatalf("defaults %+v: writes must outlast the agent's %s, idle connections its client's 90 s", d, AgentTimeout)
+	if d.WriteTimeout <= edge.AgentTimeout || d.IdleTimeout <= 90*time.Second || d.ReadTimeout >= edge.AgentTimeout {
+		t.Fatalf("defaults %+v: writes must outlast the agent's %s, idle connections its client's 90 s", d, edge.AgentTimeout)
 	}
 }

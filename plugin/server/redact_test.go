@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/sparkplug-io/sparkplug/plugin/edge"
 	"github.com/sparkplug-io/sparkplug/plugin/execute"
 )
 
@@ -21,7 +22,7 @@ func TestErrorRepliesAreRedacted(t *testing.T) {
 		errors.New("cannot reach https://u:leak01@h/x"),
 	} {
 		e := New(&fakeCore{err: err}, tokenFile(t, "secret-token\n"), readyFunc(func() error { return nil }), nil, slog.New(slog.NewTextHandler(io.Discard, nil)))
-		req := httptest.NewRequest(http.MethodPost, ExecutePath, strings.NewReader(validBody))
+		req := httptest.NewRequest(http.MethodPost, edge.ExecutePath, strings.NewReader(validBody))
 		req.Header.Set("Authorization", "Bearer secret-token")
 		rec := httptest.NewRecorder()
 		e.ServeHTTP(rec, req)

@@ -21,25 +21,6 @@ import (
 	"github.com/sparkplug-io/sparkplug/plugin/redact"
 )
 
-// The agent's path, the servers' limits and the token check live in
-// package edge, which the acknowledger shares without gin or Argo's types.
-const (
-	ExecutePath  = edge.ExecutePath
-	AgentTimeout = edge.AgentTimeout
-	MaxBodyBytes = edge.MaxBodyBytes
-)
-
-type (
-	Limits    = edge.Limits
-	TokenFile = edge.TokenFile
-)
-
-// DefaultLimits is edge.DefaultLimits.
-func DefaultLimits() Limits { return edge.DefaultLimits() }
-
-// HTTPServer is edge.HTTPServer.
-func HTTPServer(h http.Handler, l Limits) *http.Server { return edge.HTTPServer(h, l) }
-
 // Executor is the request core.
 type Executor interface {
 	Execute(ctx context.Context, args executor.ExecuteTemplateArgs) (executor.ExecuteTemplateReply, error)
@@ -67,7 +48,7 @@ func New(core Executor, token Token, ready Readiness, m *metrics.Metrics, log *s
 		e.GET("/metrics", gin.WrapH(m.Handler()))
 	}
 	h := &handler{core: core, token: token, log: log}
-	e.POST(ExecutePath, h.execute)
+	e.POST(edge.ExecutePath, h.execute)
 	e.GET("/healthz", func(c *gin.Context) { c.String(http.StatusOK, "ok") })
 	e.GET("/readyz", func(c *gin.Context) {
 		if err := ready.Ready(); err != nil {
@@ -98,7 +79,7 @@ func (h *handler) execute(c *gin.Context) {
 		return
 	}
 	var args executor.ExecuteTemplateArgs
-	dec := json.NewDecoder(http.MaxBytesReader(c.Writer, c.Request.Body, MaxBodyBytes))
+	dec := json.NewDecoder(http.MaxBytesReader(c.Writer, c.Request.Body, edge.MaxBodyBytes))
 	if err := dec.Decode(&args); err != nil {
 		var tooLarge *http.MaxBytesError
 		if errors.As(err, &tooLarge) {
@@ -145,7 +126,7 @@ func requestLog(log *slog.Logger, m *metrics.Metrics) gin.HandlerFunc {
 	return func(c *gin.Context) {
 		start := time.Now()
 		c.Next()
-		if c.FullPath() == ExecutePath {
+		if c.FullPath() == edge.ExecutePath {
 			m.Request(strconv.Itoa(c.Writer.Status()), c.GetString(phaseKey), time.Since(start))
 		}
 		level := slog.LevelDebug

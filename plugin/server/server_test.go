@@ -16,6 +16,7 @@ import (
 	wfv1 "github.com/argoproj/argo-workflows/v3/pkg/apis/workflow/v1alpha1"
 	"github.com/argoproj/argo-workflows/v3/pkg/plugins/executor"
 
+	"github.com/sparkplug-io/sparkplug/plugin/edge"
 	"github.com/sparkplug-io/sparkplug/plugin/execute"
 	"github.com/sparkplug-io/sparkplug/plugin/metrics"
 )
@@ -41,13 +42,13 @@ type readyFunc func() error
 
 func (r readyFunc) Ready() error { return r() }
 
-func tokenFile(t *testing.T, content string) *TokenFile {
+func tokenFile(t *testing.T, content string) *edge.TokenFile {
 	t.Helper()
 	p := filepath.Join(t.TempDir(), "token")
 	if err := os.WriteFile(p, []byte(content), 0o440); err != nil {
 		t.Fatal(err)
 	}
-	return &TokenFile{Path: p}
+	return &edge.TokenFile{Path: p}
 }
 
 const validBody = `{"workflow":{"metadata":{"name":"wf","namespace":"ns","uid":"u"}},"template":{"name":"t","plugin":{"spark":{}}}}`
@@ -78,7 +79,7 @@ func TestExecute(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			e := New(tc.core, tokenFile(t, "secret-token\n"), readyFunc(func() error { return nil }), nil, slog.New(slog.NewTextHandler(io.Discard, nil)))
-			req := httptest.NewRequest(http.MethodPost, ExecutePath, strings.NewReader(tc.body))
+			req := httptest.NewRequest(http.MethodPost, edge.ExecutePath, strings.NewReader(tc.body))
 			if tc.auth != "" {
 				req.Header.Set("Authorization", tc.auth)
 			}
@@ -102,7 +103,7 @@ func TestExecute(t *testing.T) {
 
 func TestNotOursIsExactlyEmptyObject(t *testing.T) {
 	e := New(&fakeCore{}, tokenFile(t, "tok"), readyFunc(func() error { return nil }), nil, slog.New(slog.NewTextHandler(io.Discard, nil)))
-	req := httptest.NewRequest(http.MethodPost, ExecutePath, strings.NewReader(validBody))
+	req := httptest.NewRequest(http.MethodPost, edge.ExecutePath, strings.NewReader(validBody))
 	req.Header.Set("Authorization", "Bearer tok")
 	rec := httptest.NewRecorder()
 	e.ServeHTTP(rec, req)
@@ -114,9 +115,9 @@ func TestNotOursIsExactlyEmptyObject(t *testing.T) {
 func TestWrongMethodIsNot404(t *testing.T) {
 	e := New(&fakeCore{}, tokenFile(t, "tok"), readyFunc(func() error { return nil }), nil, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	rec := httptest.NewRecorder()
-	e.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, ExecutePath, nil))
+	e.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, edge.ExecutePath, nil))
 	if rec.Code != http.StatusMethodNotAllowed {
-		t.Fatalf("GET %s: status %d, want 405", ExecutePath, rec.Code)
+		t.Fatalf("GET %s: status %d, want 405", edge.ExecutePath, rec.Code)
 	}
 }
 
@@ -137,7 +138,7 @@ func TestTokenFileIsReReadWhenItChanges(t *testing.T) {
 }
 
 func TestTokenFileMissingOrEmptyIsAnError(t *testing.T) {
-	missing := &TokenFile{Path: filepath.Join(t.TempDir(), "absent")}
+	missing := &edge.TokenFile{Path: filepath.Join(t.TempDir(), "absent")}
 	if _, err := missing.Matches("x"); err == nil {
 		t.Fatal("missing token file: no error")
 	}
@@ -152,7 +153,7 @@ func TestMetricsCountCalls(t *testing.T) {
 	running := executor.ExecuteTemplateReply{Node: &wfv1.NodeResult{Phase: wfv1.NodeRunning}}
 	e := New(&fakeCore{reply: running}, tokenFile(t, "tok"), readyFunc(func() error { return nil }), m, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	for _, auth := range []string{"Bearer tok", "Bearer tok", "Bearer wrong"} {
-		req := httptest.NewRequest(http.MethodPost, ExecutePath, strings.NewReader(validBody))
+		req := httptest.NewRequest(http.MethodPost, edge.ExecutePath, strings.NewReader(validBody))
 		req.Header.Set("Authorization", auth)
 		e.ServeHTTP(httptest.NewRecorder(), req)
 	}

@@ -8,7 +8,6 @@ import (
 
 	"github.com/sparkplug-io/sparkplug/plugin/edge"
 	"github.com/sparkplug-io/sparkplug/plugin/execute"
-	"github.com/sparkplug-io/sparkplug/plugin/server"
 	"github.com/sparkplug-io/sparkplug/plugin/setting"
 	"github.com/sparkplug-io/sparkplug/plugin/submit"
 )
@@ -49,8 +48,8 @@ type Config struct {
 	// ServerLimits bound the clients of both HTTP servers (Addr's and
 	// MetricsAddr's): read, write and idle timeouts, header size. They
 	// follow from what Argo's agent does, so serve has no flags for them;
-	// a zero field takes server.DefaultLimits' value.
-	ServerLimits server.Limits
+	// a zero field takes edge.DefaultLimits' value.
+	ServerLimits edge.Limits
 	// Core are the request core's settings.
 	Core execute.Options
 	// Version is the version the sidecar reports (user agent, logs).
@@ -79,7 +78,7 @@ func DefaultConfig() Config {
 		// level, one flow per ServiceAccount (README, "How fast").
 		QPS:          135,
 		Burst:        270,
-		ServerLimits: server.DefaultLimits(),
+		ServerLimits: edge.DefaultLimits(),
 		Core:         execute.DefaultOptions(),
 		Version:      "dev",
 	}

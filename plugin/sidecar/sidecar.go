@@ -22,6 +22,7 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/record"
 
+	"github.com/sparkplug-io/sparkplug/plugin/edge"
 	"github.com/sparkplug-io/sparkplug/plugin/execute"
 	"github.com/sparkplug-io/sparkplug/plugin/kube"
 	"github.com/sparkplug-io/sparkplug/plugin/metrics"
@@ -95,7 +96,7 @@ func Run(ctx context.Context, c Config, log *slog.Logger) error {
 	m := metrics.New()
 	core := execute.New(c.Core, clients, registry, builder, recorder, m, log)
 	ready := &server.Ready{}
-	srv := server.HTTPServer(server.New(core, &server.TokenFile{Path: c.TokenFile}, ready, m, log), c.ServerLimits)
+	srv := edge.HTTPServer(server.New(core, &edge.TokenFile{Path: c.TokenFile}, ready, m, log), c.ServerLimits)
 	if c.MetricsAddr != "" {
 		stop, err := serveMetrics(c.MetricsAddr, m, c.ServerLimits, log)
 		if err != nil {
@@ -191,12 +192,12 @@ func newClients(cfg *rest.Config) (scope.Clients, error) {
 
 // serveMetrics serves the metrics at addr too, under the same limits,
 // until stop is called.
-func serveMetrics(addr string, m *metrics.Metrics, limits server.Limits, log *slog.Logger) (stop func(), err error) {
+func serveMetrics(addr string, m *metrics.Metrics, limits edge.Limits, log *slog.Logger) (stop func(), err error) {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return nil, fmt.Errorf("listen for metrics on %s: %w", addr, err)
 	}
-	srv := server.HTTPServer(m.Handler(), limits)
+	srv := edge.HTTPServer(m.Handler(), limits)
 	go func() { _ = srv.Serve(ln) }()
 	log.Info("serving metrics", "addr", ln.Addr().String())
 	return func() { srv.Close() }, nil
@@ -204,7 +205,7 @@ func serveMetrics(addr string, m *metrics.Metrics, limits server.Limits, log *sl
 
 // servePprof serves Go's profiles at addr, under the server's limits,
 // until stop is called; bound is the address it listens on.
-func servePprof(addr string, limits server.Limits, log *slog.Logger) (bound string, stop func(), err error) {
+func servePprof(addr string, limits edge.Limits, log *slog.Logger) (bound string, stop func(), err error) {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return "", nil, fmt.Errorf("listen on %s for profiles: %w", addr, err)
@@ -215,7 +216,7 @@ func servePprof(addr string, limits server.Limits, log *slog.Logger) (bound stri
 	mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
 	mux.HandleFunc("/debug/pprof/symbol", pprof.Symbol)
 	mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
-	srv := server.HTTPServer(mux, limits)
+	srv := edge.HTTPServer(mux, limits)
 	// A CPU profile or trace takes its seconds: no write timeout.
 	srv.WriteTimeout = 0
 	go func() { _ = srv.Serve(ln) }()

@@ -15,7 +15,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sparkplug-io/sparkplug/plugin/server"
+	"github.com/sparkplug-io/sparkplug/plugin/edge"
 )
 
 // unreachableKubeconfig names an API server nobody listens at: the
@@ -46,7 +46,7 @@ func TestBothServersTakeTheLimits(t *testing.T) {
 	c := DefaultConfig()
 	c.Addr, c.MetricsAddr, c.TokenFile, c.Kubeconfig = "127.0.0.1:0", freeLoopbackAddr(t), tokenFile, kubeconfig
 	c.ShutdownGrace = time.Second
-	c.ServerLimits = server.Limits{ReadTimeout: limit, IdleTimeout: limit}
+	c.ServerLimits = edge.Limits{ReadTimeout: limit, IdleTimeout: limit}
 	if err := c.Validate(); err != nil {
 		t.Fatal(err)
 	}
@@ -71,7 +71,7 @@ func TestBothServersTakeTheLimits(t *testing.T) {
 	}
 
 	for _, s := range []struct{ name, addr, post, get string }{
-		{"addr", addr, server.ExecutePath, "/healthz"},
+		{"addr", addr, edge.ExecutePath, "/healthz"},
 		{"metrics-addr", c.MetricsAddr, "/metrics", "/metrics"},
 	} {
 		t.Run(s.name, func(t *testing.T) {
@@ -99,7 +99,7 @@ func TestBothServersTakeTheLimits(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			req.Header.Set("X-Pad", strings.Repeat("a", server.DefaultLimits().MaxHeaderBytes+8<<10))
+			req.Header.Set("X-Pad", strings.Repeat("a", edge.DefaultLimits().MaxHeaderBytes+8<<10))
 			resp, err = http.DefaultClient.Do(req)
 			if err != nil {
 				t.Fatal(err)
@@ -153,7 +153,7 @@ func closedWithin(t *testing.T, conn net.Conn, min, max time.Duration) {
 
 // --pprof-addr serves Go's heap profile, which the scale benchmark reads.
 func TestPprofServesTheHeapProfile(t *testing.T) {
-	addr, stop, err := servePprof("127.0.0.1:0", server.DefaultLimits(), slog.New(slog.NewTextHandler(io.Discard, nil)))
+	addr, stop, err := servePprof("127.0.0.1:0", edge.DefaultLimits(), slog.New(slog.NewTextHandler(io.Discard, nil)))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -21,7 +21,7 @@ func BenchmarkParse(b *testing.B) {
 }
 
 // maxBody is the largest spark body a request the server reads can carry
-// (server.MaxBodyBytes, 4 MiB, less 4 KiB for the rest of the request).
+// (edge.MaxBodyBytes, 4 MiB, less 4 KiB for the rest of the request).
 const maxBody = 4<<20 - 4<<10
 
 // worstBodies are the costliest bodies of at most maxBody bytes found, by
