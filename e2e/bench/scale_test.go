@@ -389,7 +389,7 @@ func apiRequests(t *testing.T) float64 {
 	return sumCounter(b, "apiserver_request_total", func(labels string) bool { return !strings.Contains(labels, `verb="WATCH"`) })
 }
 
-// writes are the kube-apiserver's counts so far of Workflow updates and
+// writes are the kube-apiserver's counts so far of Workflow updates (PUT) and
 // patches and of WorkflowTaskSet status patches, all clients.
 func writes(t *testing.T) (workflows, taskSetStatus float64) {
 	t.Helper()
@@ -398,7 +398,7 @@ func writes(t *testing.T) (workflows, taskSetStatus float64) {
 		t.Fatalf("kube-apiserver metrics: %v", err)
 	}
 	write := func(labels string) bool {
-		return strings.Contains(labels, `verb="UPDATE"`) || strings.Contains(labels, `verb="PATCH"`)
+		return strings.Contains(labels, `verb="PUT"`) || strings.Contains(labels, `verb="UPDATE"`) || strings.Contains(labels, `verb="PATCH"`)
 	}
 	workflows = sumCounter(b, "apiserver_request_total", func(l string) bool {
 		return write(l) && strings.Contains(l, `resource="workflows"`)
