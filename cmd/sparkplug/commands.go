@@ -32,6 +32,8 @@ func commands() []command {
 			func(w io.Writer) *pflag.FlagSet { return serveFlags(&serveOptions{}, w) }, nil, runServe},
 		{"monitor", "watch drivers, executors and workflows: the Spark operator's metrics, and cleanup after ended workflows",
 			func(w io.Writer) *pflag.FlagSet { return monitorFlags(&monitorOptions{}, w) }, nil, runMonitor},
+		{"controller", "run the Spark steps of every workflow in the namespaces given, as one leader-elected Deployment (controller mode), and monitor them",
+			func(w io.Writer) *pflag.FlagSet { return controllerFlags(&controllerOptions{}, w) }, nil, runController},
 		{"render", "print the objects the plugin would create for a spark step (and the spark-submit argv of that launcher), without a cluster",
 			func(w io.Writer) *pflag.FlagSet { return renderFlags(&renderOptions{}, w) }, nil, runRender},
 		{"convert", "turn Spark operator (Scheduled)SparkApplications into (Cron)Workflows with a spark step",

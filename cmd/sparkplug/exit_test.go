@@ -66,6 +66,11 @@ func TestExitStatusOfEveryCommand(t *testing.T) {
 		{"serve unknown flag", "", []string{"serve", "--adr", ":1"}, 2},
 		{"serve argument", "", []string{"serve", "x"}, 2},
 
+		{"controller --help", "", []string{"controller", "--help"}, 0},
+		{"controller without its cluster", "", []string{"controller", "--namespaces", "jobs", "--leader-elect=false", "--kubeconfig", filepath.Join(t.TempDir(), "missing"), "--metrics-addr", "127.0.0.1:0", "--health-addr", "127.0.0.1:0"}, 1},
+		{"controller bad flag value", "", []string{"controller", "--namespaces", "jobs", "--workers", "-1"}, 2},
+		{"controller serve's flag", "", []string{"controller", "--namespaces", "jobs", "--token-file", "t"}, 2},
+		{"controller pprof not loopback", "", []string{"controller", "--namespaces", "jobs", "--leader-elect=false", "--pprof-addr", "0.0.0.0:6060"}, 2},
 		{"monitor --help", "", []string{"monitor", "--help"}, 0},
 		{"monitor without its cluster", "", []string{"monitor", "--namespaces", "jobs", "--leader-elect=false", "--kubeconfig", filepath.Join(t.TempDir(), "missing"), "--metrics-addr", "127.0.0.1:0", "--health-addr", "127.0.0.1:0"}, 1},
 		{"monitor bad flag value", "", []string{"monitor", "--namespaces", "jobs", "--ttl-interval", "-1s"}, 2},

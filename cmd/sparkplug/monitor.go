@@ -34,13 +34,24 @@ deletes; every replica serves /metrics, /healthz and /readyz.`
 // monitor.DefaultOptions first; the namespaces default to $POD_NAMESPACE.
 func monitorFlags(o *monitorOptions, stdout io.Writer) *pflag.FlagSet {
 	d := monitor.DefaultOptions()
-	o.Options = d
+	fs := newFlagSet("monitor", monitorSummary, stdout)
+	watchFlags(fs, &o.Options, d)
+	fs.StringVar(&o.logLevel, "log-level", "info", "debug, info, warn or error")
+	fs.StringVar(&o.logFormat, "log-format", "json", "json or text")
+	return fs
+}
+
+// watchFlags binds the flags of the monitor's settings to o, which they
+// set to d first: monitor's and controller's alike (the controller is a
+// monitor that runs steps too). The namespaces default to
+// $POD_NAMESPACE.
+func watchFlags(fs *pflag.FlagSet, o *monitor.Options, d monitor.Options) {
+	*o = d
 	podNamespace := os.Getenv(monitor.EnvPodNamespace)
 	var namespaces []string
 	if podNamespace != "" {
 		namespaces = []string{podNamespace}
 	}
-	fs := newFlagSet("monitor", monitorSummary, stdout)
 	fs.StringSliceVar(&o.Namespaces, "namespaces", namespaces, "namespaces whose Spark drivers, executors, Workflows and Events to watch, comma-separated or repeated (one set of informers each: a Role per namespace suffices); default $"+monitor.EnvPodNamespace)
 	fs.StringVar(&o.MetricsAddr, "metrics-addr", d.MetricsAddr, "address serving Prometheus metrics at /metrics")
 	fs.StringVar(&o.HealthAddr, "health-addr", d.HealthAddr, "address serving /healthz and /readyz")
@@ -53,9 +64,6 @@ func monitorFlags(o *monitorOptions, stdout io.Writer) *pflag.FlagSet {
 	fs.StringVar(&o.Kubeconfig, "kubeconfig", "", "kubeconfig file; empty means the in-cluster service account")
 	fs.Float32Var(&o.QPS, "kube-api-qps", d.QPS, "Kubernetes client queries per second")
 	fs.IntVar(&o.Burst, "kube-api-burst", d.Burst, "Kubernetes client burst")
-	fs.StringVar(&o.logLevel, "log-level", "info", "debug, info, warn or error")
-	fs.StringVar(&o.logFormat, "log-format", "json", "json or text")
-	return fs
 }
 
 func runMonitor(args []string, stdout, stderr io.Writer) error {

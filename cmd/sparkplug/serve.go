@@ -12,6 +12,7 @@ import (
 	"k8s.io/klog/v2"
 
 	"github.com/sparkplug-io/sparkplug/plugin/cli"
+	"github.com/sparkplug-io/sparkplug/plugin/execute"
 	"github.com/sparkplug-io/sparkplug/plugin/setting"
 	"github.com/sparkplug-io/sparkplug/plugin/sidecar"
 )
@@ -45,28 +46,11 @@ func serveFlags(o *serveOptions, stdout io.Writer) *pflag.FlagSet {
 	fs.StringVar(&o.logFormat, "log-format", "json", "json or text")
 	fs.StringVar(&o.PodName, "pod-name", os.Getenv("POD_NAME"), "the agent pod this sidecar runs in (plugin.yaml sets POD_NAME from the downward API): its workflow is followed from the start, before any request; empty: the first request names it")
 	fs.StringVar(&o.PodNamespace, "pod-namespace", os.Getenv("POD_NAMESPACE"), "the agent pod's namespace (plugin.yaml sets POD_NAMESPACE from the downward API)")
-	fs.DurationVar(&c.ProgressInterval, "progress-interval", d.Core.ProgressInterval, "step of the elapsed time a running node's message shows (\"RUNNING 3/3 executors, 4m30s\"), rounded down to it so the message, and with it the node's duration in the Argo UI, changes at most once per interval; each change is a write of the workflow's WorkflowTaskSet and a Workflow update, so the default costs at most 2 Workflow updates a minute per running node; 0 turns it off")
-	fs.DurationVar(&c.NotFoundGrace, "not-found-grace", d.Core.NotFoundGrace, "how long a missing driver pod is tolerated before the attempt fails \"driver pod not found\"")
-	fs.IntVar(&c.Workers, "workers", d.Core.Workers, "how many Spark nodes are reconciled at once")
-	fs.DurationVar(&c.Resync, "resync", d.Core.Resync, "how often every listed Spark node is reconciled again without an event (time limits and backoffs move with the clock alone)")
-	fs.DurationVar(&c.WriteGap, "write-gap", d.Core.WriteGap, "the least time between two writes of a workflow's WorkflowTaskSet, where node results go (each write is a Workflow update by Argo's controller)")
 	fs.DurationVar(&o.TTLInterval, "ttl-interval", d.TTLInterval, "how often finished drivers are checked against their timeToLiveSeconds")
-	fs.DurationVar(&c.LeftoverInterval, "ttl-leftover-interval", d.Core.LeftoverInterval, "how often the namespace is searched for drivers of finished workflows whose timeToLiveSeconds ran out (their own sidecar is gone)")
 	fs.DurationVar(&o.ShutdownGrace, "shutdown-grace", d.ShutdownGrace, "how long in-flight requests may finish after SIGTERM")
 	fs.Float32Var(&o.QPS, "kube-api-qps", d.QPS, "Kubernetes client queries per second")
 	fs.IntVar(&o.Burst, "kube-api-burst", d.Burst, "Kubernetes client burst")
-	fs.StringVar(&c.Launcher, "launcher", d.Core.Launcher, "what creates the driver of a spark body whose sparkplug.launcher names none: native (sparkplug, in Go) or spark-submit (Spark's own client, from --spark-home)")
-	fs.StringVar(&c.Submit.SparkHome, "spark-home", "", "Spark distribution whose bin/spark-submit launches the drivers of the spark-submit launcher (it needs Java too); empty: no spark-submit, and bodies asking for it fail")
-	fs.IntVar(&c.MaxSubmits, "max-spark-submits", d.Core.MaxSubmits, "how many spark-submits (each a JVM) may run at once; a step beyond it waits, Pending, for a slot")
-	fs.DurationVar(&c.Submit.Timeout, "submit-timeout", d.Core.Submit.Timeout, "how long one spark-submit may run before it is killed and counts as a failed submission")
-	fs.StringVar(&c.IngressURLFormat, "ingress-url-format", "", "URL of the Spark UI's Ingress of every step with a UI Service (sparkUIOptions, or client mode), as the Spark operator's flag: a host, a path or both, with {{$appName}} (the run's name), {{$appNamespace}} and {{$appId}}, e.g. '{{$appName}}.spark.example.com' or 'spark.example.com/{{$appNamespace}}/{{$appName}}' (a path becomes spark.ui.proxyBase); a step's sparkplug.uiIngress.urlFormat overrides it; empty: no UI Ingress unless a step sets one")
-	fs.StringVar(&c.IngressClassName, "ingress-class-name", "", "spec.ingressClassName of every Ingress sparkplug makes (the UI's and driverIngressOptions'), as the Spark operator's flag; a step's sparkplug.uiIngress.ingressClassName overrides it; empty: the cluster's default IngressClass")
-	fs.StringVar(&c.HistoryServerURL, "history-server-url", "", "base URL of the Spark History Server that reads the steps' event logs (spark.eventLog.dir), e.g. 'https://spark-history.example.com': every Spark node then reports the output history-ui, <url>/history/<application id>/, which outlives the driver; a step's sparkplug.historyServerURL overrides it (\"\" turns it off); empty: no history-ui output unless a step sets one")
-	fs.BoolVar(&c.ArchiveLogs, "archive-logs", false, "store every step's driver log, once the driver ends, in the workflow's Argo artifact repository (S3), as the node's output artifact driver-log, which the Argo UI opens; a step's sparkplug.archiveLogs overrides it. The plugin's Role needs get on the repository's credentials Secret (the chart's logArchive.secretNames)")
-	fs.IntVar(&c.Archive.MaxBytes, "archive-logs-max-bytes", d.Core.Archive.MaxBytes, "the most of a driver's log archived: its end, where a failure shows, after a line saying how much was dropped; also the most memory one upload holds")
-	fs.DurationVar(&c.Archive.Timeout, "archive-logs-timeout", d.Core.Archive.Timeout, "how long one driver log's upload (reading the log and storing it) may take")
-	fs.DurationVar(&c.Submit.RequestTimeout, "kubernetes-request-timeout", d.Core.Submit.RequestTimeout, "spark-submit's connection and request timeout against the API server (KUBERNETES_REQUEST_TIMEOUT, spark.kubernetes.submission.connectionTimeout and requestTimeout); 0 keeps Spark's default of 10s")
-	policyFlags(fs, &c.Policy)
+	coreFlags(fs, c, d.Core)
 	return fs
 }
 
@@ -92,4 +76,28 @@ func runServe(args []string, stdout, stderr io.Writer) error {
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
 	defer stop()
 	return sidecar.Run(ctx, o.Config, log)
+}
+
+// coreFlags binds the flags of the step reconciler's settings to c,
+// which they set to d first: serve's and controller's alike.
+func coreFlags(fs *pflag.FlagSet, c *execute.Options, d execute.Options) {
+	*c = d
+	fs.DurationVar(&c.ProgressInterval, "progress-interval", d.ProgressInterval, "step of the elapsed time a running node's message shows (\"RUNNING 3/3 executors, 4m30s\"), rounded down to it so the message, and with it the node's duration in the Argo UI, changes at most once per interval; each change is a write of the workflow's WorkflowTaskSet and a Workflow update, so the default costs at most 2 Workflow updates a minute per running node; 0 turns it off")
+	fs.DurationVar(&c.NotFoundGrace, "not-found-grace", d.NotFoundGrace, "how long a missing driver pod is tolerated before the attempt fails \"driver pod not found\"")
+	fs.IntVar(&c.Workers, "workers", d.Workers, "how many Spark nodes are reconciled at once")
+	fs.DurationVar(&c.Resync, "resync", d.Resync, "how often every listed Spark node is reconciled again without an event (time limits and backoffs move with the clock alone)")
+	fs.DurationVar(&c.WriteGap, "write-gap", d.WriteGap, "the least time between two writes of a workflow's WorkflowTaskSet, where node results go (each write is a Workflow update by Argo's controller)")
+	fs.DurationVar(&c.LeftoverInterval, "ttl-leftover-interval", d.LeftoverInterval, "how often the namespace is searched for drivers of finished workflows whose timeToLiveSeconds ran out (their own sidecar is gone)")
+	fs.StringVar(&c.Launcher, "launcher", d.Launcher, "what creates the driver of a spark body whose sparkplug.launcher names none: native (sparkplug, in Go) or spark-submit (Spark's own client, from --spark-home)")
+	fs.StringVar(&c.Submit.SparkHome, "spark-home", "", "Spark distribution whose bin/spark-submit launches the drivers of the spark-submit launcher (it needs Java too); empty: no spark-submit, and bodies asking for it fail")
+	fs.IntVar(&c.MaxSubmits, "max-spark-submits", d.MaxSubmits, "how many spark-submits (each a JVM) may run at once; a step beyond it waits, Pending, for a slot")
+	fs.DurationVar(&c.Submit.Timeout, "submit-timeout", d.Submit.Timeout, "how long one spark-submit may run before it is killed and counts as a failed submission")
+	fs.StringVar(&c.IngressURLFormat, "ingress-url-format", "", "URL of the Spark UI's Ingress of every step with a UI Service (sparkUIOptions, or client mode), as the Spark operator's flag: a host, a path or both, with {{$appName}} (the run's name), {{$appNamespace}} and {{$appId}}, e.g. '{{$appName}}.spark.example.com' or 'spark.example.com/{{$appNamespace}}/{{$appName}}' (a path becomes spark.ui.proxyBase); a step's sparkplug.uiIngress.urlFormat overrides it; empty: no UI Ingress unless a step sets one")
+	fs.StringVar(&c.IngressClassName, "ingress-class-name", "", "spec.ingressClassName of every Ingress sparkplug makes (the UI's and driverIngressOptions'), as the Spark operator's flag; a step's sparkplug.uiIngress.ingressClassName overrides it; empty: the cluster's default IngressClass")
+	fs.StringVar(&c.HistoryServerURL, "history-server-url", "", "base URL of the Spark History Server that reads the steps' event logs (spark.eventLog.dir), e.g. 'https://spark-history.example.com': every Spark node then reports the output history-ui, <url>/history/<application id>/, which outlives the driver; a step's sparkplug.historyServerURL overrides it (\"\" turns it off); empty: no history-ui output unless a step sets one")
+	fs.BoolVar(&c.ArchiveLogs, "archive-logs", false, "store every step's driver log, once the driver ends, in the workflow's Argo artifact repository (S3), as the node's output artifact driver-log, which the Argo UI opens; a step's sparkplug.archiveLogs overrides it. The plugin's Role needs get on the repository's credentials Secret (the chart's logArchive.secretNames)")
+	fs.IntVar(&c.Archive.MaxBytes, "archive-logs-max-bytes", d.Archive.MaxBytes, "the most of a driver's log archived: its end, where a failure shows, after a line saying how much was dropped; also the most memory one upload holds")
+	fs.DurationVar(&c.Archive.Timeout, "archive-logs-timeout", d.Archive.Timeout, "how long one driver log's upload (reading the log and storing it) may take")
+	fs.DurationVar(&c.Submit.RequestTimeout, "kubernetes-request-timeout", d.Submit.RequestTimeout, "spark-submit's connection and request timeout against the API server (KUBERNETES_REQUEST_TIMEOUT, spark.kubernetes.submission.connectionTimeout and requestTimeout); 0 keeps Spark's default of 10s")
+	policyFlags(fs, &c.Policy)
 }

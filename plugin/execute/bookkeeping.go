@@ -100,3 +100,25 @@ func (m *missingSince) since(key string, now time.Time) time.Time {
 	m.m[key] = now
 	return now
 }
+
+// forget drops the counts of every node of the workflow with uid.
+func (s *submissionFailures) forget(uid string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for k := range s.m {
+		if strings.HasPrefix(k, uid+"/") {
+			delete(s.m, k)
+		}
+	}
+}
+
+// forget drops what is remembered of the workflow with uid's drivers.
+func (m *missingSince) forget(uid string) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for k := range m.m {
+		if strings.HasPrefix(k, uid+"/") {
+			delete(m.m, k)
+		}
+	}
+}

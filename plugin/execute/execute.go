@@ -180,6 +180,29 @@ func (c *Core) Serve(wf spark.WorkflowRef) *flow {
 	return fl
 }
 
+// Release stops following the workflow with uid: its TaskSet writer, its
+// cache and what this process remembers of its nodes. A process that
+// follows many workflows (the controller) calls it once a workflow has
+// finished or is gone and its drivers were swept; a workflow followed
+// again later starts afresh from the cluster, as after a restart.
+func (c *Core) Release(uid string) {
+	c.mu.Lock()
+	fl, ok := c.flows[uid]
+	delete(c.flows, uid)
+	c.mu.Unlock()
+	if !ok {
+		return
+	}
+	fl.cancel()
+	c.scopes.Release(uid)
+	c.failures.forget(uid)
+	c.missing.forget(uid)
+	c.log.Info("no longer following workflow", "workflow", fl.scope.Workflow.Name, "namespace", fl.scope.Workflow.Namespace, "uid", uid)
+}
+
+// Following reports whether this process follows the workflow with uid.
+func (c *Core) Following(uid string) bool { return c.flowOf(uid) != nil }
+
 // MaxFlows bounds the workflows one process follows because requests
 // named them (a sidecar that does not know its own agent pod).
 const MaxFlows = 64

@@ -79,6 +79,12 @@ type Options struct {
 	// Policy is what a run's objects may be (package policy); a step it
 	// refuses fails as an invalid body does.
 	Policy policy.Policy
+	// ReleaseEnded stops following a workflow once it has finished or is
+	// being deleted and its drivers were swept (Release): a process that
+	// follows a namespace's workflows for their whole life (the
+	// controller) holds only the running ones. A sidecar, which serves one
+	// workflow and ends with it, leaves it off.
+	ReleaseEnded bool
 	// Now is the clock.
 	Now func() time.Time
 }

@@ -24,6 +24,8 @@ import (
 type flow struct {
 	scope  *scope.Scope
 	writer *nodestatus.Writer
+	// cancel stops the writer (Release).
+	cancel context.CancelFunc
 
 	mu    sync.Mutex
 	steps map[string]parsed // by node id: a node's template never changes
@@ -55,7 +57,9 @@ func (c *Core) newFlow(sc *scope.Scope) *flow {
 	wo.ProgressInterval, wo.MinGap, wo.Hold, wo.Now = c.opts.ProgressInterval, c.opts.WriteGap, c.opts.HoldVanished, c.opts.Now
 	fl.writer = nodestatus.New(c.clients.Workflows.ArgoprojV1alpha1().WorkflowTaskSets(wf.Namespace), wf.Name, wf.UID,
 		sc.TaskSet, sc.WorkflowObject, wo, c.log.With("workflow", wf.Name, "namespace", wf.Namespace), c.wroteResult(wf))
-	go fl.writer.Run(c.ctx)
+	ctx, cancel := context.WithCancel(c.ctx)
+	fl.cancel = cancel
+	go fl.writer.Run(ctx)
 	go func() {
 		fl.denied = c.reviewAccess(wf)
 		close(fl.access)

@@ -61,7 +61,42 @@ func (c *Core) OnWorkflowEnding(sc *scope.Scope, w *wfv1.Workflow) {
 		if err := c.Sweep(ctx, sc, why); err != nil {
 			c.log.Error("cannot delete the drivers of an ending workflow", "workflow", sc.Workflow.Name, "error", err.Error())
 		}
+		// A finished or deleted workflow needs nothing more; a stopped
+		// one still runs its exit handlers, and is followed until it
+		// finishes. A driver the sweep missed is the cleanup's
+		// (ExpireLeftovers, the monitor's), which needs no scope.
+		if c.opts.ReleaseEnded && (w.Status.Phase.Completed() || w.DeletionTimestamp != nil) {
+			c.Release(sc.Workflow.UID)
+		}
 	})
+}
+
+// Ended is told that the workflow with uid may have ended (its TaskSet
+// went, or was labelled completed): a workflow that is gone, or another
+// now has its name, is released (its drivers go with it through
+// ownership); one that finished or is being deleted has its running
+// drivers deleted first; one that still runs is kept. It asks the API
+// server, once: the cache may not have seen the end yet.
+func (c *Core) Ended(ctx context.Context, uid string) {
+	fl := c.flowOf(uid)
+	if fl == nil {
+		return
+	}
+	ref := fl.scope.Workflow
+	ctx, cancel := context.WithTimeout(ctx, endingSweepTimeout)
+	defer cancel()
+	w, err := c.clients.Workflows.ArgoprojV1alpha1().Workflows(ref.Namespace).Get(ctx, ref.Name, metav1.GetOptions{})
+	switch {
+	case apierrors.IsNotFound(err) || (err == nil && string(w.UID) != uid):
+		c.Release(uid)
+	case err != nil:
+		c.log.Error("cannot tell whether a workflow ended; still following it", "workflow", ref.Name, "namespace", ref.Namespace, "error", err.Error())
+	case w.Status.Phase.Completed() || w.DeletionTimestamp != nil:
+		if err := c.Sweep(ctx, fl.scope, endingReason(w)); err != nil {
+			c.log.Error("cannot delete the drivers of an ending workflow", "workflow", ref.Name, "error", err.Error())
+		}
+		c.Release(uid)
+	}
 }
 
 // SweepEnding is the shutdown path (SIGTERM: the agent pod is deleted when

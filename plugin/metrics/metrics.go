@@ -49,6 +49,13 @@ func New() *Metrics {
 	return m
 }
 
+// Collectors are sparkplug's own families and the Kubernetes client's,
+// without the Go and process collectors: for a process that serves them
+// from a registry of its own (the controller, through the monitor's).
+func (m *Metrics) Collectors() []prometheus.Collector {
+	return []prometheus.Collector{m.requests, m.duration, m.drivers, m.results, clientRequests, clientRateLimiterDuration}
+}
+
 // Request records one answered call.
 func (m *Metrics) Request(code, phase string, took time.Duration) {
 	if m == nil {

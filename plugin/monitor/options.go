@@ -1,11 +1,13 @@
 package monitor
 
 import (
+	"context"
 	"fmt"
 	"net/http"
 	"slices"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
 	"k8s.io/apimachinery/pkg/util/validation"
 
 	"github.com/sparkplug-io/sparkplug/plugin/cli"
@@ -59,6 +61,15 @@ type Options struct {
 	ServerLimits edge.Limits
 	// Version is what sparkplug_build_info reports.
 	Version cli.Version
+
+	// Lead, when set, is more work of the leader (the controller's
+	// reconciler, package controller): it starts with each leadership and
+	// its context ends with it; the leader waits for it to return before
+	// standing again.
+	Lead func(ctx context.Context)
+	// Collectors are served beside the monitor's own metrics (the
+	// controller's).
+	Collectors []prometheus.Collector
 
 	// Now is the clock of the time-to-live checks; nil: time.Now.
 	Now func() time.Time

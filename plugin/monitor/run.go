@@ -23,9 +23,9 @@ import (
 	"k8s.io/client-go/tools/leaderelection/resourcelock"
 	"k8s.io/client-go/tools/record"
 
+	"github.com/sparkplug-io/sparkplug/plugin/daemon"
 	"github.com/sparkplug-io/sparkplug/plugin/edge"
 	"github.com/sparkplug-io/sparkplug/plugin/kube"
-	"github.com/sparkplug-io/sparkplug/plugin/server"
 )
 
 // monitor is one replica.
@@ -54,10 +54,11 @@ func Run(ctx context.Context, o Options, log *slog.Logger) error {
 	}
 	m := &monitor{o: o, log: log, registry: prometheus.NewRegistry(), own: newOwnMetrics(o.Version), labels: labels}
 	m.registry.MustRegister(m.own.collectors()...)
+	m.registry.MustRegister(o.Collectors...)
 
 	// Serve before anything slow: probes and scrapes answer while the
 	// clients and the Lease are set up.
-	ready := &server.Ready{}
+	ready := &daemon.Ready{}
 	// A leader that cannot renew its Lease for this long past its
 	// duration is stuck: /healthz fails, and the kubelet restarts it.
 	watchdog := leaderelection.NewLeaderHealthzAdaptor(20 * time.Second)
@@ -174,6 +175,11 @@ func (m *monitor) lead(ctx context.Context) {
 	}
 	m.own.leader.Set(1)
 	defer m.own.leader.Set(0)
+	if m.o.Lead != nil {
+		var more sync.WaitGroup
+		more.Go(func() { m.o.Lead(ctx) })
+		defer more.Wait()
+	}
 	w := newWatch(m.kube, m.meta, m.o.Namespaces)
 	labels := m.labels
 	labels.workflow = w.workflow
@@ -206,7 +212,7 @@ func (m *monitor) lead(ctx context.Context) {
 
 // serve serves /metrics, /healthz and /readyz on the metrics and the
 // health address (once when they are the same) until stop is called.
-func (m *monitor) serve(ready *server.Ready, watchdog *leaderelection.HealthzAdaptor) (stop func(), err error) {
+func (m *monitor) serve(ready *daemon.Ready, watchdog *leaderelection.HealthzAdaptor) (stop func(), err error) {
 	mux := http.NewServeMux()
 	mux.Handle("GET /metrics", promhttp.HandlerFor(m.registry, promhttp.HandlerOpts{Registry: m.registry}))
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {

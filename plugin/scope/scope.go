@@ -149,7 +149,8 @@ func (r *Registry) Scopes() []*Scope {
 }
 
 // Run waits until ctx is done, then stops watching in every scope. A
-// scope lives as long as the process: one sidecar serves one workflow.
+// scope lives until Release or as long as the process (a sidecar serves
+// one workflow).
 func (r *Registry) Run(ctx context.Context) {
 	<-ctx.Done()
 	// Stop watching but keep the scopes: the shutdown sweep reads their
@@ -159,6 +160,18 @@ func (r *Registry) Run(ctx context.Context) {
 		s.cancel()
 	}
 	r.mu.Unlock()
+}
+
+// Release stops watching for the workflow with uid and forgets its scope;
+// Ensure starts a new one.
+func (r *Registry) Release(uid string) {
+	r.mu.Lock()
+	s, ok := r.scopes[uid]
+	delete(r.scopes, uid)
+	r.mu.Unlock()
+	if ok {
+		s.cancel()
+	}
 }
 
 func (r *Registry) start(wf spark.WorkflowRef) *Scope {

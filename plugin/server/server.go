@@ -9,7 +9,6 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
-	"sync/atomic"
 	"time"
 
 	"github.com/argoproj/argo-workflows/v3/pkg/plugins/executor"
@@ -136,21 +135,4 @@ func requestLog(log *slog.Logger, m *metrics.Metrics) gin.HandlerFunc {
 		log.Log(c.Request.Context(), level, "request", "method", c.Request.Method, "path", c.Request.URL.Path,
 			"status", c.Writer.Status(), "duration", time.Since(start).String())
 	}
-}
-
-// Ready is a Readiness that is set once.
-type Ready struct {
-	err atomic.Pointer[error]
-}
-
-// Set records the readiness outcome; nil means ready.
-func (r *Ready) Set(err error) { r.err.Store(&err) }
-
-// Ready returns nil once Set(nil) was called.
-func (r *Ready) Ready() error {
-	p := r.err.Load()
-	if p == nil {
-		return errors.New("starting")
-	}
-	return *p
 }

@@ -16,6 +16,7 @@ import (
 	wfv1 "github.com/argoproj/argo-workflows/v3/pkg/apis/workflow/v1alpha1"
 	"github.com/argoproj/argo-workflows/v3/pkg/plugins/executor"
 
+	"github.com/sparkplug-io/sparkplug/plugin/daemon"
 	"github.com/sparkplug-io/sparkplug/plugin/edge"
 	"github.com/sparkplug-io/sparkplug/plugin/execute"
 	"github.com/sparkplug-io/sparkplug/plugin/metrics"
@@ -170,7 +171,7 @@ func TestMetricsCountCalls(t *testing.T) {
 }
 
 func TestReadyz(t *testing.T) {
-	var r Ready
+	var r daemon.Ready
 	e := New(&fakeCore{}, tokenFile(t, "tok"), &r, nil, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	get := func(path string) int {
 		rec := httptest.NewRecorder()

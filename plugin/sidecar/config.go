@@ -1,11 +1,11 @@
 package sidecar
 
 import (
-	"net"
 	"net/http"
 	"os"
 	"time"
 
+	"github.com/sparkplug-io/sparkplug/plugin/daemon"
 	"github.com/sparkplug-io/sparkplug/plugin/edge"
 	"github.com/sparkplug-io/sparkplug/plugin/execute"
 	"github.com/sparkplug-io/sparkplug/plugin/setting"
@@ -100,24 +100,10 @@ func (c *Config) Validate() error {
 		return setting.Errorf("shutdown-grace", "must not be negative, got %s", c.ShutdownGrace)
 	case c.QPS <= 0 || c.Burst <= 0:
 		return setting.Errorf("kube-api-qps", "the client's rate (%g) and burst (%d) must be positive", c.QPS, c.Burst)
-	case c.PprofAddr != "" && !loopback(c.PprofAddr):
+	case c.PprofAddr != "" && !daemon.Loopback(c.PprofAddr):
 		return setting.Errorf("pprof-addr", "%q is not a loopback address: profiles (and their command line) are for whoever reaches them, so they are served on 127.0.0.1, ::1 or localhost only (reach them with kubectl port-forward)", c.PprofAddr)
 	}
 	return c.Core.Validate()
-}
-
-// loopback says whether addr (host:port) listens on a loopback address
-// only; an empty host listens on every interface.
-func loopback(addr string) bool {
-	host, _, err := net.SplitHostPort(addr)
-	if err != nil {
-		return false
-	}
-	if host == "localhost" {
-		return true
-	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
 }
 
 // InheritedEnv is what spark-submit gets of this process's environment

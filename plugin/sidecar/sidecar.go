@@ -6,22 +6,11 @@ import (
 	"io/fs"
 	"log/slog"
 	"net"
-	"net/http"
-	"net/http/pprof"
 	"os"
 	"slices"
 	"time"
 
-	wfclient "github.com/argoproj/argo-workflows/v3/pkg/client/clientset/versioned"
-	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/client-go/dynamic"
-	"k8s.io/client-go/kubernetes"
-	"k8s.io/client-go/kubernetes/scheme"
-	typedcorev1 "k8s.io/client-go/kubernetes/typed/core/v1"
-	"k8s.io/client-go/rest"
-	"k8s.io/client-go/tools/record"
-
+	"github.com/sparkplug-io/sparkplug/plugin/daemon"
 	"github.com/sparkplug-io/sparkplug/plugin/edge"
 	"github.com/sparkplug-io/sparkplug/plugin/execute"
 	"github.com/sparkplug-io/sparkplug/plugin/kube"
@@ -59,7 +48,7 @@ func Run(ctx context.Context, c Config, log *slog.Logger) error {
 	}
 	log.Info("policy", "plugin_service_accounts", c.Core.Policy.PluginServiceAccounts, "pod_security_level", c.Core.Policy.PodSecurity)
 	cfg.UserAgent = "sparkplug/" + c.Version
-	clients, err := newClients(cfg)
+	clients, err := daemon.Clients(cfg)
 	if err != nil {
 		return err
 	}
@@ -86,26 +75,22 @@ func Run(ctx context.Context, c Config, log *slog.Logger) error {
 	registry := scope.NewRegistry(clients, log)
 	// Events outlive ctx: the shutdown sweep records the deletions it
 	// makes after SIGTERM, and they are flushed before the process ends.
-	eventsCtx, stopEvents := context.WithCancel(context.Background())
-	defer stopEvents()
-	broadcaster := record.NewBroadcaster(record.WithContext(eventsCtx))
-	events := &flushedEvents{}
-	broadcaster.StartRecordingToSink(events.sink(&typedcorev1.EventSinkImpl{Interface: clients.Kube.CoreV1().Events("")}))
-	defer broadcaster.Shutdown()
-	recorder := events.recorder(broadcaster.NewRecorder(scheme.Scheme, corev1.EventSource{Component: "sparkplug"}))
+	events := daemon.NewEvents(clients.Kube, "sparkplug")
+	defer events.Shutdown()
+	recorder := events.Recorder()
 	m := metrics.New()
 	core := execute.New(c.Core, clients, registry, builder, recorder, m, log)
-	ready := &server.Ready{}
+	ready := &daemon.Ready{}
 	srv := edge.HTTPServer(server.New(core, &edge.TokenFile{Path: c.TokenFile}, ready, m, log), c.ServerLimits)
 	if c.MetricsAddr != "" {
-		stop, err := serveMetrics(c.MetricsAddr, m, c.ServerLimits, log)
+		_, stop, err := daemon.Serve("metrics", c.MetricsAddr, m.Handler(), c.ServerLimits, log)
 		if err != nil {
 			return err
 		}
 		defer stop()
 	}
 	if c.PprofAddr != "" {
-		_, stop, err := servePprof(c.PprofAddr, c.ServerLimits, log)
+		_, stop, err := daemon.ServePprof(c.PprofAddr, c.ServerLimits, log)
 		if err != nil {
 			return err
 		}
@@ -140,7 +125,7 @@ func Run(ctx context.Context, c Config, log *slog.Logger) error {
 	if err := core.SweepEnding(shutdownCtx); err != nil {
 		log.Error("cleanup at shutdown incomplete", "error", err.Error())
 	}
-	if !events.flush(shutdownCtx) {
+	if !events.Flush(shutdownCtx) {
 		log.Info("some Events were not written before shutdown")
 	}
 	return nil
@@ -164,62 +149,4 @@ func followOwnWorkflow(ctx context.Context, core *execute.Core, clients scope.Cl
 		case <-time.After(wait):
 		}
 	}
-}
-
-// newClients are the typed Kubernetes, Argo and dynamic clients of cfg.
-// The Kubernetes one speaks protobuf, as Kubernetes' own controllers do:
-// a sidecar following a thousand drivers lists and watches their pods,
-// ConfigMaps and Services, which decode with far less garbage than JSON.
-// Argo's resources are custom resources, JSON only.
-func newClients(cfg *rest.Config) (scope.Clients, error) {
-	pb := rest.CopyConfig(cfg)
-	pb.ContentType = runtime.ContentTypeProtobuf
-	pb.AcceptContentTypes = runtime.ContentTypeProtobuf + "," + runtime.ContentTypeJSON
-	kube, err := kubernetes.NewForConfig(pb)
-	if err != nil {
-		return scope.Clients{}, fmt.Errorf("kubernetes client: %w", err)
-	}
-	wf, err := wfclient.NewForConfig(cfg)
-	if err != nil {
-		return scope.Clients{}, fmt.Errorf("argo client: %w", err)
-	}
-	dyn, err := dynamic.NewForConfig(cfg)
-	if err != nil {
-		return scope.Clients{}, fmt.Errorf("dynamic client: %w", err)
-	}
-	return scope.Clients{Kube: kube, Workflows: wf, Dynamic: dyn}, nil
-}
-
-// serveMetrics serves the metrics at addr too, under the same limits,
-// until stop is called.
-func serveMetrics(addr string, m *metrics.Metrics, limits edge.Limits, log *slog.Logger) (stop func(), err error) {
-	ln, err := net.Listen("tcp", addr)
-	if err != nil {
-		return nil, fmt.Errorf("listen for metrics on %s: %w", addr, err)
-	}
-	srv := edge.HTTPServer(m.Handler(), limits)
-	go func() { _ = srv.Serve(ln) }()
-	log.Info("serving metrics", "addr", ln.Addr().String())
-	return func() { srv.Close() }, nil
-}
-
-// servePprof serves Go's profiles at addr, under the server's limits,
-// until stop is called; bound is the address it listens on.
-func servePprof(addr string, limits edge.Limits, log *slog.Logger) (bound string, stop func(), err error) {
-	ln, err := net.Listen("tcp", addr)
-	if err != nil {
-		return "", nil, fmt.Errorf("listen on %s for profiles: %w", addr, err)
-	}
-	mux := http.NewServeMux()
-	mux.HandleFunc("/debug/pprof/", pprof.Index)
-	mux.HandleFunc("/debug/pprof/cmdline", pprof.Cmdline)
-	mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
-	mux.HandleFunc("/debug/pprof/symbol", pprof.Symbol)
-	mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
-	srv := edge.HTTPServer(mux, limits)
-	// A CPU profile or trace takes its seconds: no write timeout.
-	srv.WriteTimeout = 0
-	go func() { _ = srv.Serve(ln) }()
-	log.Info("serving Go profiles", "addr", ln.Addr().String())
-	return ln.Addr().String(), func() { _ = srv.Close() }, nil
 }

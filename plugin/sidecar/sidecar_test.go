@@ -150,21 +150,3 @@ func closedWithin(t *testing.T, conn net.Conn, min, max time.Duration) {
 		t.Fatalf("the connection was closed after %s, before %s", took, min)
 	}
 }
-
-// --pprof-addr serves Go's heap profile, which the scale benchmark reads.
-func TestPprofServesTheHeapProfile(t *testing.T) {
-	addr, stop, err := servePprof("127.0.0.1:0", edge.DefaultLimits(), slog.New(slog.NewTextHandler(io.Discard, nil)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer stop()
-	resp, err := http.Get("http://" + addr + "/debug/pprof/heap?debug=1")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	body, _ := io.ReadAll(resp.Body)
-	if resp.StatusCode != http.StatusOK || !strings.Contains(string(body), "heap profile") {
-		t.Errorf("HTTP %d:\n%.300s", resp.StatusCode, body)
-	}
-}

@@ -1,4 +1,4 @@
-package sidecar
+package daemon
 
 import (
 	"context"
@@ -7,8 +7,41 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/kubernetes/scheme"
+	typedcorev1 "k8s.io/client-go/kubernetes/typed/core/v1"
 	"k8s.io/client-go/tools/record"
 )
+
+// Events records Kubernetes Events as component, and can wait for the
+// ones on their way (Flush) before the process exits.
+type Events struct {
+	broadcaster record.EventBroadcaster
+	flushed     *flushedEvents
+	recorder    record.EventRecorder
+}
+
+// NewEvents starts recording Events through kube. Its writes outlive
+// any request context: a process's last Events (the drivers an ending
+// workflow's sweep deleted) are recorded after SIGTERM; Shutdown ends
+// them.
+func NewEvents(kube kubernetes.Interface, component string) *Events {
+	f := &flushedEvents{}
+	b := record.NewBroadcaster(record.WithContext(context.Background()))
+	b.StartRecordingToSink(f.sink(&typedcorev1.EventSinkImpl{Interface: kube.CoreV1().Events("")}))
+	return &Events{broadcaster: b, flushed: f,
+		recorder: f.recorder(b.NewRecorder(scheme.Scheme, corev1.EventSource{Component: component}))}
+}
+
+// Recorder records the Events.
+func (e *Events) Recorder() record.EventRecorder { return e.recorder }
+
+// Flush waits until every Event recorded was written, at most flushWait
+// or until ctx is done; it reports whether all were.
+func (e *Events) Flush(ctx context.Context) bool { return e.flushed.flush(ctx) }
+
+// Shutdown stops recording.
+func (e *Events) Shutdown() { e.broadcaster.Shutdown() }
 
 // flushedEvents counts the Events recorded and the writes of them that
 // ended, so that shutdown can wait for the ones still on their way:
