@@ -114,7 +114,7 @@ func (e *env) startController(id string) *replica {
 
 // newControllerEnv is a namespace, its Workflow and the controller's
 // RBAC, with no plugin server: the controller is the only sparkplug.
-func newControllerEnv(t *testing.T, name string) *env {
+func newControllerEnv(t testing.TB, name string) *env {
 	t.Helper()
 	e, _ := newWorkflow(t, name)
 	if err := testCluster.Apply(context.Background(), withNamespace(t, []byte(controllerExtraRole), e.ns)); err != nil {
