@@ -54,6 +54,8 @@ type Core struct {
 	store    *archive.Store
 	// progress is Spark's own progress of running drivers (nil: off).
 	progress ProgressSource
+	// reviews are the answers of the access reviews, by namespace.
+	reviews accessReviews
 	// sweeps are the sweeps of ending workflows in flight.
 	sweeps sync.WaitGroup
 
