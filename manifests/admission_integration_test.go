@@ -24,9 +24,15 @@ import (
 // as its token would.
 func impersonate(t *testing.T, ns string) kubernetes.Interface {
 	t.Helper()
+	return impersonateAs(t, ns, serviceAccount)
+}
+
+// impersonateAs is a client that acts as ServiceAccount sa of ns.
+func impersonateAs(t *testing.T, ns, sa string) kubernetes.Interface {
+	t.Helper()
 	cfg := rest.CopyConfig(testCluster.Config)
 	cfg.Impersonate = rest.ImpersonationConfig{
-		UserName: "system:serviceaccount:" + ns + ":" + serviceAccount,
+		UserName: "system:serviceaccount:" + ns + ":" + sa,
 		Groups:   []string{"system:serviceaccounts", "system:serviceaccounts:" + ns, "system:authenticated"},
 	}
 	c, err := kubernetes.NewForConfig(cfg)
@@ -144,4 +150,58 @@ func TestAdmissionPolicyConfinesThePlugin(t *testing.T) {
 	_, err = sa.CoreV1().ConfigMaps(ns).Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "run-stopped", Labels: runLabels}}, metav1.CreateOptions{})
 	allowed("create a tombstone", err)
 	allowed("delete sparkplug's driver", sa.CoreV1().Pods(ns).Delete(ctx, "run-conf", metav1.DeleteOptions{}))
+}
+
+// In controller mode the policy confines sparkplug-controller as it does
+// the plugin's ServiceAccount: with the spark-submit Component (patch on
+// every ConfigMap and Service), it may still not change the acknowledger's
+// plugin ConfigMap, which Argo loads into every agent pod, nor objects
+// without sparkplug's labels; its own go through.
+func TestAdmissionPolicyConfinesTheController(t *testing.T) {
+	ctx := t.Context()
+	const ns = "confined-controller"
+	createNamespace(t, ns)
+	dir := overlay(t, "namespace: "+ns+"\nresources: [MANIFESTS/modes/controller]\ncomponents: [MANIFESTS/modes/controller/spark-submit]\n", map[string]string{})
+	if err := testCluster.Apply(ctx, kubectl(t, dir, "kustomize", ".")); err != nil {
+		t.Fatalf("apply modes/controller with spark-submit/: %v", err)
+	}
+	if err := testCluster.Apply(ctx, kubectl(t, "admission", "kustomize", ".")); err != nil {
+		t.Fatalf("apply admission/: %v", err)
+	}
+	t.Cleanup(func() {
+		ctx := context.Background()
+		_ = testCluster.Client.AdmissionregistrationV1().ValidatingAdmissionPolicyBindings().Delete(ctx, "sparkplug-plugin-confinement", metav1.DeleteOptions{})
+		_ = testCluster.Client.AdmissionregistrationV1().ValidatingAdmissionPolicies().Delete(ctx, "sparkplug-plugin-confinement", metav1.DeleteOptions{})
+	})
+	admin := testCluster.Client.CoreV1()
+	for name, labels := range map[string]map[string]string{
+		"run-conf":     {spark.LabelWorkflowUID: "wf-uid", spark.LabelManagedBy: spark.ManagedByValue},
+		"someone-else": {"app": "other"},
+	} {
+		if _, err := admin.ConfigMaps(ns).Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: labels}}, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	sa := impersonateAs(t, ns, "sparkplug-controller")
+	patch := []byte(`{"metadata":{"annotations":{"evil":"yes"}}}`)
+	const pluginConfigMap = "spark-executor-plugin"
+	err := wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, 30*time.Second, true, func(ctx context.Context) (bool, error) {
+		_, err := sa.CoreV1().ConfigMaps(ns).Patch(ctx, pluginConfigMap, types.MergePatchType, patch, metav1.PatchOptions{})
+		if err == nil {
+			undo := []byte(`{"metadata":{"annotations":{"evil":null}}}`)
+			_, err = admin.ConfigMaps(ns).Patch(ctx, pluginConfigMap, types.MergePatchType, undo, metav1.PatchOptions{})
+			return false, err
+		}
+		return strings.Contains(err.Error(), "Argo loads the executor plugin ConfigMap"), nil
+	})
+	if err != nil {
+		t.Fatalf("the policy never refused sparkplug-controller's patch of the plugin ConfigMap: %v", err)
+	}
+	_, err = sa.CoreV1().ConfigMaps(ns).Patch(ctx, "someone-else", types.MergePatchType, patch, metav1.PatchOptions{})
+	if err == nil || !strings.Contains(err.Error(), "only sparkplug's own objects") {
+		t.Errorf("patch of a ConfigMap without sparkplug's labels: %v, want refused by the policy", err)
+	}
+	if _, err = sa.CoreV1().ConfigMaps(ns).Patch(ctx, "run-conf", types.MergePatchType, patch, metav1.PatchOptions{}); err != nil {
+		t.Errorf("patch of sparkplug's own ConfigMap: %v, want allowed", err)
+	}
 }
