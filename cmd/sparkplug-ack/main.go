@@ -14,7 +14,9 @@ import (
 	"os/signal"
 	"runtime"
 	"runtime/debug"
+	"runtime/metrics"
 	"syscall"
+	"time"
 
 	"github.com/spf13/pflag"
 
@@ -48,6 +50,37 @@ func smallRuntime() {
 	}
 	if os.Getenv("GOGC") == "" {
 		debug.SetGCPercent(25)
+		go returnFreedMemory(freeEvery)
+	}
+}
+
+// freeEvery is how often the acknowledger looks at what it allocated,
+// and freeAfter how much allocation since it last returned memory makes
+// it collect and return what is free.
+const (
+	freeEvery = time.Second
+	freeAfter = 1 << 20
+)
+
+// returnFreedMemory collects and returns freed heap to the system once
+// calls allocated freeAfter since the last time. Go's background
+// scavenger returns memory slowly, and keeps some: after the agent's 16
+// workers sent a burst, the process stayed at 9.3 MiB of the 8 MiB it may
+// hold, with a live heap of tens of KiB. Reading the figure costs
+// nothing; the collection takes microseconds, and an idle acknowledger
+// makes none.
+func returnFreedMemory(interval time.Duration) {
+	sample := []metrics.Sample{{Name: "/gc/heap/allocs:bytes"}}
+	var last uint64
+	for range time.Tick(interval) {
+		metrics.Read(sample)
+		if sample[0].Value.Kind() != metrics.KindUint64 {
+			return
+		}
+		if now := sample[0].Value.Uint64(); now-last > freeAfter {
+			debug.FreeOSMemory()
+			last = now
+		}
 	}
 }
 
