@@ -9,7 +9,9 @@ import (
 	"log/slog"
 	"net/http"
 	"os"
+	"path/filepath"
 	"runtime"
+	"runtime/pprof"
 	"strconv"
 	"strings"
 	"sync"
@@ -96,6 +98,9 @@ func controllerManyWorkflows(b *testing.B, n, run int) {
 	}
 	sent := requests.Load()
 	runtime.GC()
+	if dir := os.Getenv("SPARKPLUG_BENCH_PROFILE_DIR"); dir != "" {
+		writeHeapProfile(b, filepath.Join(dir, fmt.Sprintf("controller-heap-%d.pb.gz", n)))
+	}
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)
 	rss := residentMiB()
@@ -124,4 +129,17 @@ func residentMiB() float64 {
 		}
 	}
 	return 0
+}
+
+// writeHeapProfile writes the process's heap profile to path, for go tool
+// pprof (SPARKPLUG_BENCH_PROFILE_DIR).
+func writeHeapProfile(b *testing.B, path string) {
+	f, err := os.Create(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer f.Close()
+	if err := pprof.WriteHeapProfile(f); err != nil {
+		b.Fatal(err)
+	}
 }

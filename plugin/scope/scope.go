@@ -221,20 +221,24 @@ func (r *Registry) start(wf spark.WorkflowRef) *Scope {
 		runs.synced = append(runs.synced, tsInf.HasSynced)
 	}
 	s.runCaches = runs
-	wfInf := r.newInformer(listWatch(argo.Workflows(wf.Namespace), byName), &wfv1.Workflow{})
-	if r.onEnding != nil {
-		notify := func(obj any) {
-			if w, ok := obj.(*wfv1.Workflow); ok && w.UID == types.UID(wf.UID) && Ending(w) {
-				r.onEnding(s, w)
+	if r.shared != nil {
+		// The namespace's Workflows are shared too (namespaceCaches).
+		s.workflows = runs.workflows
+		hasSynced := slices.Clone(runs.synced)
+		go func() {
+			if cache.WaitForCacheSync(ctx.Done(), hasSynced...) {
+				close(s.synced)
+				// A workflow that ended before it was followed: its
+				// informer's event came before the scope existed.
+				if w := s.WorkflowObject(); w != nil && r.onEnding != nil && string(w.UID) == wf.UID && Ending(w) {
+					r.onEnding(s, w)
+				}
 			}
-		}
-		if _, err := wfInf.AddEventHandler(cache.ResourceEventHandlerFuncs{
-			AddFunc:    notify,
-			UpdateFunc: func(_, obj any) { notify(obj) },
-		}); err != nil {
-			r.log.Error("cannot watch the workflow for stops", "workflow", wf.Name, "error", err.Error())
-		}
+		}()
+		return s
 	}
+	wfInf := r.newInformer(listWatch(argo.Workflows(wf.Namespace), byName), &wfv1.Workflow{})
+	r.watchEnding(wfInf, func(any) *Scope { return s })
 	r.watchWhole(wfInf, func(any) *Scope { return s })
 	s.workflows = wfInf.GetStore()
 	go wfInf.RunWithContext(ctx)
@@ -250,6 +254,24 @@ func (r *Registry) start(wf spark.WorkflowRef) *Scope {
 	return s
 }
 
+// watchEnding tells onEnding when the Workflow of the scope route gives
+// is stopped, terminated, finished or being deleted.
+func (r *Registry) watchEnding(inf cache.SharedIndexInformer, route func(any) *Scope) {
+	if r.onEnding == nil {
+		return
+	}
+	notify := func(obj any) {
+		w, ok := obj.(*wfv1.Workflow)
+		if !ok || !Ending(w) {
+			return
+		}
+		if s := route(obj); s != nil && w.UID == types.UID(s.Workflow.UID) {
+			r.onEnding(s, w)
+		}
+	}
+	_, _ = inf.AddEventHandler(cache.ResourceEventHandlerFuncs{AddFunc: notify, UpdateFunc: func(_, obj any) { notify(obj) }})
+}
+
 // runCaches hold the objects of runs (pods, ConfigMaps, Services,
 // Ingresses) and the TaskSets: a sidecar's of its one workflow, a
 // controller's of a whole namespace, shared by its workflows' scopes,
@@ -261,7 +283,10 @@ type runCaches struct {
 	ingresses       cache.MutationCache
 	ingressesSynced cache.InformerSynced
 	taskSets        cache.Store
-	synced          []cache.InformerSynced
+	// workflows are a namespace's Workflows, in shared caches only (a
+	// sidecar watches its one Workflow by name).
+	workflows cache.Store
+	synced    []cache.InformerSynced
 }
 
 // newInformer is an informer of obj's kind, its objects slimmed, with the
@@ -329,7 +354,22 @@ func (r *Registry) namespaceCaches(namespace string) *runCaches {
 	})
 	go tsInf.RunWithContext(r.sharedCtx)
 	c.taskSets = tsInf.GetStore()
-	c.synced = append(c.synced, tsInf.HasSynced)
+	// Every Workflow of the namespace, slimmed to what a pass reads (its
+	// phase, shutdown and node statuses): the cost of following all of
+	// them is a watch, not one per workflow.
+	wfInf := r.newInformer(listWatch(r.clients.Workflows.ArgoprojV1alpha1().Workflows(namespace), func(*metav1.ListOptions) {}), &wfv1.Workflow{})
+	workflowScope := func(obj any) *Scope {
+		w, ok := obj.(*wfv1.Workflow)
+		if !ok {
+			return nil
+		}
+		return r.scopeOf(string(w.UID))
+	}
+	r.watchEnding(wfInf, workflowScope)
+	r.watchWhole(wfInf, workflowScope)
+	go wfInf.RunWithContext(r.sharedCtx)
+	c.workflows = wfInf.GetStore()
+	c.synced = append(c.synced, tsInf.HasSynced, wfInf.HasSynced)
 	r.shared[namespace] = c
 	r.log.Info("starting the namespace's shared caches", "namespace", namespace, "selector", selector)
 	return c
