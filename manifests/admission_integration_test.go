@@ -65,18 +65,7 @@ func TestAdmissionPolicyConfinesThePlugin(t *testing.T) {
 		t.Fatalf("patch of the plugin ConfigMap under rbac.yaml alone: %v, want forbidden by RBAC", err)
 	}
 
-	dir := overlay(t, "namespace: "+ns+"\nresources: [MANIFESTS]\ncomponents: [MANIFESTS/spark-submit]\n", map[string]string{})
-	if err := testCluster.Apply(ctx, kubectl(t, dir, "kustomize", ".")); err != nil {
-		t.Fatalf("apply manifests/ with spark-submit/: %v", err)
-	}
-	if err := testCluster.Apply(ctx, kubectl(t, "admission", "kustomize", ".")); err != nil {
-		t.Fatalf("apply admission/: %v", err)
-	}
-	t.Cleanup(func() {
-		ctx := context.Background()
-		_ = testCluster.Client.AdmissionregistrationV1().ValidatingAdmissionPolicyBindings().Delete(ctx, "sparkplug-plugin-confinement", metav1.DeleteOptions{})
-		_ = testCluster.Client.AdmissionregistrationV1().ValidatingAdmissionPolicies().Delete(ctx, "sparkplug-plugin-confinement", metav1.DeleteOptions{})
-	})
+	installConfined(t, ns, "MANIFESTS", "MANIFESTS/spark-submit")
 
 	admin := testCluster.Client.CoreV1()
 	runLabels := map[string]string{spark.LabelWorkflowUID: "wf-uid", spark.LabelManagedBy: spark.ManagedByValue}
@@ -161,18 +150,7 @@ func TestAdmissionPolicyConfinesTheController(t *testing.T) {
 	ctx := t.Context()
 	const ns = "confined-controller"
 	createNamespace(t, ns)
-	dir := overlay(t, "namespace: "+ns+"\nresources: [MANIFESTS/modes/controller]\ncomponents: [MANIFESTS/modes/controller/spark-submit]\n", map[string]string{})
-	if err := testCluster.Apply(ctx, kubectl(t, dir, "kustomize", ".")); err != nil {
-		t.Fatalf("apply modes/controller with spark-submit/: %v", err)
-	}
-	if err := testCluster.Apply(ctx, kubectl(t, "admission", "kustomize", ".")); err != nil {
-		t.Fatalf("apply admission/: %v", err)
-	}
-	t.Cleanup(func() {
-		ctx := context.Background()
-		_ = testCluster.Client.AdmissionregistrationV1().ValidatingAdmissionPolicyBindings().Delete(ctx, "sparkplug-plugin-confinement", metav1.DeleteOptions{})
-		_ = testCluster.Client.AdmissionregistrationV1().ValidatingAdmissionPolicies().Delete(ctx, "sparkplug-plugin-confinement", metav1.DeleteOptions{})
-	})
+	installConfined(t, ns, "MANIFESTS/modes/controller", "MANIFESTS/modes/controller/spark-submit")
 	admin := testCluster.Client.CoreV1()
 	for name, labels := range map[string]map[string]string{
 		"run-conf":     {spark.LabelWorkflowUID: "wf-uid", spark.LabelManagedBy: spark.ManagedByValue},
@@ -204,4 +182,24 @@ func TestAdmissionPolicyConfinesTheController(t *testing.T) {
 	if _, err = sa.CoreV1().ConfigMaps(ns).Patch(ctx, "run-conf", types.MergePatchType, patch, metav1.PatchOptions{}); err != nil {
 		t.Errorf("patch of sparkplug's own ConfigMap: %v, want allowed", err)
 	}
+}
+
+// installConfined applies the kustomization base with the spark-submit
+// Component (the widest Roles sparkplug gets) into ns, and admission/'s
+// policy, which it removes at the test's end.
+func installConfined(t *testing.T, ns, base, sparkSubmit string) {
+	t.Helper()
+	ctx := t.Context()
+	dir := overlay(t, "namespace: "+ns+"\nresources: ["+base+"]\ncomponents: ["+sparkSubmit+"]\n", map[string]string{})
+	if err := testCluster.Apply(ctx, kubectl(t, dir, "kustomize", ".")); err != nil {
+		t.Fatalf("apply %s with %s: %v", base, sparkSubmit, err)
+	}
+	if err := testCluster.Apply(ctx, kubectl(t, "admission", "kustomize", ".")); err != nil {
+		t.Fatalf("apply admission/: %v", err)
+	}
+	t.Cleanup(func() {
+		ctx := context.Background()
+		_ = testCluster.Client.AdmissionregistrationV1().ValidatingAdmissionPolicyBindings().Delete(ctx, "sparkplug-plugin-confinement", metav1.DeleteOptions{})
+		_ = testCluster.Client.AdmissionregistrationV1().ValidatingAdmissionPolicies().Delete(ctx, "sparkplug-plugin-confinement", metav1.DeleteOptions{})
+	})
 }
