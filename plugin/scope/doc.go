@@ -10,9 +10,17 @@
 // name), so a pass over a node reads memory and makes no API request.
 // Writes go through the client and are folded into the cache at once (a
 // mutation cache), so the next pass sees them even before the watch does.
-// A scope starts when its workflow is first followed and lives as long as
-// the process; OnChange tells the caller which node a changed object
-// concerns (or every node, for the TaskSet and the Workflow).
+// A scope starts when its workflow is first followed and lives until
+// Release (or as long as the process); OnChange tells the caller which node
+// a changed object concerns (or every node, for the TaskSet and the
+// Workflow).
+//
+// The controller follows every workflow of its namespaces, where a watch
+// per kind and workflow would be six per workflow: its registry
+// (NewSharedRegistry) keeps, per namespace, one cache of each kind (run
+// objects selected by the sparkplug.io/workflow-uid label, and every
+// TaskSet and Workflow), and each scope reads only the objects of its own
+// workflow's uid, as if it watched alone.
 //
 // One workflow may run a thousand Spark steps, so the cache keeps of each
 // object only what sparkplug reads (slim: no managedFields, of a pod its
