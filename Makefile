@@ -127,8 +127,10 @@ verify: ## gofmt, go vet, go mod tidy, golden files and the plugin ConfigMap are
 	$(GO) mod tidy -diff
 	$(GO) test -count=1 $(GOLDEN_PKGS) -run Golden
 	@tmp=$$(mktemp); trap 'rm -f $$tmp' EXIT; \
-	$(GO) run ./hack/genplugin -out $$tmp && \
-	diff -u $(PLUGIN_CONFIGMAP) $$tmp || { echo "$(PLUGIN_CONFIGMAP) is stale: run make plugin"; exit 1; }
+	for p in $(PLUGINS); do \
+		$(GO) run ./hack/genplugin -in $${p%%:*} -out $$tmp && \
+		diff -u $${p#*:} $$tmp || { echo "$${p#*:} is stale: run make plugin"; exit 1; }; \
+	done
 
 # Packages whose tests compare with golden files (testdata/*.golden.yaml, .golden.txt).
 GOLDEN_PKGS := ./plugin/objects/ ./plugin/convert/ ./plugin/submit/ ./cmd/sparkplug/
@@ -139,11 +141,15 @@ update: ## rewrite golden files from the current code
 	bash hack/helm.sh build
 	SPARKPLUG_HELM=$(HELM) $(GO) test -tags chart ./manifests/ -run ChartGolden -update
 
-PLUGIN_CONFIGMAP := manifests/spark-executor-plugin-configmap.yaml
+# Each ExecutorPlugin manifest and the ConfigMap generated from it,
+# manifest:configmap: the sidecar's (the default mode) and controller
+# mode's acknowledger's.
+PLUGINS := plugin.yaml:manifests/spark-executor-plugin-configmap.yaml \
+	plugin-ack.yaml:manifests/modes/controller/spark-executor-plugin-configmap.yaml
 
 .PHONY: plugin
-plugin: ## generate the plugin ConfigMap (manifests/) from plugin.yaml
-	$(GO) run ./hack/genplugin -in plugin.yaml -out $(PLUGIN_CONFIGMAP)
+plugin: ## generate the plugin ConfigMaps from plugin.yaml (manifests/) and plugin-ack.yaml (manifests/modes/controller/)
+	@set -e; for p in $(PLUGINS); do $(GO) run ./hack/genplugin -in $${p%%:*} -out $${p#*:}; done
 
 IMAGE      ?= ghcr.io/sparkplug-io/sparkplug
 IMAGE_ARCH ?= amd64

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -19,24 +20,30 @@ import (
 const (
 	pluginFile    = "../../plugin.yaml"
 	configMapFile = "../../manifests/spark-executor-plugin-configmap.yaml"
+	// Controller mode's: the acknowledger's manifest and ConfigMap.
+	ackPluginFile    = "../../plugin-ack.yaml"
+	ackConfigMapFile = "../../manifests/modes/controller/spark-executor-plugin-configmap.yaml"
 )
 
-// TestCheckedInConfigMapIsFresh is what `make verify` checks with diff.
+// TestCheckedInConfigMapIsFresh is what `make verify` checks with diff,
+// for each mode's manifest.
 func TestCheckedInConfigMapIsFresh(t *testing.T) {
-	manifest, err := os.ReadFile(pluginFile)
-	if err != nil {
-		t.Fatal(err)
-	}
-	want, err := generate(manifest, "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	got, err := os.ReadFile(configMapFile)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if diff := cmp.Diff(string(want), string(got)); diff != "" {
-		t.Errorf("%s is stale: run make plugin (-want +got):\n%s", configMapFile, diff)
+	for in, out := range map[string]string{pluginFile: configMapFile, ackPluginFile: ackConfigMapFile} {
+		manifest, err := os.ReadFile(in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := generate(manifest, filepath.Base(in), "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := os.ReadFile(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(string(want), string(got)); diff != "" {
+			t.Errorf("%s is stale: run make plugin (-want +got):\n%s", out, diff)
+		}
 	}
 }
 
@@ -101,7 +108,7 @@ func TestGenerateRejects(t *testing.T) {
 		{"no port", "apiVersion: argoproj.io/v1alpha1\nkind: ExecutorPlugin\nmetadata: {name: x}\nspec: {sidecar: {container: {name: x}}}\n", "at least one port is mandatory"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := generate([]byte(tc.manifest), "")
+			_, err := generate([]byte(tc.manifest), "plugin.yaml", "")
 			if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
 				t.Errorf("err = %v, want one containing %q", err, tc.wantErr)
 			}
@@ -118,7 +125,7 @@ func TestRunWritesTheFile(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.HasPrefix(string(got), header+"\napiVersion: v1\n") {
+	if want := fmt.Sprintf(header, "plugin.yaml") + "\napiVersion: v1\n"; !strings.HasPrefix(string(got), want) {
 		t.Errorf("%s starts %q", out, got[:min(len(got), 80)])
 	}
 	if err := run([]string{"-in", pluginFile, "stray"}, io.Discard); err == nil {
@@ -132,12 +139,12 @@ func TestImageReplacesTheSidecarsImage(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	plain, err := generate(manifest, "")
+	plain, err := generate(manifest, "plugin.yaml", "")
 	if err != nil {
 		t.Fatal(err)
 	}
 	const pinned = "ghcr.io/sparkplug-io/sparkplug:v1.2.3@sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
-	got, err := generate(manifest, pinned)
+	got, err := generate(manifest, "plugin.yaml", pinned)
 	if err != nil {
 		t.Fatal(err)
 	}
