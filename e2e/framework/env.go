@@ -359,6 +359,17 @@ func Start(ctx context.Context, opts Options) (_ *Env, err error) {
 // Mode is how sparkplug runs: ModeSidecar or ModeController.
 func (e *Env) Mode() string { return e.opts.Mode }
 
+// SparkplugServiceAccount is the ServiceAccount (in Namespace) that does
+// sparkplug's Kubernetes work: the plugin's in sidecar mode, the
+// controller Deployment's in controller mode (the acknowledger has none).
+// A test that grants sparkplug more (a Secret's get) binds this one.
+func (e *Env) SparkplugServiceAccount() string {
+	if e.SparkplugControllers != nil {
+		return e.SparkplugControllers.ServiceAccount()
+	}
+	return e.Install.Plugin.ServiceAccount()
+}
+
 // installDir is the kustomization the mode installs.
 func (e *Env) installDir() string {
 	if e.opts.Mode == ModeController {
