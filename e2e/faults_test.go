@@ -120,8 +120,21 @@ func TestAPIFaultsNeverLoseOrDuplicateAJob(t *testing.T) {
 		t.Fatal(err)
 	}
 	env.Sidecars.SetFaultProxy(proxy.URL())
+	// In controller mode sparkplug's API calls are the controller's, not
+	// the acknowledger's (which makes none): its replicas go through the
+	// proxy instead.
+	if c := env.SparkplugControllers; c != nil {
+		if err := c.SetFaultProxy(context.Background(), proxy.URL()); err != nil {
+			t.Fatal(err)
+		}
+	}
 	t.Cleanup(func() {
 		env.Sidecars.SetFaultProxy("")
+		if c := env.SparkplugControllers; c != nil {
+			if err := c.SetFaultProxy(context.Background(), ""); err != nil {
+				t.Error(err)
+			}
+		}
 		_ = proxy.Close()
 	})
 

@@ -57,6 +57,7 @@ type SparkplugControllers struct {
 	dep        ControllerDeployment
 	namespace  string
 	kubeconfig string
+	token      string
 	defaults   bool
 
 	mu       sync.Mutex
@@ -76,7 +77,12 @@ func newSparkplugControllers(ctx context.Context, c *cluster.Cluster, bin string
 	s := &SparkplugControllers{c: c, bin: bin, dep: dep, namespace: namespace, defaults: defaults,
 		kubeconfig: filepath.Join(dir, "sparkplug-controller.kubeconfig"),
 		replicas:   make([]*controllerReplica, dep.Replicas)}
-	if err := c.WriteServiceAccountKubeconfig(ctx, namespace, dep.ServiceAccount, s.kubeconfig); err != nil {
+	cfg, err := c.ConfigForServiceAccount(ctx, namespace, dep.ServiceAccount)
+	if err != nil {
+		return nil, err
+	}
+	s.token = cfg.BearerToken
+	if err := s.writeKubeconfig(c.Config.Host); err != nil {
 		return nil, err
 	}
 	for i := range s.replicas {
@@ -90,6 +96,35 @@ func newSparkplugControllers(ctx context.Context, c *cluster.Cluster, bin string
 		return nil, err
 	}
 	return s, nil
+}
+
+// writeKubeconfig points the replicas that start from now on at the API
+// server at server.
+func (s *SparkplugControllers) writeKubeconfig(server string) error {
+	return s.c.WriteTokenKubeconfigFor(server, s.kubeconfig, "system:serviceaccount:"+s.namespace+":"+s.dep.ServiceAccount, s.token)
+}
+
+// SetFaultProxy sends the replicas to the API server through url (a
+// fault-injecting proxy, Env.Faults), "" directly again: each replica in
+// turn is stopped (SIGTERM: a leader hands over) and started again, as a
+// rollout of a changed Deployment would.
+func (s *SparkplugControllers) SetFaultProxy(ctx context.Context, url string) error {
+	if url == "" {
+		url = s.c.Config.Host
+	}
+	if err := s.writeKubeconfig(url); err != nil {
+		return err
+	}
+	for i := range s.replicas {
+		if err := s.Stop(i); err != nil {
+			return err
+		}
+		if err := s.Start(ctx, i); err != nil {
+			return err
+		}
+	}
+	_, err := s.Leader(ctx)
+	return err
 }
 
 // Replicas is how many replicas the Deployment has.
