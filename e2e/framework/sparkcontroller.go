@@ -59,6 +59,8 @@ type SparkplugControllers struct {
 	kubeconfig string
 	token      string
 	defaults   bool
+	// extra are flags a test set (SetArgs), after the harness's own.
+	extra []string
 
 	mu       sync.Mutex
 	replicas []*controllerReplica
@@ -115,6 +117,25 @@ func (s *SparkplugControllers) SetFaultProxy(ctx context.Context, url string) er
 	if err := s.writeKubeconfig(url); err != nil {
 		return err
 	}
+	return s.rollout(ctx)
+}
+
+// SetArgs gives the replicas flags of a test's (a plugin-wide setting the
+// sidecars take from ServeArgsAnnotation, per workflow), after the
+// harness's own; nil goes back to none. Each replica restarts in turn
+// (rollout). Every Spark step of the namespace sees them: only a test
+// that runs alone (not t.Parallel) may.
+func (s *SparkplugControllers) SetArgs(ctx context.Context, args []string) error {
+	s.mu.Lock()
+	s.extra = args
+	s.mu.Unlock()
+	return s.rollout(ctx)
+}
+
+// rollout stops (SIGTERM: a leader hands over) and starts each replica in
+// turn, as a rollout of a changed Deployment would, then waits for a
+// leader.
+func (s *SparkplugControllers) rollout(ctx context.Context) error {
 	for i := range s.replicas {
 		if err := s.Stop(i); err != nil {
 			return err
@@ -163,6 +184,9 @@ func (s *SparkplugControllers) args(env map[string]string, metrics, health strin
 			"--log-level=debug",
 		)
 	}
+	s.mu.Lock()
+	args = append(args, s.extra...)
+	s.mu.Unlock()
 	return args
 }
 
