@@ -270,6 +270,26 @@ func (s *SparkplugControllers) asked(i int) *controllerReplica {
 	return r
 }
 
+// Pid is replica i's process id, 0 when it does not run.
+func (s *SparkplugControllers) Pid(i int) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	r := s.replicas[i]
+	if r == nil {
+		return 0
+	}
+	if done, _ := r.p.Exited(); done {
+		return 0
+	}
+	return r.p.Pid()
+}
+
+// MemoryLimit is the Deployment container's memory limit in bytes, 0
+// for none.
+func (s *SparkplugControllers) MemoryLimit() int64 {
+	return s.dep.Container.Resources.Limits.Memory().Value()
+}
+
 // Running lists the replicas that run.
 func (s *SparkplugControllers) Running() []int {
 	s.mu.Lock()
