@@ -325,6 +325,7 @@ func Start(ctx context.Context, opts Options) (_ *Env, err error) {
 		if e.Install.Controller == nil {
 			return nil, fmt.Errorf("%s/ has no Deployment %s", e.installDir(), controllerDeploymentName)
 		}
+		e.Sidecars.controllerAccount = e.Install.Controller.ServiceAccount
 		step("starting sparkplug controller: %d replicas as ServiceAccount %s", e.Install.Controller.Replicas, e.Install.Controller.ServiceAccount)
 		if e.SparkplugControllers, err = newSparkplugControllers(ctx, e.Cluster, b.bin, *e.Install.Controller, e.Namespace, e.dir, opts.Defaults); err != nil {
 			return nil, err

@@ -86,10 +86,13 @@ type Sidecars struct {
 	bin    string
 	// ack is the acknowledger's binary (controller mode), which plays
 	// plugin containers of its image; "" when not built.
-	ack       string
-	plugin    PluginSidecar
-	tokenFile string
-	dir       string
+	ack string
+	// controllerAccount is controller mode's ServiceAccount, which a
+	// previous release's sidecar runs as there (RunPrevious).
+	controllerAccount string
+	plugin            PluginSidecar
+	tokenFile         string
+	dir               string
 	// defaults runs sparkplug with its own defaults, not the suite's fast
 	// requeues (Options.Defaults).
 	defaults bool
@@ -159,16 +162,30 @@ func (s *Sidecars) command(ctx context.Context, pod *corev1.Pod, c corev1.Contai
 		bin = previous
 	}
 	s.mu.Unlock()
-	if isAck(c) {
+	ack := isAck(c)
+	if ack && previous == "" {
 		return s.ackCommand(pod, c, addr)
 	}
-	kubeconfig, err := s.kubeconfig(ctx, pod.Namespace, server)
+	var kubeconfig string
+	var err error
+	if ack {
+		// A previous release, which had no controller mode, in an agent
+		// pod of controller mode's install (the upgrade test): serve,
+		// with the controller's ServiceAccount, whose Role holds the
+		// sidecar's (the install has no plugin ServiceAccount).
+		kubeconfig, err = s.accountKubeconfig(ctx, pod.Namespace, s.controllerAccount, server)
+	} else {
+		kubeconfig, err = s.kubeconfig(ctx, pod.Namespace, server)
+	}
 	if err != nil {
 		return argo.Command{}, err
 	}
 	args := append([]string{}, c.Command...)
 	if len(args) > 0 {
 		args = args[1:] // the image's binary is bin
+	}
+	if ack {
+		args = append(args, "serve")
 	}
 	args = append(args, c.Args...)
 	args = append(args,
@@ -291,6 +308,26 @@ func (s *Sidecars) kubeconfig(ctx context.Context, namespace, server string) (st
 		return "", err
 	}
 	s.kubeconfigs[key] = path
+	return path, nil
+}
+
+// accountKubeconfig is a kubeconfig for server with a token of
+// ServiceAccount namespace/name from the TokenRequest API.
+func (s *Sidecars) accountKubeconfig(ctx context.Context, namespace, name, server string) (string, error) {
+	if name == "" {
+		return "", errors.New("no ServiceAccount to run a previous release's sidecar as")
+	}
+	cfg, err := s.c.ConfigForServiceAccount(ctx, namespace, name)
+	if err != nil {
+		return "", err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	path := filepath.Join(s.dir, fmt.Sprintf("%s-%s-%d.kubeconfig", name, namespace, len(s.kubeconfigs)))
+	if err := s.c.WriteTokenKubeconfigFor(server, path, "system:serviceaccount:"+namespace+":"+name, cfg.BearerToken); err != nil {
+		return "", err
+	}
+	s.kubeconfigs[path] = path
 	return path, nil
 }
 
