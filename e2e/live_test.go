@@ -77,15 +77,6 @@ func pluginFlags(t *testing.T, serveArgs string) string {
 	return ""
 }
 
-// inParallel is t.Parallel for a test that sets plugin flags
-// (pluginFlags): in controller mode those are every workflow's, so it
-// runs alone there.
-func inParallel(t *testing.T) {
-	if env.SparkplugControllers == nil {
-		t.Parallel()
-	}
-}
-
 var runningElapsed = regexp.MustCompile(`^RUNNING 1/1 executor, (?:(\d+)h)?(?:(\d+)m)?(?:(\d+)s)?$`)
 
 // elapsedOf is the elapsed time a RUNNING message shows, or -1.

@@ -69,6 +69,16 @@ func run(m *testing.M) int {
 	return code
 }
 
+// inParallel is t.Parallel for a test that, in controller mode, changes
+// or restarts sparkplug controller (pluginFlags, RestartSparkplug, a
+// stop): there one process serves every workflow, so such a test runs
+// alone (Go runs the tests that are not parallel first, one at a time).
+func inParallel(t *testing.T) {
+	if env.SparkplugControllers == nil {
+		t.Parallel()
+	}
+}
+
 // Given starts a test's fixture.
 func Given(t *testing.T) *framework.Given {
 	t.Helper()
