@@ -23,7 +23,7 @@ tools: ## build the test control plane from pinned Go modules (cold ~15 min, the
 	bash hack/tools.sh build
 
 .PHONY: test
-test: verify vuln test-unit test-chart test-integration e2e e2e-node ## every test tier: verify, vuln, unit, chart, integration, e2e (KWOK), e2e-node (a real kubelet)
+test: verify vuln test-unit test-chart test-integration e2e e2e-controller e2e-node ## every test tier: verify, vuln, unit, chart, integration, e2e (KWOK), e2e-controller (the same in controller mode), e2e-node (a real kubelet)
 
 .PHONY: debs
 debs: ## install the Debian packages the tests need if missing (zsh and fish, for the completion scripts)
@@ -65,6 +65,14 @@ servers: ## build argo (for argo server) and versitygw (an S3 server), which e2e
 e2e: tools servers ## end-to-end tests: real Argo controller and agent, the plugin from manifests/, KWOK for pods (~5 min); ARGO=v4.0.2 for another Argo
 	$(if $(ARGO),bash hack/argo.sh build $(ARGO))
 	SPARKPLUG_E2E_ARGO=$(ARGO) GO=$(GO) bash hack/e2e.sh -count=1 -tags e2e -timeout 30m -parallel 8 -v ./e2e/...
+
+# The same suite with sparkplug in controller mode: manifests/modes/controller,
+# the acknowledger as each agent pod's sidecar and sparkplug controller's two
+# replicas as host processes; adds the handover tests (handover_test.go).
+.PHONY: e2e-controller
+e2e-controller: tools servers ## the e2e suite in controller mode (manifests/modes/controller: sparkplug controller's replicas, the acknowledger in agent pods) with the leader kill and handover tests (~11 min: the tests that restart the controller run alone)
+	$(if $(ARGO),bash hack/argo.sh build $(ARGO))
+	SPARKPLUG_E2E_MODE=controller SPARKPLUG_E2E_ARGO=$(ARGO) GO=$(GO) bash hack/e2e.sh -count=1 -tags e2e -timeout 30m -parallel 8 -v ./e2e/
 
 # The real node (e2e/node, and e2e/realnode's Spark steps on it with
 # sparkplug installed from the release): containerd, runc and the CNI plugins from

@@ -16,8 +16,11 @@ import (
 // A driver whose Service is missing (the plugin was killed between
 // creating the pod and its Service) gets it back once the plugin runs
 // again, also when it is the run of one of several identical nodes.
+// In controller mode the plugin is the leading controller.
 func TestEveryIdenticalRunGetsItsCompanionsBack(t *testing.T) {
-	t.Parallel() // the restart is of this workflow's own sidecar
+	// The restart is of this workflow's own sidecar; in controller mode of
+	// the controller every test shares.
+	inParallel(t)
 	w := Given(t).
 		Workflow(identicalTasks).
 		Simulate(sim.Driver{Forever: true}).
@@ -37,7 +40,7 @@ func TestEveryIdenticalRunGetsItsCompanionsBack(t *testing.T) {
 		}
 	}
 	w.WaitForSparkObjects("no Service", func(o framework.SparkObjects) bool { return len(o.Services) == 0 }).
-		RestartPlugin().
+		RestartSparkplug().
 		WaitForSparkObjects("both drivers' Services back", func(o framework.SparkObjects) bool {
 			return len(o.Services) == 2
 		}, 20*time.Second).

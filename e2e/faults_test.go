@@ -5,7 +5,10 @@ package e2e
 // The API server slow, failing, overloaded, unreachable and forgetful
 // under the plugin, while the plugin, the agent, the workflow-controller
 // and the kube-apiserver are killed or restarted: no job is lost,
-// duplicated or stuck, and every node ends as its driver did.
+// duplicated or stuck, and every node ends as its driver did. In
+// controller mode the plugin under the faults is sparkplug controller,
+// whose leader is killed once too (the sidecar killed is the
+// acknowledger).
 
 import (
 	"context"
@@ -97,6 +100,10 @@ const (
 	killAgent         disruption = "kill the agent"
 	restartController disruption = "restart the workflow-controller"
 	restartAPIServer  disruption = "restart the kube-apiserver"
+	// killSparkplug (controller mode only) kills the leading sparkplug
+	// controller with SIGKILL and starts it again at once: no controller
+	// leads until its Lease runs out.
+	killSparkplug disruption = "kill the leading sparkplug controller"
 	faultRunTimeout              = 5 * time.Minute
 	// faultDisruptionGap spaces the disruptions 3 to 9 s apart: a sidecar
 	// killed more often than Argo's agent retries a call (5 tries in about
@@ -120,8 +127,21 @@ func TestAPIFaultsNeverLoseOrDuplicateAJob(t *testing.T) {
 		t.Fatal(err)
 	}
 	env.Sidecars.SetFaultProxy(proxy.URL())
+	// In controller mode sparkplug's API calls are the controller's, not
+	// the acknowledger's (which makes none): its replicas go through the
+	// proxy instead.
+	if c := env.SparkplugControllers; c != nil {
+		if err := c.SetFaultProxy(context.Background(), proxy.URL()); err != nil {
+			t.Fatal(err)
+		}
+	}
 	t.Cleanup(func() {
 		env.Sidecars.SetFaultProxy("")
+		if c := env.SparkplugControllers; c != nil {
+			if err := c.SetFaultProxy(context.Background(), ""); err != nil {
+				t.Error(err)
+			}
+		}
 		_ = proxy.Close()
 	})
 
@@ -139,7 +159,11 @@ func TestAPIFaultsNeverLoseOrDuplicateAJob(t *testing.T) {
 		turn int
 	}
 	var pending []oneOff
-	for _, d := range []disruption{killAgent, restartController, restartAPIServer} {
+	oneOffs := []disruption{killAgent, restartController, restartAPIServer}
+	if env.SparkplugControllers != nil {
+		oneOffs = append(oneOffs, killSparkplug)
+	}
+	for _, d := range oneOffs {
 		pending = append(pending, oneOff{d, 1 + rng.Intn(4)})
 	}
 	done := map[disruption]int{}
@@ -177,6 +201,18 @@ func TestAPIFaultsNeverLoseOrDuplicateAJob(t *testing.T) {
 			if err := env.Cluster.RestartAPIServer(ctx); err != nil {
 				t.Fatal(err)
 			}
+		case killSparkplug:
+			c := env.SparkplugControllers
+			i, err := c.Leader(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := c.Kill(i); err != nil {
+				t.Fatal(err)
+			}
+			if err := c.Start(ctx, i); err != nil {
+				t.Fatal(err)
+			}
 		}
 		done[d]++
 		t.Logf("%v: %s", time.Since(start).Round(100*time.Millisecond), d)
@@ -185,7 +221,7 @@ func TestAPIFaultsNeverLoseOrDuplicateAJob(t *testing.T) {
 	counts := proxy.Counts()
 	t.Logf("seed %d; %s; the workflow took %v", seed, describeFaults(counts, done), time.Since(start).Round(time.Second))
 
-	for _, d := range []disruption{killSidecar, killAgent, restartController, restartAPIServer} {
+	for _, d := range append([]disruption{killSidecar}, oneOffs...) {
 		if done[d] == 0 {
 			t.Errorf("never did %q while the workflow ran", d)
 		}

@@ -53,6 +53,30 @@ spec:
 `, framework.ServeArgsAnnotation, serveArgs, tasks.String())
 }
 
+// pluginFlags makes serveArgs (space-separated serve flags) the plugin's
+// settings for the test's workflows, returning what fanOut takes: in
+// sidecar mode the workflow's own (ServeArgsAnnotation, returned); in
+// controller mode, where one process serves every workflow, the
+// controller's flags, set by a rollout of its replicas and reset when t
+// ends, so t must not run in parallel there (inParallel).
+func pluginFlags(t *testing.T, serveArgs string) string {
+	t.Helper()
+	c := env.SparkplugControllers
+	if c == nil {
+		return serveArgs
+	}
+	if err := c.SetArgs(context.Background(), strings.Fields(serveArgs)); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := c.SetArgs(context.Background(), nil); err != nil {
+			t.Error(err)
+		}
+	})
+	t.Logf("sparkplug controller runs with %s", serveArgs)
+	return ""
+}
+
 var runningElapsed = regexp.MustCompile(`^RUNNING 1/1 executor, (?:(\d+)h)?(?:(\d+)m)?(?:(\d+)s)?$`)
 
 // elapsedOf is the elapsed time a RUNNING message shows, or -1.
@@ -76,14 +100,14 @@ func elapsedOf(msg string) time.Duration {
 // (it sets finishedAt each time it copies a result) advance in the
 // Workflow's status; a finished node shows its end.
 func TestARunningNodesMessageAndDurationAdvance(t *testing.T) {
-	t.Parallel()
+	inParallel(t)
 	type seen struct {
 		msg      string
 		finished time.Time
 	}
 	var history []seen
 	w := Given(t).
-		Workflow(fanOut(1, "--progress-interval=3s")).
+		Workflow(fanOut(1, pluginFlags(t, "--progress-interval=3s"))).
 		Simulate(sim.Succeed(20 * time.Second)).
 		When().
 		SubmitWorkflow()
@@ -140,7 +164,7 @@ func TestAFailedNodeReportsItsExitCode(t *testing.T) {
 // this suite, 10 s by default), so what a live message adds is bounded by
 // the nodes' changes per interval, not more.
 func TestWorkflowUpdatesPerMinuteWithALiveMessage(t *testing.T) {
-	t.Parallel()
+	inParallel(t)
 	const window = time.Minute
 	type result struct {
 		nodes         int
@@ -154,49 +178,56 @@ func TestWorkflowUpdatesPerMinuteWithALiveMessage(t *testing.T) {
 			t.Logf("workflow updates/min: %2d running Spark nodes, --progress-interval=%-3s: %d", r.nodes, r.progress, r.updates)
 		}
 	})
-	for _, nodes := range []int{1, 20} {
-		for _, progress := range []string{"0", "10s"} {
-			t.Run(fmt.Sprintf("%d nodes, progress %s", nodes, progress), func(t *testing.T) {
-				t.Parallel()
-				w := Given(t).
-					Workflow(fanOut(nodes, "--progress-interval="+progress)).
-					Simulate(sim.Succeed(window + 90*time.Second)).
-					When().
-					SubmitWorkflow()
-				w.WaitForNode(framework.RootNode, framework.NodeCondition{Name: fmt.Sprintf("%d nodes running", nodes), Done: func(*wfv1.NodeStatus) bool {
-					running := 0
-					for _, n := range w.Workflow().Status.Nodes {
-						if n.Type == wfv1.NodeTypePlugin && n.Phase == wfv1.NodeRunning && strings.HasPrefix(n.Message, "RUNNING 1/1 executor") {
-							running++
+	// One group per setting: in controller mode the setting is the
+	// controller's, so the groups run one after the other there; the
+	// node counts of a group run side by side.
+	for _, progress := range []string{"0", "10s"} {
+		t.Run("progress "+progress, func(t *testing.T) {
+			inParallel(t)
+			serveArgs := pluginFlags(t, "--progress-interval="+progress)
+			for _, nodes := range []int{1, 20} {
+				t.Run(fmt.Sprintf("%d nodes", nodes), func(t *testing.T) {
+					t.Parallel()
+					w := Given(t).
+						Workflow(fanOut(nodes, serveArgs)).
+						Simulate(sim.Succeed(window + 90*time.Second)).
+						When().
+						SubmitWorkflow()
+					w.WaitForNode(framework.RootNode, framework.NodeCondition{Name: fmt.Sprintf("%d nodes running", nodes), Done: func(*wfv1.NodeStatus) bool {
+						running := 0
+						for _, n := range w.Workflow().Status.Nodes {
+							if n.Type == wfv1.NodeTypePlugin && n.Phase == wfv1.NodeRunning && strings.HasPrefix(n.Message, "RUNNING 1/1 executor") {
+								running++
+							}
+						}
+						return running == nodes
+					}}, 2*time.Minute)
+					wf := w.Workflow()
+					ctx, cancel := context.WithTimeout(context.Background(), window)
+					defer cancel()
+					watcher, err := env.Workflows.ArgoprojV1alpha1().Workflows(wf.Namespace).Watch(ctx, metav1.ListOptions{
+						FieldSelector: "metadata.name=" + wf.Name, ResourceVersion: wf.ResourceVersion})
+					if err != nil {
+						t.Fatal(err)
+					}
+					updates := 0
+					for ev := range watcher.ResultChan() {
+						if ev.Type == watch.Modified {
+							updates++
 						}
 					}
-					return running == nodes
-				}}, 2*time.Minute)
-				wf := w.Workflow()
-				ctx, cancel := context.WithTimeout(context.Background(), window)
-				defer cancel()
-				watcher, err := env.Workflows.ArgoprojV1alpha1().Workflows(wf.Namespace).Watch(ctx, metav1.ListOptions{
-					FieldSelector: "metadata.name=" + wf.Name, ResourceVersion: wf.ResourceVersion})
-				if err != nil {
-					t.Fatal(err)
-				}
-				updates := 0
-				for ev := range watcher.ResultChan() {
-					if ev.Type == watch.Modified {
-						updates++
+					watcher.Stop()
+					mu.Lock()
+					results = append(results, result{nodes: nodes, progress: progress, updates: updates})
+					mu.Unlock()
+					// At most one Workflow write per patch interval (1 s here)
+					// from the agent, plus the controller's own.
+					if updates > 2*int(window/time.Second) {
+						t.Errorf("%d Workflow updates in %s", updates, window)
 					}
-				}
-				watcher.Stop()
-				mu.Lock()
-				results = append(results, result{nodes: nodes, progress: progress, updates: updates})
-				mu.Unlock()
-				// At most one Workflow write per patch interval (1 s here)
-				// from the agent, plus the controller's own.
-				if updates > 2*int(window/time.Second) {
-					t.Errorf("%d Workflow updates in %s", updates, window)
-				}
-				w.Terminate()
-			})
-		}
+					w.Terminate()
+				})
+			}
+		})
 	}
 }

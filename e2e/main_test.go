@@ -33,13 +33,15 @@ func run(m *testing.M) int {
 		AgentTokenMode: argo.TokenMode(os.Getenv("SPARKPLUG_E2E_TOKEN_MODE")),
 		// Another Argo version pinned by hack/argo.sh (make e2e ARGO=...).
 		Argo: os.Getenv("SPARKPLUG_E2E_ARGO"),
+		// sidecar (default) or controller (make e2e-controller).
+		Mode: os.Getenv("SPARKPLUG_E2E_MODE"),
 	})
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "e2e: start the environment: %v\n", err)
 		return 1
 	}
 	env = e
-	fmt.Fprintf(os.Stderr, "e2e: versions: %s\n", e.Versions)
+	fmt.Fprintf(os.Stderr, "e2e: versions: %s; sparkplug in %s mode\n", e.Versions, e.Mode())
 	fmt.Fprintf(os.Stderr, "e2e: agents get the plugin token via %s; logs in %s\n", e.Agents.Mode(), e.LogDir())
 
 	signals := make(chan os.Signal, 1)
@@ -65,6 +67,16 @@ func run(m *testing.M) int {
 		}
 	}
 	return code
+}
+
+// inParallel is t.Parallel for a test that, in controller mode, changes
+// or restarts sparkplug controller (pluginFlags, RestartSparkplug, a
+// stop): there one process serves every workflow, so such a test runs
+// alone (Go runs the tests that are not parallel first, one at a time).
+func inParallel(t *testing.T) {
+	if env.SparkplugControllers == nil {
+		t.Parallel()
+	}
 }
 
 // Given starts a test's fixture.

@@ -55,7 +55,12 @@ func TestEachAgentPodHasASidecarOfItsOwn(t *testing.T) {
 			return len(env.Sidecars.Of(framework.DefaultNamespace, name)) == 0
 		}, time.Minute)
 		log := env.Sidecars.LogTail(name, 100)
-		if !strings.Contains(log, `msg="shutting down"`) {
+		// serve's last words, or in controller mode the acknowledger's.
+		shutdown := `msg="shutting down"`
+		if env.Mode() == framework.ModeController {
+			shutdown = `msg=stopped`
+		}
+		if !strings.Contains(log, shutdown) {
 			t.Errorf("the sidecar of %s did not shut down on SIGTERM; its log ends:\n%s", name, log)
 		}
 	}
@@ -108,7 +113,9 @@ func TestTimeToLiveOutlivesTheWorkflowsOwnSidecar(t *testing.T) {
 
 // One sidecar follows many drivers at once: its peak resident memory stays
 // under the container's memory limit in plugin.yaml, and what it costs is
-// reported (README, "Hardening").
+// reported (README, "Hardening"). In controller mode the leading
+// sparkplug controller follows them, measured against its Deployment's
+// limit (the acknowledger follows nothing).
 func TestOneSidecarFollowingManyDrivers(t *testing.T) {
 	t.Parallel()
 	const drivers = 40
@@ -137,8 +144,18 @@ spec:
 		When().
 		SubmitWorkflow().
 		WaitForDrivers(drivers, 2*time.Minute)
-	sc := oneSidecar(t, w.Workflow())
-	cpu0, err := framework.ProcCPU(sc.Pid)
+	who, pid := "one sidecar", 0
+	limit := env.Install.Plugin.Container.Resources.Limits.Memory().Value()
+	if c := env.SparkplugControllers; c != nil {
+		i, err := c.Leader(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		who, pid, limit = fmt.Sprintf("sparkplug controller (replica %d, leading)", i), c.Pid(i), c.MemoryLimit()
+	} else {
+		pid = oneSidecar(t, w.Workflow()).Pid
+	}
+	cpu0, err := framework.ProcCPU(pid)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -148,10 +165,10 @@ spec:
 	// Read until the workflow ends; the sidecar goes with its agent pod
 	// right after, so the last readings stand.
 	w.WaitFor("every driver followed to its end", func() bool {
-		if p, r, err := framework.ProcMemory(sc.Pid); err == nil {
+		if p, r, err := framework.ProcMemory(pid); err == nil {
 			peak, rss = max(peak, p), r
 		}
-		if c, err := framework.ProcCPU(sc.Pid); err == nil {
+		if c, err := framework.ProcCPU(pid); err == nil {
 			cpu1, last = c, time.Now()
 		}
 		return w.Observe().Workflow().Status.Phase.Completed()
@@ -160,15 +177,14 @@ spec:
 	if phase := w.Workflow().Status.Phase; phase != wfv1.WorkflowSucceeded {
 		t.Fatalf("workflow %s, want Succeeded", phase)
 	}
-	limit := env.Install.Plugin.Container.Resources.Limits.Memory().Value()
-	t.Logf("one sidecar following %d drivers (and %d executors) for %v: peak RSS %.1f MiB (last %.1f MiB), CPU %v (%.1f%% of a core)",
-		drivers, drivers, following.Round(time.Second), float64(peak)/(1<<20), float64(rss)/(1<<20), cpu1-cpu0,
+	t.Logf("%s following %d drivers (and %d executors) for %v: peak RSS %.1f MiB (last %.1f MiB), CPU %v (%.1f%% of a core)",
+		who, drivers, drivers, following.Round(time.Second), float64(peak)/(1<<20), float64(rss)/(1<<20), cpu1-cpu0,
 		100*float64(cpu1-cpu0)/float64(following))
 	if peak == 0 {
-		t.Fatal("no memory reading of the sidecar")
+		t.Fatalf("no memory reading of %s", who)
 	}
 	if limit > 0 && peak >= limit {
-		t.Errorf("peak RSS %d bytes, over the sidecar's memory limit %d in plugin.yaml", peak, limit)
+		t.Errorf("peak RSS %d bytes of %s, over its memory limit %d", peak, who, limit)
 	}
 }
 

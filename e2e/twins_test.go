@@ -314,10 +314,29 @@ func previousBinary(t *testing.T) string {
 
 // Upgrade: a workflow whose driver the previous release's sidecar
 // launched gets, when its agent pod is replaced, this release's sidecar,
-// which adopts that driver (no second one) and reports its result.
+// which adopts that driver (no second one) and reports its result. In
+// controller mode the upgrade is also the switch to it: the previous
+// release's sidecar runs the workflow while no controller runs, then the
+// new agent pod has the acknowledger and the controller, started, adopts
+// the driver.
 func TestUpgradeAdoptsThePreviousReleasesDriver(t *testing.T) {
-	t.Parallel()
+	inParallel(t) // in controller mode it stops the controller
 	bin := previousBinary(t)
+	c := env.SparkplugControllers
+	if c != nil {
+		for i := range c.Replicas() {
+			if err := c.Stop(i); err != nil {
+				t.Fatal(err)
+			}
+		}
+		t.Cleanup(func() {
+			for i := range c.Replicas() {
+				if err := c.Start(context.Background(), i); err != nil {
+					t.Error(err)
+				}
+			}
+		})
+	}
 	g := Given(t).Workflow(sparkWorkflow("spark-upgrade-", "", driverBody)).Simulate(sim.Driver{Forever: true})
 	w := g.When()
 	name := fmt.Sprintf("spark-upgrade-%d", time.Now().UnixNano()%100000)
@@ -355,7 +374,16 @@ func TestUpgradeAdoptsThePreviousReleasesDriver(t *testing.T) {
 		got, err := env.Kube.CoreV1().Pods(wf.Namespace).Get(ctx, p, metav1.GetOptions{})
 		return err == nil && got.DeletionTimestamp == nil && string(got.UID) != "" && got.Status.Phase == corev1.PodRunning
 	}, 60*time.Second)
-	time.Sleep(3 * time.Second) // the new sidecar's first passes
+	if c != nil {
+		if err := c.Start(ctx, 0); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := c.Leader(ctx); err != nil {
+			t.Fatal(err)
+		}
+		t.Log("started sparkplug controller")
+	}
+	time.Sleep(3 * time.Second) // the new sidecar's (or controller's) first passes
 	finish(t, old)
 	w.WaitForWorkflow(framework.ToBeSucceeded, 90*time.Second).
 		Then().

@@ -24,6 +24,38 @@ func (w *When) RestartPlugin() *When {
 	return w
 }
 
+// RestartSparkplug kills with SIGKILL whatever does the workflow's Spark
+// work and waits until it works again: its plugin sidecar in sidecar mode
+// (RestartPlugin), the leading sparkplug controller in controller mode,
+// started again at once as kubelet restarts a crashed container; a leader
+// is back once the dead one's Lease runs out (up to 15 s). In controller
+// mode that stops every workflow's Spark work meanwhile: only a test that
+// runs alone may.
+func (w *When) RestartSparkplug() *When {
+	w.t.Helper()
+	c := w.env.SparkplugControllers
+	if c == nil {
+		return w.RestartPlugin()
+	}
+	ctx := w.ctx()
+	i, err := c.Leader(ctx)
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	if err := c.Kill(i); err != nil {
+		w.t.Fatalf("kill sparkplug controller replica %d: %v", i, err)
+	}
+	if err := c.Start(ctx, i); err != nil {
+		w.t.Fatal(err)
+	}
+	now, err := c.Leader(ctx)
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	w.t.Logf("restarted the leading sparkplug controller, replica %d (kill -9); replica %d leads", i, now)
+	return w
+}
+
 // KillPlugin kills the plugin sidecar of the workflow's agent pod with
 // SIGKILL, if the workflow has one now, and waits until it answers again.
 // It reports whether there was one to kill.

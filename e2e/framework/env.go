@@ -77,6 +77,11 @@ type Options struct {
 	// that the kubelet runs the agent pods of workflows on the real node.
 	// Default: argo.ExecutorImage, which only played agents "run".
 	ExecutorImage string
+	// Mode is how sparkplug runs: ModeSidecar (default: manifests/, serve
+	// as each agent pod's plugin sidecar) or ModeController
+	// (manifests/modes/controller: the acknowledger as the sidecar, and
+	// sparkplug controller's replicas, Env.SparkplugControllers).
+	Mode string
 }
 
 // Versions are the versions of what runs.
@@ -99,8 +104,12 @@ type Env struct {
 	Versions  Versions
 	// Install is what was installed from manifests/.
 	Install *Install
-	// Sidecars plays sparkplug as the plugin sidecar of every agent pod.
+	// Sidecars plays sparkplug as the plugin sidecar of every agent pod
+	// (in controller mode: the acknowledger).
 	Sidecars *Sidecars
+	// SparkplugControllers are sparkplug controller's replicas in
+	// controller mode; nil in sidecar mode.
+	SparkplugControllers *SparkplugControllers
 	// Agents plays kubelet for agent pods.
 	Agents *argo.Agents
 	// RepoRoot is the repository the plugin was built from.
@@ -163,6 +172,13 @@ func Start(ctx context.Context, opts Options) (_ *Env, err error) {
 	if opts.ExecutorImage == "" {
 		opts.ExecutorImage = argo.ExecutorImage
 	}
+	switch opts.Mode {
+	case "":
+		opts.Mode = ModeSidecar
+	case ModeSidecar, ModeController:
+	default:
+		return nil, fmt.Errorf("mode %q: want %s or %s", opts.Mode, ModeSidecar, ModeController)
+	}
 	ctx, cancelStart := context.WithTimeout(ctx, startTimeout)
 	defer cancelStart()
 	start := time.Now()
@@ -214,19 +230,25 @@ func Start(ctx context.Context, opts Options) (_ *Env, err error) {
 		}
 	}
 
-	// The plugin builds while the control plane starts.
+	// The plugin (and in controller mode the acknowledger) builds while
+	// the control plane starts.
 	type built struct {
-		bin string
-		err error
+		bin, ack string
+		err      error
 	}
 	pluginBuild := make(chan built, 1)
 	go func() {
+		var b built
 		if opts.PluginBinary != "" {
-			pluginBuild <- built{opts.PluginBinary, nil}
+			b.bin = opts.PluginBinary
+		} else if b.bin, b.err = BuildPlugin(ctx, e.RepoRoot, e.dir); b.err != nil {
+			pluginBuild <- b
 			return
 		}
-		bin, err := BuildPlugin(ctx, e.RepoRoot, e.dir)
-		pluginBuild <- built{bin, err}
+		if opts.Mode == ModeController {
+			b.ack, b.err = BuildAck(ctx, e.RepoRoot, e.dir)
+		}
+		pluginBuild <- b
 	}()
 
 	stageFiles, err := stages.Write(filepath.Join(e.dir, "stages"))
@@ -274,7 +296,7 @@ func Start(ctx context.Context, opts Options) (_ *Env, err error) {
 		KWOK:       kwokVersion(ctx, e.binDir),
 	}
 
-	step("installing sparkplug into namespace %s: kubectl kustomize manifests/", e.Namespace)
+	step("installing sparkplug (%s mode) into namespace %s: kubectl kustomize %s/", opts.Mode, e.Namespace, e.installDir())
 	if err := e.installSparkplug(ctx); err != nil {
 		return nil, err
 	}
@@ -297,9 +319,18 @@ func Start(ctx context.Context, opts Options) (_ *Env, err error) {
 	if b.err != nil {
 		return nil, b.err
 	}
-	e.Sidecars = &Sidecars{c: e.Cluster, kube: e.Kube, bin: b.bin, plugin: e.Install.Plugin, tokenFile: tokenFile,
+	e.Sidecars = &Sidecars{c: e.Cluster, kube: e.Kube, bin: b.bin, ack: b.ack, plugin: e.Install.Plugin, tokenFile: tokenFile,
 		dir: e.dir, kubeconfigs: map[string]string{}, defaults: opts.Defaults}
-	if _, err := e.Sidecars.kubeconfig(ctx, e.Namespace, e.Cluster.Config.Host); err != nil {
+	if opts.Mode == ModeController {
+		if e.Install.Controller == nil {
+			return nil, fmt.Errorf("%s/ has no Deployment %s", e.installDir(), controllerDeploymentName)
+		}
+		e.Sidecars.controllerAccount = e.Install.Controller.ServiceAccount
+		step("starting sparkplug controller: %d replicas as ServiceAccount %s", e.Install.Controller.Replicas, e.Install.Controller.ServiceAccount)
+		if e.SparkplugControllers, err = newSparkplugControllers(ctx, e.Cluster, b.bin, *e.Install.Controller, e.Namespace, e.dir, opts.Defaults); err != nil {
+			return nil, err
+		}
+	} else if _, err := e.Sidecars.kubeconfig(ctx, e.Namespace, e.Cluster.Config.Host); err != nil {
 		return nil, err
 	}
 	if e.Agents, err = argo.RunAgents(bgCtx, e.Cluster, argo.AgentOptions{
@@ -316,24 +347,51 @@ func Start(ctx context.Context, opts Options) (_ *Env, err error) {
 	if err := sim.RunLogs(bgCtx, e.Kube, e.Cluster.Dynamic, e.DriverLogs, e.onRealNode, e.log.With("component", "driver-logs")); err != nil {
 		return nil, err
 	}
+	if e.SparkplugControllers != nil {
+		step("ready: %s; sparkplug controller runs %d replicas as ServiceAccount %s, each agent pod's sidecar is the acknowledger; agents get the plugin token via %s",
+			e.Versions, e.SparkplugControllers.Replicas(), e.SparkplugControllers.ServiceAccount(), e.Agents.Mode())
+		return e, nil
+	}
 	step("ready: %s; sparkplug runs as each agent pod's sidecar, as ServiceAccount %s; agents get the plugin token via %s",
 		e.Versions, e.Install.Plugin.ServiceAccount(), e.Agents.Mode())
 	return e, nil
 }
 
-// installSparkplug installs manifests/ into the namespace, the spark
+// Mode is how sparkplug runs: ModeSidecar or ModeController.
+func (e *Env) Mode() string { return e.opts.Mode }
+
+// SparkplugServiceAccount is the ServiceAccount (in Namespace) that does
+// sparkplug's Kubernetes work: the plugin's in sidecar mode, the
+// controller Deployment's in controller mode (the acknowledger has none).
+// A test that grants sparkplug more (a Secret's get) binds this one.
+func (e *Env) SparkplugServiceAccount() string {
+	if e.SparkplugControllers != nil {
+		return e.SparkplugControllers.ServiceAccount()
+	}
+	return e.Install.Plugin.ServiceAccount()
+}
+
+// installDir is the kustomization the mode installs.
+func (e *Env) installDir() string {
+	if e.opts.Mode == ModeController {
+		return ControllerInstallDir
+	}
+	return SidecarInstallDir
+}
+
+// installSparkplug installs manifests/ (or the mode's overlay) into the namespace, the spark
 // ServiceAccount the examples' drivers use, and Argo's agent Role for the
 // workflows' default ServiceAccount.
 func (e *Env) installSparkplug(ctx context.Context) error {
 	if err := argo.EnsureNamespace(ctx, e.Cluster, e.Namespace); err != nil {
 		return err
 	}
-	inst, err := RenderInstall(ctx, e.RepoRoot, e.binDir, e.Namespace)
+	inst, err := RenderInstallFrom(ctx, e.RepoRoot, e.binDir, e.installDir(), e.Namespace)
 	if err != nil {
 		return err
 	}
 	if err := e.Cluster.Apply(ctx, inst.YAML); err != nil {
-		return fmt.Errorf("apply manifests/: %w", err)
+		return fmt.Errorf("apply %s/: %w", e.installDir(), err)
 	}
 	e.Install = inst
 	if err := e.Cluster.EnsureServiceAccount(ctx, e.Namespace, SparkServiceAccount); err != nil {
@@ -426,6 +484,9 @@ func (e *Env) CheckAlive() error {
 	if e.Sidecars != nil && e.Sidecars.agents != nil {
 		errs = append(errs, e.Sidecars.checkAlive())
 	}
+	if e.SparkplugControllers != nil {
+		errs = append(errs, e.SparkplugControllers.checkAlive())
+	}
 	if e.Node != nil {
 		errs = append(errs, e.Node.CheckAlive())
 	}
@@ -443,6 +504,9 @@ func (e *Env) DumpLogs(w io.Writer, lines int) {
 	if e.Sidecars != nil && e.Sidecars.agents != nil {
 		fmt.Fprintf(w, "===== sparkplug sidecars: last %d lines of each\n%s\n", lines, e.Sidecars.LogTail("", lines))
 	}
+	if e.SparkplugControllers != nil {
+		fmt.Fprintf(w, "===== sparkplug controller: last %d lines of each replica\n%s\n", lines, e.SparkplugControllers.LogTail(lines))
+	}
 	if e.Node != nil {
 		e.Node.DumpLogs(w, lines)
 	}
@@ -454,6 +518,9 @@ func (e *Env) Stop() error {
 	var errs []error
 	if e.Agents != nil {
 		e.Agents.Stop()
+	}
+	if e.SparkplugControllers != nil {
+		e.SparkplugControllers.stopAll()
 	}
 	if e.cancel != nil {
 		e.cancel()

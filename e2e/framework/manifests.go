@@ -13,8 +13,10 @@ import (
 	"strconv"
 	"strings"
 
+	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	"sigs.k8s.io/yaml"
 )
@@ -36,14 +38,38 @@ var clusterScoped = map[string]bool{
 	"CustomResourceDefinition": true, "PriorityClass": true,
 }
 
-// Install is what `kubectl kustomize manifests/` renders, placed in one
-// namespace as `kubectl apply -k manifests/ -n <namespace>` would.
+// Install is what `kubectl kustomize manifests/` (or a mode's overlay,
+// manifests/modes/controller) renders, placed in one namespace as
+// `kubectl apply -k <dir> -n <namespace>` would.
 type Install struct {
-	// YAML is the rendered install, with namespaces set.
+	// YAML is the rendered install, with namespaces set, without the
+	// controller Deployment (Controller), which the harness plays.
 	YAML []byte
 	// Plugin is the plugin ConfigMap's sidecar, as Argo's controller reads it.
 	Plugin PluginSidecar
+	// Controller is controller mode's Deployment sparkplug-controller,
+	// nil in sidecar mode.
+	Controller *ControllerDeployment
 }
+
+// ControllerDeployment is the part of the Deployment sparkplug-controller
+// the harness plays: each replica a host process with the container's args
+// and env and the token of the pod's ServiceAccount. It is not applied:
+// KWOK would only fake its pods as Running, doing nothing.
+type ControllerDeployment struct {
+	Name           string
+	Replicas       int
+	ServiceAccount string
+	Container      corev1.Container
+}
+
+// Install directories (kustomizations) under the repository.
+const (
+	// SidecarInstallDir: sidecar mode, manifests/.
+	SidecarInstallDir = "manifests"
+	// ControllerInstallDir: controller mode's overlay.
+	ControllerInstallDir = "manifests/modes/controller"
+)
 
 // PluginSidecar is the part of the plugin ConfigMap the harness plays.
 type PluginSidecar struct {
@@ -65,16 +91,22 @@ func (p PluginSidecar) ServiceAccount() string { return p.Name + pluginConfigMap
 // kustomize built in) and sets namespace on every namespaced object that
 // has none.
 func RenderInstall(ctx context.Context, repoRoot, binDir, namespace string) (*Install, error) {
-	dir := filepath.Join(repoRoot, "manifests")
-	if _, err := os.Stat(filepath.Join(dir, "kustomization.yaml")); err != nil {
-		return nil, fmt.Errorf("manifests/kustomization.yaml: %w", err)
+	return RenderInstallFrom(ctx, repoRoot, binDir, SidecarInstallDir, namespace)
+}
+
+// RenderInstallFrom is RenderInstall of another kustomization of the
+// repository, dir relative to its root (ControllerInstallDir).
+func RenderInstallFrom(ctx context.Context, repoRoot, binDir, dir, namespace string) (*Install, error) {
+	path := filepath.Join(repoRoot, dir)
+	if _, err := os.Stat(filepath.Join(path, "kustomization.yaml")); err != nil {
+		return nil, fmt.Errorf("%s/kustomization.yaml: %w", dir, err)
 	}
-	cmd := exec.CommandContext(ctx, filepath.Join(binDir, "kubectl"), "kustomize", dir)
+	cmd := exec.CommandContext(ctx, filepath.Join(binDir, "kubectl"), "kustomize", path)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
 	if err != nil {
-		return nil, fmt.Errorf("kubectl kustomize manifests/: %w: %s", err, stderr.String())
+		return nil, fmt.Errorf("kubectl kustomize %s/: %w: %s", dir, err, stderr.String())
 	}
 	return placeInstall(out, namespace)
 }
@@ -102,6 +134,14 @@ func placeInstall(docs []byte, namespace string) (*Install, error) {
 		if !clusterScoped[obj.GetKind()] && obj.GetNamespace() == "" {
 			obj.SetNamespace(namespace)
 		}
+		if obj.GetKind() == "Deployment" && obj.GetName() == controllerDeploymentName {
+			d, err := controllerDeployment(obj)
+			if err != nil {
+				return nil, err
+			}
+			inst.Controller = d
+			continue // played, not applied (ControllerDeployment)
+		}
 		if obj.GetKind() == "ConfigMap" && obj.GetLabels()[labelConfigMapType] == configMapTypePlugin {
 			p, err := pluginSidecar(obj)
 			if err != nil {
@@ -122,6 +162,26 @@ func placeInstall(docs []byte, namespace string) (*Install, error) {
 	inst.YAML = out.Bytes()
 	inst.Plugin = plugins[0]
 	return inst, nil
+}
+
+// controllerDeploymentName is controller mode's Deployment.
+const controllerDeploymentName = "sparkplug-controller"
+
+// controllerDeployment reads the Deployment sparkplug-controller.
+func controllerDeployment(obj *unstructured.Unstructured) (*ControllerDeployment, error) {
+	var d appsv1.Deployment
+	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(obj.Object, &d); err != nil {
+		return nil, fmt.Errorf("decode Deployment %s: %w", obj.GetName(), err)
+	}
+	spec := d.Spec.Template.Spec
+	if len(spec.Containers) != 1 || spec.ServiceAccountName == "" {
+		return nil, fmt.Errorf("Deployment %s: want one container and a serviceAccountName, have %d containers and %q", d.Name, len(spec.Containers), spec.ServiceAccountName)
+	}
+	out := &ControllerDeployment{Name: d.Name, Replicas: 1, ServiceAccount: spec.ServiceAccountName, Container: spec.Containers[0]}
+	if d.Spec.Replicas != nil {
+		out.Replicas = int(*d.Spec.Replicas)
+	}
+	return out, nil
 }
 
 // pluginSidecar reads a plugin ConfigMap as Argo's FromConfigMap does.

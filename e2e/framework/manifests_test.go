@@ -100,3 +100,54 @@ func TestLabelValue(t *testing.T) {
 		t.Errorf("labelValue of 100 chars has %d", len(got))
 	}
 }
+
+// Controller mode's install: the Deployment is read (its ServiceAccount,
+// replicas, container) and left out of what is applied, which the harness
+// plays.
+func TestPlaceInstallReadsTheControllerDeployment(t *testing.T) {
+	const deployment = `
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: sparkplug-controller}
+spec:
+  replicas: 2
+  selector: {matchLabels: {app: c}}
+  template:
+    metadata: {labels: {app: c}}
+    spec:
+      serviceAccountName: sparkplug-controller
+      containers:
+        - name: controller
+          image: ghcr.io/sparkplug-io/sparkplug:v0.1.0
+          args: [controller, --namespaces=$(POD_NAMESPACE)]
+`
+	inst, err := placeInstall([]byte(install+deployment), "e2e")
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := inst.Controller
+	if d == nil || d.Name != "sparkplug-controller" || d.Replicas != 2 || d.ServiceAccount != "sparkplug-controller" || d.Container.Args[0] != "controller" {
+		t.Fatalf("controller %+v", d)
+	}
+	if strings.Contains(string(inst.YAML), "kind: Deployment") {
+		t.Errorf("the Deployment is applied:\n%s", inst.YAML)
+	}
+	if inst, err := placeInstall([]byte(install), "e2e"); err != nil || inst.Controller != nil {
+		t.Errorf("sidecar mode's install: controller %+v, %v; want none", inst.Controller, err)
+	}
+}
+
+func TestIsAck(t *testing.T) {
+	for image, want := range map[string]bool{
+		"ghcr.io/sparkplug-io/sparkplug-ack:v0.1.0":          true,
+		"ghcr.io/sparkplug-io/sparkplug-ack@sha256:abc":      true,
+		"ghcr.io/sparkplug-io/sparkplug-ack":                 true,
+		"ghcr.io/sparkplug-io/sparkplug:v0.1.0":              false,
+		"registry:5000/ghcr.io/sparkplug-io/sparkplug-ack:1": false,
+	} {
+		if got := isAck(corev1.Container{Image: image}); got != want {
+			t.Errorf("isAck(%s) = %v, want %v", image, got, want)
+		}
+	}
+}

@@ -40,14 +40,37 @@ var ErrNoSidecar = errors.New("no plugin sidecar runs for the workflow")
 
 // BuildPlugin builds ./cmd/sparkplug of repoRoot into dir.
 func BuildPlugin(ctx context.Context, repoRoot, dir string) (string, error) {
-	bin := filepath.Join(dir, "sparkplug")
-	cmd := exec.CommandContext(ctx, "go", "build", "-ldflags", "-X main.version=e2e", "-o", bin, "./cmd/sparkplug")
+	return buildCommand(ctx, repoRoot, dir, "sparkplug")
+}
+
+// BuildAck builds ./cmd/sparkplug-ack, the acknowledger, of repoRoot into
+// dir.
+func BuildAck(ctx context.Context, repoRoot, dir string) (string, error) {
+	return buildCommand(ctx, repoRoot, dir, "sparkplug-ack")
+}
+
+func buildCommand(ctx context.Context, repoRoot, dir, name string) (string, error) {
+	bin := filepath.Join(dir, name)
+	cmd := exec.CommandContext(ctx, "go", "build", "-ldflags", "-X main.version=e2e", "-o", bin, "./cmd/"+name)
 	cmd.Dir = repoRoot
 	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
 	if out, err := cmd.CombinedOutput(); err != nil {
-		return "", fmt.Errorf("go build ./cmd/sparkplug: %w\n%s", err, out)
+		return "", fmt.Errorf("go build ./cmd/%s: %w\n%s", name, err, out)
 	}
 	return bin, nil
+}
+
+// ackImage is the acknowledger's image (plugin-ack.yaml), without tag: a
+// plugin container of that image runs the ack binary.
+const ackImage = "ghcr.io/sparkplug-io/sparkplug-ack"
+
+// isAck reports whether a plugin container is the acknowledger.
+func isAck(c corev1.Container) bool {
+	image, _, _ := strings.Cut(c.Image, "@")
+	if i := strings.LastIndexByte(image, ':'); i > strings.LastIndexByte(image, '/') {
+		image = image[:i]
+	}
+	return image == ackImage
 }
 
 // Sidecars plays sparkplug as Argo deploys it: the plugin sidecar of each
@@ -57,13 +80,19 @@ func BuildPlugin(ctx context.Context, repoRoot, dir string) (string, error) {
 // when Argo deletes the pod. argo.Agents starts and stops them; this says
 // what to run.
 type Sidecars struct {
-	c         *cluster.Cluster
-	kube      kubernetes.Interface
-	agents    *argo.Agents
-	bin       string
-	plugin    PluginSidecar
-	tokenFile string
-	dir       string
+	c      *cluster.Cluster
+	kube   kubernetes.Interface
+	agents *argo.Agents
+	bin    string
+	// ack is the acknowledger's binary (controller mode), which plays
+	// plugin containers of its image; "" when not built.
+	ack string
+	// controllerAccount is controller mode's ServiceAccount, which a
+	// previous release's sidecar runs as there (RunPrevious).
+	controllerAccount string
+	plugin            PluginSidecar
+	tokenFile         string
+	dir               string
 	// defaults runs sparkplug with its own defaults, not the suite's fast
 	// requeues (Options.Defaults).
 	defaults bool
@@ -133,13 +162,30 @@ func (s *Sidecars) command(ctx context.Context, pod *corev1.Pod, c corev1.Contai
 		bin = previous
 	}
 	s.mu.Unlock()
-	kubeconfig, err := s.kubeconfig(ctx, pod.Namespace, server)
+	ack := isAck(c)
+	if ack && previous == "" {
+		return s.ackCommand(pod, c, addr)
+	}
+	var kubeconfig string
+	var err error
+	if ack {
+		// A previous release, which had no controller mode, in an agent
+		// pod of controller mode's install (the upgrade test): serve,
+		// with the controller's ServiceAccount, whose Role holds the
+		// sidecar's (the install has no plugin ServiceAccount).
+		kubeconfig, err = s.accountKubeconfig(ctx, pod.Namespace, s.controllerAccount, server)
+	} else {
+		kubeconfig, err = s.kubeconfig(ctx, pod.Namespace, server)
+	}
 	if err != nil {
 		return argo.Command{}, err
 	}
 	args := append([]string{}, c.Command...)
 	if len(args) > 0 {
 		args = args[1:] // the image's binary is bin
+	}
+	if ack {
+		args = append(args, "serve")
 	}
 	args = append(args, c.Args...)
 	args = append(args,
@@ -162,6 +208,28 @@ func (s *Sidecars) command(ctx context.Context, pod *corev1.Pod, c corev1.Contai
 		return argo.Command{}, err
 	}
 	return argo.Command{Bin: bin, Args: args, Env: env}, nil
+}
+
+// ackCommand is the process that plays the acknowledger (controller
+// mode's plugin container): the agent's token, no Kubernetes access.
+func (s *Sidecars) ackCommand(pod *corev1.Pod, c corev1.Container, addr string) (argo.Command, error) {
+	if s.ack == "" {
+		return argo.Command{}, fmt.Errorf("plugin container %s runs the acknowledger (%s), which was not built", c.Name, c.Image)
+	}
+	args := append([]string{}, c.Args...)
+	args = append(args,
+		"--addr="+addr,
+		"--token-file="+s.tokenFile,
+		"--log-format=text",
+	)
+	if !s.defaults {
+		args = append(args, "--log-level=debug")
+	}
+	env, err := containerEnv(pod, c)
+	if err != nil {
+		return argo.Command{}, err
+	}
+	return argo.Command{Bin: s.ack, Args: args, Env: env}, nil
 }
 
 // containerEnv is a container's environment as kubelet would set it, for
@@ -240,6 +308,26 @@ func (s *Sidecars) kubeconfig(ctx context.Context, namespace, server string) (st
 		return "", err
 	}
 	s.kubeconfigs[key] = path
+	return path, nil
+}
+
+// accountKubeconfig is a kubeconfig for server with a token of
+// ServiceAccount namespace/name from the TokenRequest API.
+func (s *Sidecars) accountKubeconfig(ctx context.Context, namespace, name, server string) (string, error) {
+	if name == "" {
+		return "", errors.New("no ServiceAccount to run a previous release's sidecar as")
+	}
+	cfg, err := s.c.ConfigForServiceAccount(ctx, namespace, name)
+	if err != nil {
+		return "", err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	path := filepath.Join(s.dir, fmt.Sprintf("%s-%s-%d.kubeconfig", name, namespace, len(s.kubeconfigs)))
+	if err := s.c.WriteTokenKubeconfigFor(server, path, "system:serviceaccount:"+namespace+":"+name, cfg.BearerToken); err != nil {
+		return "", err
+	}
+	s.kubeconfigs[path] = path
 	return path, nil
 }
 
