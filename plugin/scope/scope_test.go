@@ -153,7 +153,7 @@ func TestWroteKeepsTheCallersObject(t *testing.T) {
 	p := &corev1.Pod{
 		ObjectMeta: metav1.ObjectMeta{Name: "d", Namespace: "ns", ResourceVersion: "1", Labels: map[string]string{spark.LabelWorkflowUID: "uid-1"},
 			ManagedFields: []metav1.ManagedFieldsEntry{{Manager: "m"}}},
-		Spec:       corev1.PodSpec{Containers: []corev1.Container{{Name: "c", Image: "spark"}}},
+		Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "c", Image: "spark"}}},
 	}
 	s.Wrote(p)
 	if len(p.ManagedFields) != 1 || p.Spec.Containers[0].Image != "spark" {
