@@ -25,15 +25,35 @@ import (
 	"github.com/sparkplug-io/sparkplug/e2e/sim"
 )
 
-// The annotations by which an example tells e2e what to do with it (see
-// examples/doc.go).
+// The plan of the examples' run: e2e/testdata/examples-plan.yaml, by file
+// (see its comment). The examples themselves carry nothing of it: users
+// copy them.
 const (
-	annotationE2E        = "sparkplug.io/e2e"
-	annotationSkipReason = "sparkplug.io/e2e-skip-reason"
-	annotationRequires   = "sparkplug.io/e2e-requires"
-	e2eRun               = "run"
-	e2eSkip              = "skip"
+	examplesPlanFile = "examples-plan.yaml"
+	e2eRun           = "run"
+	e2eSkip          = "skip"
 )
+
+// examplePlan is one example's entry in the plan.
+type examplePlan struct {
+	E2E      string   `json:"e2e"`
+	Reason   string   `json:"reason,omitempty"`
+	Requires []string `json:"requires,omitempty"`
+}
+
+// readExamplesPlan reads the plan.
+func readExamplesPlan(t *testing.T) map[string]examplePlan {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(env.RepoRoot, "e2e", "testdata", examplesPlanFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var plan map[string]examplePlan
+	if err := yaml.UnmarshalStrict(b, &plan); err != nil {
+		t.Fatalf("%s: %v", examplesPlanFile, err)
+	}
+	return plan
+}
 
 // exampleDoc is one document of a file in examples/.
 type exampleDoc struct {
@@ -44,15 +64,8 @@ type exampleDoc struct {
 
 func (d exampleDoc) kind() string { s, _ := d.obj["kind"].(string); return s }
 
-func (d exampleDoc) annotation(key string) string {
-	md, _ := d.obj["metadata"].(map[string]any)
-	ann, _ := md["annotations"].(map[string]any)
-	s, _ := ann[key].(string)
-	return strings.TrimSpace(s)
-}
-
 // Every Workflow, WorkflowTemplate and CronWorkflow in examples/ meant to
-// run (sparkplug.io/e2e: run) runs on the real controller and succeeds,
+// run (run in the plan) runs on the real controller and succeeds,
 // its Spark drivers simulated to exit 0. A WorkflowTemplate runs through a
 // Workflow that references it; a CronWorkflow is created and run once now,
 // as `argo submit --from cronwf/<name>` does. A document marked skip is
@@ -65,25 +78,30 @@ func TestExamples(t *testing.T) {
 	if len(docs) == 0 {
 		t.Fatal("no examples found")
 	}
+	plan := readExamplesPlan(t)
 	for _, d := range docs {
 		t.Run(d.file+"/"+d.kind(), func(t *testing.T) {
 			t.Parallel()
-			runExample(t, d, docs)
+			p, ok := plan[d.file]
+			if !ok {
+				t.Fatalf("%s has no entry in %s", d.file, examplesPlanFile)
+			}
+			runExample(t, d, p, docs)
 		})
 	}
 }
 
-func runExample(t *testing.T, d exampleDoc, all []exampleDoc) {
+func runExample(t *testing.T, d exampleDoc, p examplePlan, all []exampleDoc) {
 	switch d.kind() {
 	case "Workflow", "WorkflowTemplate", "CronWorkflow":
 	default:
 		t.Skipf("%s is not a kind e2e submits", d.kind())
 	}
-	switch mode := d.annotation(annotationE2E); mode {
+	switch mode := p.E2E; mode {
 	case e2eSkip:
-		reason := d.annotation(annotationSkipReason)
+		reason := strings.TrimSpace(p.Reason)
 		if reason == "" {
-			t.Errorf("%s says %s: %s but gives no %s", d.file, annotationE2E, e2eSkip, annotationSkipReason)
+			t.Errorf("%s: %s says %s but gives no reason", d.file, examplesPlanFile, e2eSkip)
 		}
 		if d.kind() != "Workflow" {
 			dryRunCreate(t, d)
@@ -93,13 +111,13 @@ func runExample(t *testing.T, d exampleDoc, all []exampleDoc) {
 		t.Skipf("skipped: %s", reason)
 	case e2eRun:
 	default:
-		t.Fatalf("%s has %s: %q; want %q or %q", d.file, annotationE2E, mode, e2eRun, e2eSkip)
+		t.Fatalf("%s: %s says %q; want %q or %q", d.file, examplesPlanFile, mode, e2eRun, e2eSkip)
 	}
 
 	applySetup(t, d.file)
 	g := Given(t)
 	var names []string
-	for _, req := range splitList(d.annotation(annotationRequires)) {
+	for _, req := range p.Requires {
 		found := false
 		for _, r := range all {
 			if r.file == req && r.kind() == "WorkflowTemplate" {
@@ -245,16 +263,6 @@ func templateName(d exampleDoc) string {
 	md, _ := d.obj["metadata"].(map[string]any)
 	s, _ := md["name"].(string)
 	return s
-}
-
-func splitList(s string) []string {
-	var out []string
-	for _, f := range strings.Split(s, ",") {
-		if f = strings.TrimSpace(f); f != "" {
-			out = append(out, f)
-		}
-	}
-	return out
 }
 
 var (

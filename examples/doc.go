@@ -10,10 +10,12 @@
 // CRD schemas, and the driver pod, ConfigMap, Services and Ingresses each
 // body builds against the API server's own validation.
 //
-// Every document carries the annotation sparkplug.io/e2e: "run" (the e2e
-// runner submits it and expects it to succeed) or "skip", with
-// sparkplug.io/e2e-skip-reason saying why; sparkplug.io/e2e-requires lists,
-// comma-separated, the example files to apply first. The objects an
-// example expects the user to have made (a ConfigMap, a claim, a node
-// label) are in e2e/testdata/examples/<file>, applied before it runs.
+// The examples carry nothing of sparkplug's own tests: users copy them as
+// they are. How the e2e runner treats each file (run: submit it and
+// expect it to succeed; skip, with the reason; the example files to apply
+// first) is in e2e/testdata/examples-plan.yaml, which a unit test keeps
+// in step with the files. The objects an example expects the user to have
+// made (a ConfigMap, a claim, a node label) are in
+// e2e/testdata/examples/<file>, applied before it runs. `sparkplug render
+// -f` of every example gives no warning (render_test.go).
 package examples

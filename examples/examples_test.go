@@ -1,6 +1,7 @@
 package examples
 
 import (
+	"bytes"
 	"fmt"
 	"hash/fnv"
 	"os"
@@ -16,6 +17,7 @@ import (
 	wfv1 "github.com/argoproj/argo-workflows/v3/pkg/apis/workflow/v1alpha1"
 	"github.com/google/go-cmp/cmp"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/yaml"
 
 	"github.com/sparkplug-io/sparkplug/plugin/objects"
 	"github.com/sparkplug-io/sparkplug/plugin/spark"
@@ -24,14 +26,19 @@ import (
 	"github.com/sparkplug-io/sparkplug/templates"
 )
 
-// The annotations the e2e runner reads (see doc.go).
+// e2ePlanFile says how the e2e test treats each example (see doc.go).
 const (
-	annotationE2E        = "sparkplug.io/e2e"
-	annotationSkipReason = "sparkplug.io/e2e-skip-reason"
-	annotationRequires   = "sparkplug.io/e2e-requires"
-	e2eRun               = "run"
-	e2eSkip              = "skip"
+	e2ePlanFile = "../e2e/testdata/examples-plan.yaml"
+	e2eRun      = "run"
+	e2eSkip     = "skip"
 )
+
+// e2ePlanEntry is one example's entry in e2ePlanFile.
+type e2ePlanEntry struct {
+	E2E      string   `json:"e2e"`
+	Reason   string   `json:"reason,omitempty"`
+	Requires []string `json:"requires,omitempty"`
+}
 
 // testNamespace is where the tests build and create the examples' objects.
 const testNamespace = "examples"
@@ -130,31 +137,67 @@ func TestExamplesStartWithAComment(t *testing.T) {
 	}
 }
 
-func TestExamplesE2EAnnotations(t *testing.T) {
+// TestExamplesE2EPlan: every example has its entry in the e2e test's
+// plan, and every entry is an example: run (only a Workflow), or skip with
+// a reason; requires names other example files.
+func TestExamplesE2EPlan(t *testing.T) {
+	b, err := os.ReadFile(e2ePlanFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var plan map[string]e2ePlanEntry
+	if err := yaml.UnmarshalStrict(b, &plan); err != nil {
+		t.Fatalf("%s: %v", e2ePlanFile, err)
+	}
 	files := exampleFiles(t)
+	for f := range plan {
+		if !slices.Contains(files, f) {
+			t.Errorf("%s: %s is not an example file", e2ePlanFile, f)
+		}
+	}
 	for _, d := range loadExamples(t) {
-		a := d.meta.Annotations
-		switch a[annotationE2E] {
+		e, ok := plan[d.file]
+		if !ok {
+			t.Errorf("%s: no entry in %s", d, e2ePlanFile)
+			continue
+		}
+		switch e.E2E {
 		case e2eRun:
-			if a[annotationSkipReason] != "" {
-				t.Errorf("%s: %s is %s but has %s", d, annotationE2E, e2eRun, annotationSkipReason)
+			if e.Reason != "" {
+				t.Errorf("%s: %s but with a reason", d, e2eRun)
 			}
 			if d.kind != workflow.WorkflowKind {
 				t.Errorf("%s: only a Workflow can be run by e2e; mark it %s with a reason", d, e2eSkip)
 			}
 		case e2eSkip:
-			if strings.TrimSpace(a[annotationSkipReason]) == "" {
-				t.Errorf("%s: %s: %s needs %s saying why", d, annotationE2E, e2eSkip, annotationSkipReason)
+			if strings.TrimSpace(e.Reason) == "" {
+				t.Errorf("%s: %s needs a reason saying why", d, e2eSkip)
 			}
 		default:
-			t.Errorf("%s: annotation %s is %q; want %q or %q (with %s)", d, annotationE2E, a[annotationE2E], e2eRun, e2eSkip, annotationSkipReason)
+			t.Errorf("%s: e2e is %q; want %q or %q (with a reason)", d, e.E2E, e2eRun, e2eSkip)
 		}
-		if req, ok := a[annotationRequires]; ok {
-			for _, f := range strings.Split(req, ",") {
-				if f = strings.TrimSpace(f); !slices.Contains(files, f) || f == d.file {
-					t.Errorf("%s: %s names %q, which is not another example file", d, annotationRequires, f)
+		for _, f := range e.Requires {
+			if !slices.Contains(files, f) || f == d.file {
+				t.Errorf("%s: requires %q, which is not another example file", d, f)
+			}
+		}
+	}
+}
+
+// TestExamplesCarryNothingTestOnly: users copy the examples as they are,
+// so none carries an annotation or label of sparkplug's own tests (their
+// plan is in e2ePlanFile).
+func TestExamplesCarryNothingTestOnly(t *testing.T) {
+	for _, d := range loadExamples(t) {
+		for _, m := range []map[string]string{d.meta.Annotations, d.meta.Labels} {
+			for k := range m {
+				if strings.HasPrefix(k, "sparkplug.io/e2e") || strings.Contains(k, "test") {
+					t.Errorf("%s: %s is for sparkplug's tests, not for users' copies", d, k)
 				}
 			}
+		}
+		if bytes.Contains(d.raw, []byte("sparkplug.io/e2e")) {
+			t.Errorf("%s names sparkplug.io/e2e, which is for sparkplug's tests", d)
 		}
 	}
 }

@@ -11,6 +11,7 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
+	policyv1 "k8s.io/api/policy/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -63,6 +64,7 @@ func TestChartController(t *testing.T) {
 		"ConfigMap team-b/spark-executor-plugin",
 		"Deployment team-a/" + name,
 		"NetworkPolicy team-a/" + name,
+		"PodDisruptionBudget team-a/" + name,
 		"PrometheusRule team-a/" + name,
 		"Role team-a/" + name,
 		"Role team-a/" + name + "-leader-election",
@@ -178,7 +180,7 @@ func TestChartControllerIsManifestsController(t *testing.T) {
 	objs := objects(t, render(t, chartDir, "controller-default.values.yaml"))
 	const name = "sparkplug-controller"
 	base := map[string]runtime.Object{}
-	for _, f := range []string{"rbac.yaml", "deployment.yaml", "service.yaml", "networkpolicy.yaml", "spark-executor-plugin-configmap.yaml"} {
+	for _, f := range []string{"rbac.yaml", "deployment.yaml", "service.yaml", "networkpolicy.yaml", "poddisruptionbudget.yaml", "spark-executor-plugin-configmap.yaml"} {
 		for _, o := range decodeDocs(t, controllerModeDir+"/"+f) {
 			base[kindOf(o)+" "+o.(interface{ GetName() string }).GetName()] = o
 		}
@@ -195,6 +197,17 @@ func TestChartControllerIsManifestsController(t *testing.T) {
 	slices.Sort(wantKeys)
 	if diff := cmp.Diff(wantKeys, keys); diff != "" {
 		t.Errorf("objects (-%s +chart):\n%s", controllerModeDir, diff)
+	}
+
+	// The PodDisruptionBudget: the same spec, but the chart's selector
+	// also names the release.
+	wantPDB := base["PodDisruptionBudget "+name].(*policyv1.PodDisruptionBudget)
+	var pdb policyv1.PodDisruptionBudget
+	typed(t, objs["PodDisruptionBudget "+releaseNamespace+"/"+name], &pdb)
+	wantPDBSpec := wantPDB.Spec.DeepCopy()
+	wantPDBSpec.Selector.MatchLabels["app.kubernetes.io/instance"] = releaseName
+	if diff := cmp.Diff(*wantPDBSpec, pdb.Spec); diff != "" {
+		t.Errorf("PodDisruptionBudget (-%s +chart):\n%s", controllerModeDir, diff)
 	}
 
 	wantCM := base["ConfigMap "+serviceAccount].(*corev1.ConfigMap)

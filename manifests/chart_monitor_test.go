@@ -113,6 +113,7 @@ func TestChartMonitor(t *testing.T) {
 		"ConfigMap monitoring/sparkplug-monitor-dashboard",
 		"Deployment team-a/" + name,
 		"NetworkPolicy team-a/" + name,
+		"PodDisruptionBudget team-a/" + name, // two replicas
 		"PrometheusRule team-a/" + name,
 		"Role team-a/" + name,
 		"Role team-a/" + name + "-leader-election",

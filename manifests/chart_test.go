@@ -379,6 +379,13 @@ func TestChartSchemaRejectsTypos(t *testing.T) {
 		{"monitor.prometheusRule.stuckMinutes=0", "/monitor/prometheusRule/stuckMinutes"},
 		{"monitor.grafanaDashboard.label.a=b", "label"},
 		{"monitor.grafanaDashboard.namespace=Monitoring", "/monitor/grafanaDashboard/namespace"},
+		{"argo.namespce=workflows", "namespce"},
+		{"argo.namespace=Argo", "/argo/namespace"},
+		{"argo.allowControllerNamespace=yes", "/argo/allowControllerNamespace"},
+		{"imagePullSecrets[0].nmae=regcred", "nmae"},
+		{"monitor.podDisruptionBudget.minAvailable=1", "minAvailable"},
+		{"monitor.podDisruptionBudget.maxUnavailable=0", "/monitor/podDisruptionBudget/maxUnavailable"},
+		{"monitor.podDisruptionBudget.maxUnavailable=half", "/monitor/podDisruptionBudget/maxUnavailable"},
 	} {
 		if tc.says == "" {
 			// A valid value among the typos: the schema refuses what is

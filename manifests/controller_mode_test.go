@@ -1,6 +1,7 @@
 package manifests
 
 import (
+	"maps"
 	"os"
 	"slices"
 	"strconv"
@@ -11,6 +12,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	"sigs.k8s.io/yaml"
 )
@@ -193,7 +195,7 @@ func TestControllerModeKustomization(t *testing.T) {
 	if err := yaml.Unmarshal(b, &k); err != nil {
 		t.Fatal(err)
 	}
-	want := []string{"spark-executor-plugin-configmap.yaml", "rbac.yaml", "deployment.yaml", "service.yaml", "networkpolicy.yaml"}
+	want := []string{"spark-executor-plugin-configmap.yaml", "rbac.yaml", "deployment.yaml", "service.yaml", "networkpolicy.yaml", "poddisruptionbudget.yaml"}
 	if !slices.Equal(k.Resources, want) {
 		t.Errorf("resources %q, want %q", k.Resources, want)
 	}
@@ -293,6 +295,14 @@ func TestControllerDeployment(t *testing.T) {
 	}
 	if pod.ServiceAccountName != controllerName {
 		t.Errorf("serviceAccountName %q", pod.ServiceAccountName)
+	}
+	// The PodDisruptionBudget keeps the standby through a drain: it
+	// selects exactly the Deployment's pods.
+	var pdb policyv1.PodDisruptionBudget
+	decodeFile(t, controllerModeDir+"/poddisruptionbudget.yaml", &pdb)
+	if pdb.Spec.Selector == nil || !maps.Equal(pdb.Spec.Selector.MatchLabels, d.Spec.Selector.MatchLabels) ||
+		pdb.Spec.MaxUnavailable == nil || pdb.Spec.MaxUnavailable.IntValue() != 1 {
+		t.Errorf("PodDisruptionBudget %+v, want maxUnavailable 1 of the Deployment's pods %v", pdb.Spec, d.Spec.Selector)
 	}
 	if len(c.Env) == 0 || c.Env[0].Name != "POD_NAMESPACE" || c.Env[0].ValueFrom == nil ||
 		c.Env[0].ValueFrom.FieldRef == nil || c.Env[0].ValueFrom.FieldRef.FieldPath != "metadata.namespace" {

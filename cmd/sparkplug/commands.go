@@ -51,9 +51,11 @@ func commands() []command {
 
 const exitStatus = `Exit status, for every command:
   0  success; also convert when it wrote everything with notes on stderr
-     (convert --strict exits 1 then)
-  1  failure: an invalid spark body, a schedule Argo refuses, a file that is
-     not what was expected, serve stopping on an error
+     and nothing that will certainly fail (convert --strict exits 1 on any
+     note; convert --allow-failing exits 0 on what will fail)
+  1  failure: an invalid spark body, a schedule Argo refuses (convert too,
+     though it writes the object), a file that is not what was expected,
+     serve stopping on an error
   2  usage: an unknown command or flag, a bad or missing flag value or argument`
 
 func usage() string {

@@ -32,20 +32,27 @@ the API server or kubectl set (uid, resourceVersion, generation,
 creationTimestamp, managedFields, last-applied-configuration, ...) is left out.
 
 Everything that does not carry over as it was is reported on stderr as
-FILE:LINE: KIND NAME: PATH: what happened: a status, owners, other kinds (skipped),
-each problem the plugin would fail the step on, a schedule or zone Argo refuses,
-an @every interval (written as the cron schedules of its rate), a name longer
-than Argo allows (shortened with a hash). The objects are written all the same.
+FILE:LINE:COLUMN: KIND NAME: PATH: what happened, at the field's own line and
+column (a missing field at its parent's): a status, owners, other kinds
+(skipped), each problem the plugin would fail the step on, a schedule or zone
+Argo refuses, an @every interval (written as the cron schedules of its rate), a
+name longer than Argo allows (shortened with a hash). The objects are written
+all the same; the input's comments before each object and in its spark body are
+kept.
 
-Exit status: 0 when every object was written, with or without reports (so that
-set -e scripts go on; with --strict, 1 when anything was reported); 1 when nothing
-could be written (no objects, none convertible); 2 on a usage error.`
+Exit status: 0 when every object was written and none will certainly fail, with
+or without other reports (so that set -e scripts go on; with --strict, 1 when
+anything was reported); 1 when an object written will certainly fail (a spark
+body the plugin refuses, a schedule or zone Argo refuses; --allow-failing
+exits 0 then) or nothing could be written (no objects, none convertible); 2 on a
+usage error.`
 
 type convertOptions struct {
-	files     []string
-	outputDir string
-	strict    bool
-	run       convert.Options
+	files        []string
+	outputDir    string
+	strict       bool
+	allowFailing bool
+	run          convert.Options
 }
 
 func (o *convertOptions) validate() error {
@@ -83,6 +90,7 @@ func convertFlags(o *convertOptions, stdout io.Writer) *pflag.FlagSet {
 	flags.StringVarP(&o.outputDir, "output-dir", "o", "", "write one file per object into this directory (created if missing) instead of to stdout")
 	flags.BoolVar(&o.run.KeepNames, "keep-names", false, "name each Workflow after its SparkApplication instead of generateName <name>-")
 	flags.BoolVar(&o.strict, "strict", false, "exit 1 when anything was reported (the objects are written all the same)")
+	flags.BoolVar(&o.allowFailing, "allow-failing", false, "exit 0 even when an object written will certainly fail (a spark body the plugin refuses, a schedule Argo refuses)")
 	return flags
 }
 
@@ -104,7 +112,7 @@ func convertMain(args []string, stdin io.Reader, stdout, stderr io.Writer) error
 		return err
 	}
 	out := newConvertOutput(o.outputDir, stdout)
-	reported, objects, written := 0, 0, 0
+	reported, objects, written, failing := 0, 0, 0, 0
 	for _, src := range sources {
 		if src.err != nil {
 			fmt.Fprintf(stderr, "%s: %v\n", src.name, src.err)
@@ -114,7 +122,7 @@ func convertMain(args []string, stdin io.Reader, stdout, stderr io.Writer) error
 		for _, r := range convert.Convert(src.data, o.run) {
 			objects++
 			for _, f := range r.Findings {
-				fmt.Fprintf(stderr, "%s: %s\n", locate(src.name, r), f)
+				fmt.Fprintf(stderr, "%s: %s\n", locateFinding(src.name, r, f), f)
 			}
 			if len(r.Findings) > 0 {
 				reported++
@@ -131,6 +139,9 @@ func convertMain(args []string, stdin io.Reader, stdout, stderr io.Writer) error
 				reported++
 			}
 			written++
+			if r.Fails() {
+				failing++
+			}
 		}
 	}
 	switch {
@@ -138,6 +149,8 @@ func convertMain(args []string, stdin io.Reader, stdout, stderr io.Writer) error
 		return errors.New("convert: no objects in the input")
 	case written == 0:
 		return fmt.Errorf("convert: nothing written, %d with something to report (above)", reported)
+	case failing > 0 && !o.allowFailing:
+		return fmt.Errorf("convert: %d written, %d of them will certainly fail (above): fix the input, or give --allow-failing to exit 0 all the same", written, failing)
 	case reported > 0 && o.strict:
 		return fmt.Errorf("convert: %d written, %d with something to report (above); --strict", written, reported)
 	case reported > 0:
@@ -202,8 +215,21 @@ func readSources(files []string, stdin io.Reader) ([]source, error) {
 // locate is where a result came from: FILE:LINE, the List item, the kind
 // and name.
 func locate(file string, r convert.Result) string {
+	return fmt.Sprintf("%s:%d%s", file, r.Line, identify(r))
+}
+
+// locateFinding is where a finding is: FILE:LINE:COLUMN of its field when
+// known, else its object's line; then the List item, the kind and name.
+func locateFinding(file string, r convert.Result, f convert.Finding) string {
+	if f.Line == 0 {
+		return locate(file, r)
+	}
+	return fmt.Sprintf("%s:%d:%d%s", file, f.Line, f.Column, identify(r))
+}
+
+// identify is ": items[N]: KIND NAME", each part when known.
+func identify(r convert.Result) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s:%d", file, r.Line)
 	if r.Item >= 0 {
 		fmt.Fprintf(&b, ": items[%d]", r.Item)
 	}
@@ -233,7 +259,7 @@ func newConvertOutput(dir string, stdout io.Writer) *convertOutput {
 // write writes one object. note, when not empty, says where it went
 // instead of where one would look.
 func (o *convertOutput) write(file string, r convert.Result) (note string, err error) {
-	y, err := convert.Marshal(r.Object)
+	y, err := convert.MarshalResult(r)
 	if err != nil {
 		return "", err
 	}

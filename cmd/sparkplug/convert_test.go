@@ -56,7 +56,7 @@ func TestConvertHelp(t *testing.T) {
 	if r.err != nil {
 		t.Fatal(r.err)
 	}
-	for _, want := range []string{"Usage: sparkplug convert [flags]", "-f, --filename", "-o, --output-dir", "--keep-names", "generateName <name>-", "Exit status: 0"} {
+	for _, want := range []string{"Usage: sparkplug convert [flags]", "-f, --filename", "-o, --output-dir", "--keep-names", "--allow-failing", "FILE:LINE:COLUMN", "generateName <name>-", "Exit status: 0"} {
 		if !strings.Contains(r.stdout, want) {
 			t.Errorf("convert --help does not say %q:\n%s", want, r.stdout)
 		}
@@ -82,7 +82,11 @@ func TestConvertExitStatus(t *testing.T) {
 		{"clean", "", []string{"-f", ksoSparkPi}, 0, ""},
 		{"something to report", "", []string{"-f", ksoScheduled}, 0, "1 written, 1 with something to report"},
 		{"something to report, --strict", "", []string{"-f", ksoScheduled, "--strict"}, 1, "1 written, 1 with something to report (above); --strict"},
-		{"findings and other kinds", "", []string{"-f", findingsFile}, 0, "kind: a ConfigMap (v1)"},
+		{"findings and other kinds", "", []string{"-f", findingsFile}, 1, "6 written, 3 of them will certainly fail (above): fix the input, or give --allow-failing"},
+		{"findings, --allow-failing", "", []string{"-f", findingsFile, "--allow-failing"}, 0, "kind: a ConfigMap (v1)"},
+		{"an invalid body", sparkAppWithBody("  driver: {memroy: 1g}\n"), []string{"-f", "-"}, 1, "<stdin>:10:12: SparkApplication pi: spec.driver.memroy: the plugin would fail the step"},
+		{"an invalid body, --allow-failing", sparkAppWithBody("  driver: {memroy: 1g}\n"), []string{"-f", "-", "--allow-failing"}, 0, "1 written, 1 with something to report"},
+		{"a schedule Argo refuses", "apiVersion: sparkoperator.k8s.io/v1beta2\nkind: ScheduledSparkApplication\nmetadata: {name: s}\nspec:\n  schedule: \"0 25 * * *\"\n  concurrencyPolicy: Forbid\n  template:\n" + indentBody(sparkAppBody, "    "), []string{"-f", "-"}, 1, "<stdin>:5:3: ScheduledSparkApplication s: spec.schedule: Argo refuses the CronWorkflow"},
 		{"only other kinds", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x}\n", []string{"-f", "-"}, 1, "nothing written"},
 		{"no objects", "", []string{"-f", comments}, 1, "no objects in the input"},
 		{"no -f", "", nil, 2, "-f is required"},
@@ -116,8 +120,10 @@ func TestConvertReadsStdin(t *testing.T) {
 	if fromStdin.stdout == "" || strings.ReplaceAll(fromFile.stdout, ksoScheduled, "<stdin>") != fromStdin.stdout {
 		t.Errorf("stdin wrote\n%s\nthe file\n%s", fromStdin.stdout, fromFile.stdout)
 	}
-	if !strings.HasPrefix(fromStdin.stderr, "<stdin>:22: ScheduledSparkApplication default/spark-pi-scheduled: spec.") {
-		t.Errorf("stderr %q; want each report to start with <stdin>:LINE: KIND NAMESPACE/NAME: PATH", fromStdin.stderr)
+	// In the input's order, each at its field.
+	if !strings.HasPrefix(fromStdin.stderr, "<stdin>:28:3: ScheduledSparkApplication default/spark-pi-scheduled: spec.schedule: ") ||
+		!strings.Contains(fromStdin.stderr, "\n<stdin>:43:7: ScheduledSparkApplication default/spark-pi-scheduled: spec.template.driver.serviceAccount: ") {
+		t.Errorf("stderr %q; want each report to start with <stdin>:LINE:COLUMN of its field: KIND NAMESPACE/NAME: PATH", fromStdin.stderr)
 	}
 	if fromStdin.status() != 0 {
 		t.Errorf("exit status %d, want 0", fromStdin.status())
@@ -254,4 +260,23 @@ func TestBinaryExitStatus(t *testing.T) {
 			t.Errorf("sparkplug %q: exit 1 without saying why:\n%s", tt.args, stderr.String())
 		}
 	}
+}
+
+// sparkAppBody is a valid spark body, two spaces in.
+const sparkAppBody = `  type: Scala
+  mode: cluster
+  image: spark:3.5.3
+  mainClass: org.apache.spark.examples.SparkPi
+  mainApplicationFile: local:///opt/spark/examples/jars/spark-examples_2.12-3.5.3.jar
+`
+
+// sparkAppWithBody is a SparkApplication pi whose spec is sparkAppBody
+// and more (from line 10 on).
+func sparkAppWithBody(more string) string {
+	return "apiVersion: sparkoperator.k8s.io/v1beta2\nkind: SparkApplication\nmetadata: {name: pi}\nspec:\n" + sparkAppBody + more
+}
+
+// indentBody indents sparkAppBody's lines by more.
+func indentBody(body, more string) string {
+	return more + strings.ReplaceAll(strings.TrimSuffix(body, "\n"), "\n", "\n"+more) + "\n"
 }

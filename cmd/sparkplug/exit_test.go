@@ -87,6 +87,8 @@ func TestExitStatusOfEveryCommand(t *testing.T) {
 		{"convert", "", []string{"convert", "-f", ksoSparkPi}, 0},
 		{"convert with notes", "", []string{"convert", "-f", ksoScheduled}, 0},
 		{"convert --strict with notes", "", []string{"convert", "-f", ksoScheduled, "--strict"}, 1},
+		{"convert of what will certainly fail", "", []string{"convert", "-f", findingsFile}, 1},
+		{"convert --allow-failing", "", []string{"convert", "-f", findingsFile, "--allow-failing"}, 0},
 		{"convert nothing convertible", "kind: ConfigMap\napiVersion: v1\n", []string{"convert", "-f", "-"}, 1},
 		{"convert no -f", "", []string{"convert"}, 2},
 		{"convert -o yaml", "", []string{"convert", "-f", ksoSparkPi, "-o", "yaml"}, 2},

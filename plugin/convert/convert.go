@@ -10,9 +10,10 @@ import (
 
 	"github.com/argoproj/argo-workflows/v3/pkg/apis/workflow"
 	wfv1 "github.com/argoproj/argo-workflows/v3/pkg/apis/workflow/v1alpha1"
+	"gopkg.in/yaml.v3"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
-	"sigs.k8s.io/yaml"
+	sigsyaml "sigs.k8s.io/yaml"
 
 	"github.com/sparkplug-io/sparkplug/plugin/spec"
 )
@@ -64,6 +65,13 @@ type Finding struct {
 	// or "" for the whole document.
 	Path    string
 	Message string
+	// Line and Column are where Path is in the input, from 1: the key of a
+	// field, or of its nearest enclosing field that the input has (a
+	// missing field is reported at its parent); 0 when unknown.
+	Line, Column int
+	// Fails says that what is written will certainly fail: the plugin
+	// fails the step on its spark body, or Argo refuses the CronWorkflow.
+	Fails bool
 }
 
 func (f Finding) String() string {
@@ -88,6 +96,16 @@ type Result struct {
 	// Object is what was written, or nil when the input was skipped.
 	Object   Object
 	Findings []Finding
+
+	// node is the input object as YAML nodes, with its comments; nil when
+	// it did not parse.
+	node *yaml.Node
+}
+
+// Fails says whether what was written for r will certainly fail (a
+// Finding says so).
+func (r Result) Fails() bool {
+	return slices.ContainsFunc(r.Findings, func(f Finding) bool { return f.Fails })
 }
 
 // Convert reads every YAML document of data, expands Lists, and converts
@@ -98,6 +116,7 @@ func Convert(data []byte, opts Options) []Result {
 	var results []Result
 	for i, doc := range splitDocuments(data) {
 		at := Result{Document: i + 1, Line: doc.line, Item: -1}
+		root := parseNode(doc.raw)
 		tree, err := decode(doc.raw)
 		if err != nil {
 			at.Findings = []Finding{{Message: "not valid YAML, skipped: " + err.Error()}}
@@ -128,11 +147,15 @@ func Convert(data []byte, opts Options) []Result {
 				} else {
 					res.Findings = []Finding{{Message: fmt.Sprintf("a %s, not a Kubernetes object; skipped", jsonKind(item))}}
 				}
+				res.node = itemNode(root, i)
+				locateFindings(res.Findings, res.node, doc.first)
 				results = append(results, res)
 			}
 			continue
 		}
 		convertObject(&at, obj, opts)
+		at.node = root
+		locateFindings(at.Findings, root, doc.first)
 		results = append(results, at)
 	}
 	return results
@@ -144,6 +167,8 @@ type document struct {
 	// line is the first line that is neither blank nor a comment, from
 	// 1; 0 when there is none.
 	line int
+	// first is the line raw starts on, from 1.
+	first int
 }
 
 // splitDocuments splits a YAML stream at its separator lines ("---",
@@ -154,15 +179,17 @@ func splitDocuments(data []byte) []document {
 	var docs []document
 	var cur []byte
 	start := 0 // the first line of cur that is neither blank nor a comment
+	first := 1 // the line cur starts on
 	flush := func() {
 		if len(bytes.TrimSpace(cur)) > 0 {
-			docs = append(docs, document{raw: cur, line: start})
+			docs = append(docs, document{raw: cur, line: start, first: first})
 		}
 		cur, start = nil, 0
 	}
 	for n, line := range bytes.SplitAfter(data, []byte("\n")) {
 		if isSeparator(line) {
 			flush()
+			first = n + 2
 			continue
 		}
 		if t := bytes.TrimSpace(line); start == 0 && len(t) > 0 && t[0] != '#' {
@@ -187,7 +214,7 @@ func isSeparator(line []byte) bool {
 // decode is a YAML document as a JSON tree: numbers stay json.Number, so
 // that they are written again as they were; duplicate fields are errors.
 func decode(raw []byte) (any, error) {
-	j, err := yaml.YAMLToJSONStrict(raw)
+	j, err := sigsyaml.YAMLToJSONStrict(raw)
 	if err != nil {
 		return nil, err
 	}
@@ -205,6 +232,11 @@ type findings []Finding
 
 func (f *findings) add(path, format string, args ...any) {
 	*f = append(*f, Finding{Path: path, Message: fmt.Sprintf(format, args...)})
+}
+
+// fail adds a Finding that what is written will certainly fail.
+func (f *findings) fail(path, format string, args ...any) {
+	*f = append(*f, Finding{Path: path, Message: fmt.Sprintf(format, args...), Fails: true})
 }
 
 // convertObject fills res from one object of the input.
@@ -386,7 +418,7 @@ func sparkApplication(meta metav1.ObjectMeta, specValue any, opts Options, f *fi
 func sparkBody(path string, v any, f *findings) (json.RawMessage, bool) {
 	switch v.(type) {
 	case nil:
-		f.add(path, "missing: the spark body is empty, the plugin would fail the step")
+		f.fail(path, "missing: the spark body is empty, the plugin would fail the step")
 		return json.RawMessage(`{}`), true
 	case map[string]any:
 	default:
@@ -402,14 +434,14 @@ func sparkBody(path string, v any, f *findings) (json.RawMessage, bool) {
 	if _, err := spec.Parse(body); err != nil {
 		var invalid *spec.InvalidError
 		if !errors.As(err, &invalid) {
-			f.add(path, "the plugin would fail the step: %v", err)
+			f.fail(path, "the plugin would fail the step: %v", err)
 			return body, true
 		}
 		for _, e := range invalid.Errs {
-			f.add(path+strings.TrimPrefix(e.Field, "spark"), "the plugin would fail the step: %s", e.ErrorBody())
+			f.fail(path+strings.TrimPrefix(e.Field, "spark"), "the plugin would fail the step: %s", e.ErrorBody())
 		}
 		if invalid.More > 0 {
-			f.add(path, "the plugin would fail the step on %d more problems", invalid.More)
+			f.fail(path, "the plugin would fail the step on %d more problems", invalid.More)
 		}
 	}
 	return body, true

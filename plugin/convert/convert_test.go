@@ -463,16 +463,16 @@ func TestSkippedAndReported(t *testing.T) {
 		name, doc string
 		want      []Finding
 	}{
-		{"another kind", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\n", []Finding{{"kind", "a ConfigMap (v1), not a SparkApplication or ScheduledSparkApplication of sparkoperator.k8s.io/v1beta2; skipped"}}},
-		{"another version", "apiVersion: sparkoperator.k8s.io/v1beta1\nkind: ScheduledSparkApplication\nmetadata: {name: c}\n", []Finding{{"apiVersion", "ScheduledSparkApplication v1beta1 is not sparkoperator.k8s.io/v1beta2"}}},
-		{"apache's operator", "apiVersion: spark.apache.org/v1\nkind: SparkApplication\nmetadata: {name: c}\n", []Finding{{"kind", "a SparkApplication (spark.apache.org/v1), not a SparkApplication or ScheduledSparkApplication of sparkoperator.k8s.io/v1beta2"}}},
-		{"no kind", "metadata: {name: c}\n", []Finding{{"", "no apiVersion and kind: not a Kubernetes object; skipped"}}},
-		{"a scalar", "just text\n", []Finding{{"", "a string, not a Kubernetes object; skipped"}}},
-		{"duplicate fields", "apiVersion: sparkoperator.k8s.io/v1beta2\nkind: SparkApplication\nkind: SparkApplication\n", []Finding{{"", "not valid YAML, skipped"}}},
-		{"broken YAML", "apiVersion: [\n", []Finding{{"", "not valid YAML, skipped"}}},
+		{"another kind", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\n", []Finding{{Path: "kind", Message: "a ConfigMap (v1), not a SparkApplication or ScheduledSparkApplication of sparkoperator.k8s.io/v1beta2; skipped"}}},
+		{"another version", "apiVersion: sparkoperator.k8s.io/v1beta1\nkind: ScheduledSparkApplication\nmetadata: {name: c}\n", []Finding{{Path: "apiVersion", Message: "ScheduledSparkApplication v1beta1 is not sparkoperator.k8s.io/v1beta2"}}},
+		{"apache's operator", "apiVersion: spark.apache.org/v1\nkind: SparkApplication\nmetadata: {name: c}\n", []Finding{{Path: "kind", Message: "a SparkApplication (spark.apache.org/v1), not a SparkApplication or ScheduledSparkApplication of sparkoperator.k8s.io/v1beta2"}}},
+		{"no kind", "metadata: {name: c}\n", []Finding{{Path: "", Message: "no apiVersion and kind: not a Kubernetes object; skipped"}}},
+		{"a scalar", "just text\n", []Finding{{Path: "", Message: "a string, not a Kubernetes object; skipped"}}},
+		{"duplicate fields", "apiVersion: sparkoperator.k8s.io/v1beta2\nkind: SparkApplication\nkind: SparkApplication\n", []Finding{{Path: "", Message: "not valid YAML, skipped"}}},
+		{"broken YAML", "apiVersion: [\n", []Finding{{Path: "", Message: "not valid YAML, skipped"}}},
 		{"status and an unknown top-level field", sparkApp("\n  name: pi") + "status: {applicationState: {state: COMPLETED}}\nextra: 1\n", []Finding{
-			{"extra", "not a field of a SparkApplication; not carried over"},
-			{"status", "dropped: the Spark operator's record of the application's state, attempts and driver does not carry over"}}},
+			{Path: "status", Message: "dropped: the Spark operator's record of the application's state, attempts and driver does not carry over"},
+			{Path: "extra", Message: "not a field of a SparkApplication; not carried over"}}},
 		{"an empty status is no finding", sparkApp("\n  name: pi") + "status: {}\n", nil},
 	}
 	for _, tt := range tests {

@@ -121,11 +121,11 @@ func convertSchedule(expr, timeZone string, f *findings) ([]string, string) {
 	// reads them.
 	s, err := schedule.Parse(rest, "")
 	if err != nil {
-		f.add("spec.schedule", "Argo refuses the CronWorkflow: %v", err)
+		f.fail("spec.schedule", "Argo refuses the CronWorkflow: %v", err)
 	}
 	if tz != "" {
 		if _, tzErr := time.LoadLocation(tz); tzErr != nil {
-			f.add(tzPath, "Argo refuses the CronWorkflow: invalid timezone %q: %v", tz, tzErr)
+			f.fail(tzPath, "Argo refuses the CronWorkflow: invalid timezone %q: %v", tz, tzErr)
 			return schedules, tz
 		}
 	}
@@ -134,7 +134,7 @@ func convertSchedule(expr, timeZone string, f *findings) ([]string, string) {
 	}
 	if tz != "" {
 		if s, err = schedule.Parse(rest, tz); err != nil {
-			f.add("spec.schedule", "Argo refuses the CronWorkflow: %v", err)
+			f.fail("spec.schedule", "Argo refuses the CronWorkflow: %v", err)
 			return schedules, tz
 		}
 	}

@@ -16,6 +16,14 @@
 // (OperatorServiceAccount), which goes with the operator; the mapping
 // itself is documented in the README ("Coming from the Spark operator").
 //
+// A Finding carries its line and column in the input: the input is read a
+// second time as yaml.Node trees, which keep positions, and the Finding's
+// path is looked up there (position.go); it says too whether what is
+// written will certainly fail (Fails: a body the plugin refuses, a
+// schedule or zone Argo refuses), which makes the command exit 1.
+//
 // Marshal writes an object as YAML without the fields a new object has
-// empty (status, creationTimestamp); the command does the I/O.
+// empty (status, creationTimestamp); MarshalResult also keeps the input's
+// comments before the object and in its spark body, writing the input's
+// own body node. The command does the I/O.
 package convert

@@ -25,7 +25,11 @@ func renderGolden(t *testing.T, results []Result) string {
 	n := 0
 	for _, r := range results {
 		for _, f := range r.Findings {
-			fmt.Fprintf(&b, "#   %s: %s\n", describe(r), f)
+			mark := ""
+			if f.Fails {
+				mark = "FAILS "
+			}
+			fmt.Fprintf(&b, "#   %s%s: %s\n", mark, describeAt(r, f), f)
 			n++
 		}
 	}
@@ -36,13 +40,24 @@ func renderGolden(t *testing.T, results []Result) string {
 		if r.Object == nil {
 			continue
 		}
-		out, err := Marshal(r.Object)
+		out, err := MarshalResult(r)
 		if err != nil {
 			t.Fatal(err)
 		}
 		fmt.Fprintf(&b, "---\n# from %s\n%s", describe(r), out)
 	}
 	return b.String()
+}
+
+// describeAt names a finding's place: its line and column when known,
+// else its object's line; then item, kind and name.
+func describeAt(r Result, f Finding) string {
+	if f.Line == 0 {
+		return describe(r)
+	}
+	at := r
+	at.Line = f.Line
+	return strings.Replace(describe(at), fmt.Sprintf("line %d", f.Line), fmt.Sprintf("line %d:%d", f.Line, f.Column), 1)
 }
 
 // describe names an input object: line, item, kind and name.

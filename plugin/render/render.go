@@ -8,7 +8,9 @@ import (
 	"fmt"
 	"hash/fnv"
 	"io"
+	"slices"
 	"strconv"
+	"strings"
 
 	wfv1 "github.com/argoproj/argo-workflows/v3/pkg/apis/workflow/v1alpha1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -104,6 +106,9 @@ type Step struct {
 	// Warnings are what the preview could not show as Argo would run it:
 	// parameters left unresolved, what convert reported of the input.
 	Warnings []string
+	// Notes say what the preview shows as written though Argo will
+	// resolve it: input parameters the template's callers give.
+	Notes []string
 
 	tmpl       wfv1.Template // after substitution
 	parameters []string      // the parameters the template declares or names
@@ -185,11 +190,11 @@ func stepsOf(raw []byte, o Options) ([]Step, error) {
 		if _, ok := sparkBody(&t); !ok {
 			return nil, errors.New("the template's plugin has no spark body")
 		}
-		return []Step{prepare(t, metav1.ObjectMeta{}, nil, o)}, nil
+		return []Step{prepare(t, metav1.ObjectMeta{}, nil, nil, o)}, nil
 	case hasSpark && len(probe) == 1:
-		return []Step{prepare(templateFor(probe[spec.PluginName]), metav1.ObjectMeta{}, nil, o)}, nil
+		return []Step{prepare(templateFor(probe[spec.PluginName]), metav1.ObjectMeta{}, nil, nil, o)}, nil
 	default:
-		return []Step{prepare(templateFor(raw), metav1.ObjectMeta{}, nil, o)}, nil
+		return []Step{prepare(templateFor(raw), metav1.ObjectMeta{}, nil, nil, o)}, nil
 	}
 }
 
@@ -244,14 +249,83 @@ func workflowSteps(kind string, raw []byte, o Options) ([]Step, error) {
 	var steps []Step
 	for _, t := range ws.Templates {
 		if _, ok := sparkBody(&t); ok {
-			steps = append(steps, prepare(t, meta, globals, o))
+			steps = append(steps, prepare(t, meta, globals, givenInputs(kind, ws, t), o))
 		}
 	}
 	return steps, nil
 }
 
+// givenInputs are the input parameters of template t, declared without a
+// value or default, that its callers give, each with who gives it: in a
+// WorkflowTemplate or ClusterWorkflowTemplate every one (the template is
+// its callers' to call, through templateRef, and Argo refuses a call
+// without them); in a Workflow or CronWorkflow those that every step and
+// DAG task calling t passes, and, for the entrypoint, the workflow's
+// arguments. Argo resolves them before the step runs: a preview shows
+// them as written, and that is no reason for a warning.
+func givenInputs(kind string, ws *wfv1.WorkflowSpec, t wfv1.Template) map[string]string {
+	var open []string
+	for _, p := range t.Inputs.Parameters {
+		if p.Value == nil && p.Default == nil {
+			open = append(open, p.Name)
+		}
+	}
+	if len(open) == 0 {
+		return nil
+	}
+	given := map[string]string{}
+	if kind == "WorkflowTemplate" || kind == "ClusterWorkflowTemplate" {
+		for _, n := range open {
+			given[n] = "the callers of the " + kind
+		}
+		return given
+	}
+	// Each caller: its name and the parameters it passes.
+	type call struct {
+		name   string
+		passed []wfv1.Parameter
+	}
+	var calls []call
+	for _, c := range ws.Templates {
+		if c.DAG != nil {
+			for _, task := range c.DAG.Tasks {
+				if task.Template == t.Name && task.TemplateRef == nil {
+					calls = append(calls, call{"task " + task.Name, task.Arguments.Parameters})
+				}
+			}
+		}
+		for _, group := range c.Steps {
+			for _, st := range group.Steps {
+				if st.Template == t.Name && st.TemplateRef == nil {
+					calls = append(calls, call{"step " + st.Name, st.Arguments.Parameters})
+				}
+			}
+		}
+	}
+	if ws.Entrypoint == t.Name {
+		calls = append(calls, call{"the workflow's arguments", ws.Arguments.Parameters})
+	}
+	if len(calls) == 0 {
+		return nil
+	}
+	for _, n := range open {
+		var by []string
+		for _, c := range calls {
+			if !slices.ContainsFunc(c.passed, func(p wfv1.Parameter) bool { return p.Name == n }) {
+				by = nil
+				break
+			}
+			by = append(by, c.name)
+		}
+		if by != nil {
+			given[n] = strings.Join(by, ", ")
+		}
+	}
+	return given
+}
+
 // prepare substitutes the template's parameters and names its run.
-func prepare(t wfv1.Template, meta metav1.ObjectMeta, globals map[string]string, o Options) Step {
+func prepare(t wfv1.Template, meta metav1.ObjectMeta, globals, given map[string]string, o Options) Step {
 	wf := spark.WorkflowRef{Name: o.Workflow, Namespace: o.Namespace, UID: o.UID}
 	if wf.Name == "" {
 		switch {
@@ -312,9 +386,20 @@ func prepare(t wfv1.Template, meta metav1.ObjectMeta, globals map[string]string,
 		st.Err = err
 		return st
 	}
+	// Inputs the callers give are Argo's to resolve, not a failure.
+	unresolved = slices.DeleteFunc(unresolved, func(tag string) bool {
+		name, ok := strings.CutPrefix(strings.TrimSpace(tag[2:len(tag)-2]), "inputs.parameters.")
+		by, given := given[name]
+		if ok && given {
+			st.Notes = append(st.Notes, fmt.Sprintf("%s is given by %s; shown as written (-p %s=VALUE shows a value)", tag, by, name))
+		}
+		return ok && given
+	})
 	if len(unresolved) > 0 {
 		st.Warnings = append(st.Warnings, unresolvedWarning(unresolved))
 	}
+	slices.Sort(st.Notes)
+	st.Notes = slices.Compact(st.Notes)
 	st.tmpl = sub
 	return st
 }

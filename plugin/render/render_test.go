@@ -582,3 +582,82 @@ func TestRenderChecksThePolicy(t *testing.T) {
 		})
 	}
 }
+
+// An input parameter a template declares without a value is Argo's to
+// resolve when every caller passes it (or the template is a
+// WorkflowTemplate's, whose callers must): the preview shows it as written
+// with a note, and no warning. One caller that does not pass it, an
+// undeclared parameter, or a bare template keep the warning: Argo would
+// fail the step.
+func TestRenderWarnsOnlyOfParametersNoCallerGives(t *testing.T) {
+	workflow := func(kind, calls string) string {
+		return `apiVersion: argoproj.io/v1alpha1
+kind: ` + kind + `
+metadata: {generateName: w-}
+spec:
+  entrypoint: main
+  templates:
+    - name: main
+` + calls + `
+    - name: job
+      inputs:
+        parameters: [{name: slices}]
+      plugin:
+        spark:
+          type: Scala
+          image: spark:3.5.3
+          mainClass: org.apache.spark.examples.SparkPi
+          mainApplicationFile: local:///app.jar
+          arguments: ["{{inputs.parameters.slices}}", "{{inputs.parameters.undeclared}}"]
+`
+	}
+	dag := `      dag:
+        tasks:
+          - {name: a, template: job, arguments: {parameters: [{name: slices, value: "10"}]}}
+          - {name: b, template: job, arguments: {parameters: [{name: slices, value: "{{tasks.a.outputs.result}}"}]}}
+`
+	steps := `      steps:
+        - - {name: a, template: job, arguments: {parameters: [{name: slices, value: "10"}]}}
+          - {name: b, template: job}
+`
+	const declared, undeclared = "{{inputs.parameters.slices}}", "{{inputs.parameters.undeclared}}"
+	for _, tc := range []struct {
+		name, input string
+		// warned: the tags the warning names; noted: those a note names.
+		warned, noted []string
+	}{
+		{"every DAG task passes it", workflow("Workflow", dag), []string{undeclared}, []string{declared}},
+		{"a step does not pass it", workflow("Workflow", steps), []string{declared, undeclared}, nil},
+		{"no caller", workflow("Workflow", "      steps: []"), []string{declared, undeclared}, nil},
+		{"a WorkflowTemplate's", workflow("WorkflowTemplate", "      steps: []"), []string{undeclared}, []string{declared}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := Render([]byte(tc.input), newBuilder(t), Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(got) != 1 {
+				t.Fatalf("%d steps", len(got))
+			}
+			st := got[0]
+			warnings, notes := strings.Join(st.Warnings, "\n"), strings.Join(st.Notes, "\n")
+			for _, tag := range []string{declared, undeclared} {
+				if w := slices.Contains(tc.warned, tag); w != strings.Contains(warnings, tag) {
+					t.Errorf("%s in a warning: %v, want %v; warnings:\n%s", tag, !w, w, warnings)
+				}
+				if n := slices.Contains(tc.noted, tag); n != strings.Contains(notes, tag) {
+					t.Errorf("%s in a note: %v, want %v; notes:\n%s", tag, !n, n, notes)
+				}
+			}
+			var out bytes.Buffer
+			if err := Write(&out, got); err != nil {
+				t.Fatal(err)
+			}
+			for _, n := range st.Notes {
+				if !strings.Contains(out.String(), "# note: "+n+"\n") {
+					t.Errorf("the output does not show the note %q:\n%s", n, out.String())
+				}
+			}
+		})
+	}
+}

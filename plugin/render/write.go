@@ -53,6 +53,9 @@ func Write(w io.Writer, steps []Step) error {
 				if st.Template != "" {
 					fmt.Fprintf(&b, "# template: %s\n", st.Template)
 				}
+				for _, n := range st.Notes {
+					fmt.Fprintf(&b, "# note: %s\n", n)
+				}
 				r := st.Run
 				fmt.Fprintf(&b, "# run: workflow %s (uid %s) in namespace %s, node %s, attempt %d\n",
 					r.Workflow.Name, r.Workflow.UID, r.Workflow.Namespace, r.NodeID, max(r.Attempt, 1))

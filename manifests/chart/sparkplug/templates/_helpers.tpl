@@ -231,3 +231,27 @@ run). Empty otherwise.
 true
 {{- end -}}
 {{- end -}}
+
+{{/*
+Fails when the plugin ConfigMap would go into the namespace of Argo's
+workflow-controller (argo.namespace) and argo.allowControllerNamespace is
+not set. Argo gives an agent pod the plugins of its workflow's namespace
+and of its own: a ConfigMap there reaches every namespace's agent pods.
+With the sidecar, those of a namespace without the plugin's ServiceAccount
+fail (Argo mounts its token); with the acknowledger, Spark steps of a
+namespace the controller has no Role in are acknowledged and never run.
+*/}}
+{{- define "sparkplug.checkArgoNamespace" -}}
+{{- $argo := .Values.argo.namespace -}}
+{{- if and $argo (not .Values.argo.allowControllerNamespace) (has $argo (include "sparkplug.namespaces" . | fromJsonArray)) -}}
+{{- $what := "jobNamespaces lists it" -}}
+{{- if not .Values.jobNamespaces -}}
+{{- $what = "jobNamespaces is empty, so the release's namespace (-n) is the job namespace" -}}
+{{- end -}}
+{{- $harm := "the sparkplug sidecar, and they fail in every namespace without the ServiceAccount spark-executor-plugin" -}}
+{{- if include "sparkplug.controllerMode" . -}}
+{{- $harm = "the acknowledger, which acknowledges Spark steps of namespaces sparkplug controller has no Role in: they never run" -}}
+{{- end -}}
+{{- fail (printf "the plugin ConfigMap would go into namespace %q, that of Argo's workflow-controller (argo.namespace), as %s: Argo would give the agent pods of EVERY namespace %s. List the namespaces that run Spark steps in jobNamespaces (e.g. --set 'jobNamespaces={team-a,team-b}'); set argo.namespace if Argo runs elsewhere; or, if Argo manages this namespace only (a namespaced install) or every namespace is meant to run Spark steps, allow it with --set argo.allowControllerNamespace=true" $argo $what $harm) -}}
+{{- end -}}
+{{- end -}}
