@@ -10,11 +10,16 @@
 #                                          agent pod's part in controller mode), the same way
 #   spark-executor-plugin-configmap.yaml   the plugin ConfigMap, its image pinned by digest
 #   sparkplug-VERSION-install.yaml         manifests/ rendered by kustomize, with that ConfigMap
+#   sparkplug-VERSION-controller-install.yaml
+#                                          controller mode (manifests/modes/controller) rendered by
+#                                          kustomize: its plugin ConfigMap runs the acknowledger's
+#                                          index, its Deployment the image's, both pinned by digest
 #   sparkplug-VERSION-kustomize.tar.gz     manifests/ (kustomization, controller patch) with that
-#                                          ConfigMap, to use as a kustomize base, and the optional
-#                                          monitor/ (its Deployment on the same image) and monitoring/
+#                                          ConfigMap, to use as a kustomize base, the optional
+#                                          monitor/ (its Deployment on the same image) and monitoring/,
+#                                          and modes/controller/, pinned as its bundle
 #   sparkplug-CHART_VERSION.tgz            the Helm chart (manifests/chart/sparkplug), its
-#                                          image pinned by digest, when HELM names a helm binary
+#                                          images pinned by digest, when HELM names a helm binary
 #   SHA256SUMS                             the checksums of all of the above
 #
 # Environment: IMAGE (the repository, default ghcr.io/sparkplug-io/sparkplug),
@@ -60,6 +65,8 @@ go run ./hack/image -index -product sparkplug-ack \
 	-ref "$ack_image:$version" -version "$version" \
 	-out "$out/sparkplug-ack-$version-image.oci.tar" -digest-file "$work/ack-digest"
 pinned="$image:$version@$digest"
+ack_digest=$(cat "$work/ack-digest")
+ack_pinned="$ack_image:$version@$ack_digest"
 
 go run ./hack/genplugin -image "$pinned" -out "$out/spark-executor-plugin-configmap.yaml"
 
@@ -73,15 +80,25 @@ cp -r manifests/monitor manifests/monitoring "$work/manifests/"
 sed -i "s|^\( *image: \).*\$|\1$pinned|" "$work/manifests/monitor/deployment.yaml"
 [[ $(grep -cF "image: $pinned" "$work/manifests/monitor/deployment.yaml") == 1 ]] || die "monitor/deployment.yaml: no image to pin"
 "$KUBECTL" kustomize "$work/manifests/monitor" >/dev/null
+# Controller mode: the acknowledger's ConfigMap from plugin-ack.yaml, its
+# index pinned, and the controller's Deployment on the image, pinned; the
+# bundle is it rendered.
+mkdir -p "$work/manifests/modes"
+cp -r manifests/modes/controller "$work/manifests/modes/"
+go run ./hack/genplugin -in plugin-ack.yaml -image "$ack_pinned" -out "$work/manifests/modes/controller/spark-executor-plugin-configmap.yaml"
+sed -i "s|^\( *image: \).*\$|\1$pinned|" "$work/manifests/modes/controller/deployment.yaml"
+[[ $(grep -cF "image: $pinned" "$work/manifests/modes/controller/deployment.yaml") == 1 ]] || die "modes/controller/deployment.yaml: no image to pin"
+"$KUBECTL" kustomize "$work/manifests/modes/controller" >"$out/sparkplug-$version-controller-install.yaml"
 tar -C "$work" --sort=name --owner=0 --group=0 --numeric-owner --mtime=@0 \
 	-czf "$out/sparkplug-$version-kustomize.tar.gz" manifests
 
 if [[ -n ${HELM:-} && -d manifests/chart/sparkplug ]]; then
 	cp -r manifests/chart/sparkplug "$work/chart"
 	rm -rf "$work/chart/testdata"
-	go run ./hack/release/pinchart -chart "$work/chart" -repository "$image" -tag "$version" -digest "$digest"
+	go run ./hack/release/pinchart -chart "$work/chart" -repository "$image" -tag "$version" -digest "$digest" \
+		-ack-repository "$ack_image" -ack-digest "$ack_digest"
 	"$HELM" package "$work/chart" --version "${version#v}" --app-version "$version" -d "$out" >/dev/null
 fi
 
 (cd "$out" && sha256sum -- * >SHA256SUMS)
-printf 'release %s (commit %s) in %s: image %s, acknowledger %s\n' "$version" "$commit" "$out" "$pinned" "$ack_image:$version@$(cat "$work/ack-digest")"
+printf 'release %s (commit %s) in %s: image %s, acknowledger %s\n' "$version" "$commit" "$out" "$pinned" "$ack_pinned"

@@ -436,6 +436,12 @@ func TestChartNotes(t *testing.T) {
 				"Role and RoleBinding sparkplug-monitor in team-a, team-b, and sparkplug-monitor-leader-election in team-a;",
 				"ServiceMonitor sparkplug-monitor", "PrometheusRule sparkplug-monitor", "ConfigMap sparkplug-monitor-dashboard in monitoring"},
 			nil},
+		{"controller.values.yaml",
+			[]string{"in controller mode", "in 2 namespaces: team-a, team-b.", "Deployment sparkplug-controller",
+				"3 replicas electing a leader with the Lease sparkplug-controller", "Service sparkplug-controller",
+				"the acknowledger (registry.example.com/platform/sparkplug-ack:v0.1.0@sha256:", "no ServiceAccount token",
+				"Role and RoleBinding sparkplug-controller", "ARGO_EXECUTOR_PLUGINS=true"},
+			[]string{"ServiceAccount spark-executor-plugin", "sparkplug monitor"}},
 	} {
 		out, err := helm(t, "template", releaseName, dir, "--namespace", releaseNamespace,
 			"--values", filepath.Join(chartTestdir, tc.values), "--show-only", "templates/zz-notes.yaml")
@@ -476,15 +482,4 @@ func byKind(objs []runtime.Object) map[string][]runtime.Object {
 		m[kindOf(o)] = append(m[kindOf(o)], o)
 	}
 	return m
-}
-
-// sidecarContainer decodes a plugin ConfigMap's container as Argo's
-// FromConfigMap does, strictly.
-func sidecarContainer(t *testing.T, cm *corev1.ConfigMap) corev1.Container {
-	t.Helper()
-	var c corev1.Container
-	if err := yaml.UnmarshalStrict([]byte(cm.Data["sidecar.container"]), &c); err != nil {
-		t.Fatalf("%s/%s sidecar.container: %v", cm.Namespace, cm.Name, err)
-	}
-	return c
 }

@@ -53,7 +53,8 @@ func TestChartCoversServeFlags(t *testing.T) {
 		t.Fatal(err)
 	}
 	chart := map[string]string{} // flag -> value key
-	for _, m := range regexp.MustCompile(`\(list "([a-z0-9-]+)" \.Values\.serve\.(\w+)\)`).FindAllSubmatch(helpers, -1) {
+	// sparkplug.serveFlags' pairs: (list "flag" $s.key step?).
+	for _, m := range regexp.MustCompile(`\(list "([a-z0-9-]+)" \$s\.(\w+) (?:true|false)\)`).FindAllSubmatch(helpers, -1) {
 		chart[string(m[1])] = string(m[2])
 	}
 

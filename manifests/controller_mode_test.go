@@ -327,3 +327,14 @@ func TestControllerDeployment(t *testing.T) {
 		}
 	}
 }
+
+// sidecarContainer decodes a plugin ConfigMap's container as Argo's
+// FromConfigMap does, strictly.
+func sidecarContainer(t *testing.T, cm *corev1.ConfigMap) corev1.Container {
+	t.Helper()
+	var c corev1.Container
+	if err := yaml.UnmarshalStrict([]byte(cm.Data["sidecar.container"]), &c); err != nil {
+		t.Fatalf("%s/%s sidecar.container: %v", cm.Namespace, cm.Name, err)
+	}
+	return c
+}

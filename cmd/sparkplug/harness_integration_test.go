@@ -87,9 +87,10 @@ type env struct {
 	stop func()
 }
 
-// newEnv starts the plugin with the tests' serve options, changed by
-// configure's functions.
-func newEnv(t testing.TB, name string, configure ...func(*sidecar.Config)) *env {
+// newWorkflow makes namespace name with sparkplug's RBAC from manifests/,
+// the spark ServiceAccount and a Workflow; the env's kubeconfig is the
+// plugin ServiceAccount's, written into dir.
+func newWorkflow(t testing.TB, name string) (_ *env, dir string) {
 	t.Helper()
 	ctx := context.Background()
 	ns := name
@@ -116,16 +117,25 @@ func newEnv(t testing.TB, name string, configure ...func(*sidecar.Config)) *env 
 		t.Fatal(err)
 	}
 
-	dir := t.TempDir()
+	dir = t.TempDir()
 	kubeconfig := filepath.Join(dir, "kubeconfig")
 	if err := testCluster.WriteServiceAccountKubeconfig(ctx, ns, "spark-executor-plugin", kubeconfig); err != nil {
 		t.Fatal(err)
 	}
+	return &env{t: t, ns: ns, wf: wf, wfc: wfc, requests: &atomic.Int64{}, kubeconfig: kubeconfig}, dir
+}
+
+// newEnv starts the plugin with the tests' serve options, changed by
+// configure's functions.
+func newEnv(t testing.TB, name string, configure ...func(*sidecar.Config)) *env {
+	t.Helper()
+	ctx := context.Background()
+	e, dir := newWorkflow(t, name)
+	ns, kubeconfig := e.ns, e.kubeconfig
 	tokenFile := filepath.Join(dir, "token")
 	if err := os.WriteFile(tokenFile, []byte(pluginToken), 0o440); err != nil {
 		t.Fatal(err)
 	}
-	e := &env{t: t, ns: ns, wf: wf, wfc: wfc, requests: &atomic.Int64{}, kubeconfig: kubeconfig}
 	o := testConfig(tokenFile, kubeconfig)
 	o.TTLInterval = 500 * time.Millisecond
 	o.WrapTransport = func(rt http.RoundTripper) http.RoundTripper { return counting{rt, e.requests} }

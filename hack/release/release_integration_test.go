@@ -29,7 +29,8 @@ const (
 
 // A release built as `make release` builds it: the image index holds
 // linux/amd64 and linux/arm64 (and so does the acknowledger's), and the plugin ConfigMap, the install
-// bundle, the kustomize base and the packaged chart all run that index,
+// bundle, the kustomize base and the packaged chart all run that index (and in
+// controller mode the acknowledger's index, in its ConfigMap, bundle, base and chart),
 // pinned by its digest; SHA256SUMS checks every file.
 func TestReleaseIsOneIndexPinnedEverywhere(t *testing.T) {
 	root, err := filepath.Abs("../..")
@@ -55,9 +56,11 @@ func TestReleaseIsOneIndexPinnedEverywhere(t *testing.T) {
 	}
 	pinned := image + ":" + version + "@" + digest
 	// The acknowledger's index, for the same platforms.
-	if _, platforms := indexOf(t, filepath.Join(out, "sparkplug-ack-"+version+"-image.oci.tar")); strings.Join(platforms, ",") != "linux/amd64,linux/arm64" {
+	ackDigest, platforms := indexOf(t, filepath.Join(out, "sparkplug-ack-"+version+"-image.oci.tar"))
+	if strings.Join(platforms, ",") != "linux/amd64,linux/arm64" {
 		t.Errorf("acknowledger index platforms %v, want linux/amd64 and linux/arm64", platforms)
 	}
+	ackPinned := image + "-ack:" + version + "@" + ackDigest
 
 	if got := sidecarImage(t, read(t, filepath.Join(out, "spark-executor-plugin-configmap.yaml"))); got != pinned {
 		t.Errorf("plugin ConfigMap runs %q, want %q", got, pinned)
@@ -76,6 +79,21 @@ func TestReleaseIsOneIndexPinnedEverywhere(t *testing.T) {
 	// The optional monitor runs the same index; its monitoring is there.
 	if got := deploymentImage(t, base["manifests/monitor/deployment.yaml"]); got != pinned {
 		t.Errorf("kustomize base's monitor runs %q, want %q", got, pinned)
+	}
+	// Controller mode: the acknowledger and the controller, each pinned,
+	// in the base and in its bundle.
+	if got := sidecarImage(t, base["manifests/modes/controller/spark-executor-plugin-configmap.yaml"]); got != ackPinned {
+		t.Errorf("kustomize base's controller mode plugin runs %q, want %q", got, ackPinned)
+	}
+	if got := deploymentImage(t, base["manifests/modes/controller/deployment.yaml"]); got != pinned {
+		t.Errorf("kustomize base's controller runs %q, want %q", got, pinned)
+	}
+	bundle := docs(read(t, filepath.Join(out, "sparkplug-"+version+"-controller-install.yaml")))
+	if got := sidecarImage(t, bundle["ConfigMap"]); got != ackPinned {
+		t.Errorf("controller mode bundle's plugin runs %q, want %q", got, ackPinned)
+	}
+	if got := deploymentImage(t, bundle["Deployment"]); got != pinned {
+		t.Errorf("controller mode bundle's controller runs %q, want %q", got, pinned)
 	}
 	for _, f := range []string{"manifests/monitor/kustomization.yaml", "manifests/monitoring/kustomization.yaml",
 		"manifests/monitoring/prometheusrule.yaml", "manifests/monitoring/grafana-dashboard.json"} {
@@ -106,6 +124,17 @@ func TestReleaseIsOneIndexPinnedEverywhere(t *testing.T) {
 	if got := deploymentImage(t, monitor); got != pinned {
 		t.Errorf("the packaged chart's monitor runs %q, want %q", got, pinned)
 	}
+	rendered, err = exec.Command(helm, "template", "sparkplug", chart, "--namespace", "spark-jobs", "--set", "mode=controller").Output()
+	if err != nil {
+		t.Fatalf("helm template of the packaged chart in controller mode: %v", err)
+	}
+	controller := docs(rendered)
+	if got := sidecarImage(t, controller["ConfigMap"]); got != ackPinned {
+		t.Errorf("the packaged chart's acknowledger is %q, want %q", got, ackPinned)
+	}
+	if got := deploymentImage(t, controller["Deployment"]); got != pinned {
+		t.Errorf("the packaged chart's controller runs %q, want %q", got, pinned)
+	}
 
 	sums := read(t, filepath.Join(out, "SHA256SUMS"))
 	files := 0
@@ -121,9 +150,22 @@ func TestReleaseIsOneIndexPinnedEverywhere(t *testing.T) {
 		}
 		files++
 	}
-	if entries, _ := os.ReadDir(out); files != len(entries)-1 || files != 6 {
-		t.Errorf("SHA256SUMS lists %d files; the release has %d besides it, want 6", files, len(entries)-1)
+	if entries, _ := os.ReadDir(out); files != len(entries)-1 || files != 7 {
+		t.Errorf("SHA256SUMS lists %d files; the release has %d besides it, want 7", files, len(entries)-1)
 	}
+}
+
+// docs splits rendered YAML into its documents by kind, for kinds that
+// occur once (the last one otherwise).
+func docs(rendered []byte) map[string][]byte {
+	m := map[string][]byte{}
+	for _, doc := range strings.Split(string(rendered), "\n---\n") {
+		var o struct{ Kind string }
+		if err := yaml.Unmarshal([]byte(doc), &o); err == nil && o.Kind != "" {
+			m[o.Kind] = []byte(doc)
+		}
+	}
+	return m
 }
 
 // buildHelm builds (or finds cached) the helm of hack/helm.sh.

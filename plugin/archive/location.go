@@ -13,8 +13,6 @@ import (
 // FileName is the name of the stored log under the run's key.
 const FileName = "driver.log"
 
-// ArtifactName is the node's output artifact that holds the log.
-const ArtifactName = "driver-log"
 
 // ErrNoRepository: the workflow has no artifact repository Argo resolved.
 var ErrNoRepository = errors.New("the workflow has no artifact repository: configure one in the workflow-controller ConfigMap (artifactRepository) or an artifact-repositories ConfigMap in the namespace")

@@ -82,7 +82,9 @@ func Run(ctx context.Context, c Config, log *slog.Logger) error {
 // lead runs Spark steps for one leadership: a fresh reconciler and fresh
 // caches, rebuilt from the cluster, until ctx (the leadership) ends.
 func lead(ctx context.Context, c Config, clients scope.Clients, builder *objects.Builder, events *daemon.Events, m *metrics.Metrics, log *slog.Logger) {
-	registry := scope.NewRegistry(clients, log)
+	// One cache per kind and namespace, shared by the workflows there:
+	// one watch per workflow (its Workflow) instead of six.
+	registry := scope.NewSharedRegistry(clients, log)
 	core := execute.New(c.Core, clients, registry, builder, events.Recorder(), m, log)
 	var wg sync.WaitGroup
 	wg.Go(func() { registry.Run(ctx) })

@@ -92,7 +92,7 @@ func (r *pass) abandon(rn *decide.Run) error {
 	}
 	r.log.Info("driver stopped: Argo fulfilled its node", "driver", head.Name)
 	r.core.metrics.Driver("deleted", "node_fulfilled")
-	r.core.event(r.wf, corev1.EventTypeNormal, ReasonDriverDeleted,
+	r.core.event(r.wf, corev1.EventTypeNormal, spark.ReasonDriverDeleted,
 		fmt.Sprintf("deleted driver %s of node %s: Argo fulfilled the node without it", head.Name, r.node))
 	return nil
 }
@@ -123,7 +123,7 @@ func (r *pass) stop(rn *decide.Run, l decide.Limit, a state.Assessment) error {
 	switch {
 	case errors.As(err, &squatted):
 		r.log.Warn("tombstone not written", "driver", head.Name, "error", err.Error())
-		r.core.event(r.wf, corev1.EventTypeWarning, ReasonObjectRefused, fmt.Sprintf("driver %s stopped without its tombstone: %s", head.Name, err))
+		r.core.event(r.wf, corev1.EventTypeWarning, spark.ReasonObjectRefused, fmt.Sprintf("driver %s stopped without its tombstone: %s", head.Name, err))
 		cm = want
 	case err != nil:
 		return fmt.Errorf("write tombstone %s: %w", want.Name, err)
@@ -206,7 +206,7 @@ func (r *pass) rejected(attempt int, message string) *state.Outcome {
 	// One Event per refused submission: nothing else in the cluster says
 	// a submission failed (no driver was made), and sparkplug monitor
 	// counts spark_application_failed_submission_count from them.
-	r.core.event(r.wf, corev1.EventTypeWarning, ReasonSubmissionFailed,
+	r.core.event(r.wf, corev1.EventTypeWarning, spark.ReasonSubmissionFailed,
 		fmt.Sprintf("node %s, attempt %d: %s", r.node, attempt, spec.Truncate(message, spec.MaxMessageBytes)))
 	return &out
 }

@@ -13,12 +13,6 @@ import (
 	"github.com/sparkplug-io/sparkplug/plugin/spec"
 )
 
-// Event reasons of log archiving.
-const (
-	ReasonDriverLogArchived    = "SparkDriverLogArchived"
-	ReasonDriverLogNotArchived = "SparkDriverLogNotArchived"
-)
-
 // maxArchiveErrorBytes bounds the reason an archive failed, as it is kept
 // on the driver pod and shown in the node's message.
 const maxArchiveErrorBytes = 512
@@ -56,7 +50,7 @@ func (r *pass) archiveLog(rn *decide.Run) {
 			return
 		}
 		c.archives.Forget(head.UID)
-		c.event(r.wf, corev1.EventTypeWarning, ReasonDriverLogNotArchived, fmt.Sprintf("driver %s: %s", head.Name, why))
+		c.event(r.wf, corev1.EventTypeWarning, spark.ReasonDriverLogNotArchived, fmt.Sprintf("driver %s: %s", head.Name, why))
 		return
 	}
 	if aerr := r.annotate(head, map[string]string{spark.AnnotationDriverLog: loc.Key}); aerr != nil {
@@ -64,7 +58,7 @@ func (r *pass) archiveLog(rn *decide.Run) {
 		return
 	}
 	c.archives.Forget(head.UID)
-	c.event(r.wf, corev1.EventTypeNormal, ReasonDriverLogArchived, fmt.Sprintf("driver %s: log stored at s3://%s/%s", head.Name, loc.Bucket, loc.Key))
+	c.event(r.wf, corev1.EventTypeNormal, spark.ReasonDriverLogArchived, fmt.Sprintf("driver %s: log stored at s3://%s/%s", head.Name, loc.Bucket, loc.Key))
 }
 
 // driverLogOf is a node's driver-log output artifact, when the driver's
@@ -87,5 +81,5 @@ func driverLogOf(wf *wfv1.Workflow, driver *corev1.Pod) (*wfv1.Artifact, string)
 	if err != nil || loc.Key != key {
 		return nil, ""
 	}
-	return &wfv1.Artifact{Name: archive.ArtifactName, ArtifactLocation: wfv1.ArtifactLocation{S3: loc}}, ""
+	return &wfv1.Artifact{Name: spark.OutputDriverLog, ArtifactLocation: wfv1.ArtifactLocation{S3: loc}}, ""
 }

@@ -122,3 +122,36 @@ func (m *missingSince) forget(uid string) {
 		}
 	}
 }
+
+// accessReviewTTL is how long a namespace's access review answers for.
+const accessReviewTTL = time.Minute
+
+// accessReviews are the access reviews' answers by namespace.
+type accessReviews struct {
+	mu sync.Mutex
+	m  map[string]accessReview
+}
+
+type accessReview struct {
+	denied string
+	at     time.Time
+}
+
+func (a *accessReviews) get(namespace string, now time.Time) (string, bool) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	r, ok := a.m[namespace]
+	if !ok || now.Sub(r.at) > accessReviewTTL {
+		return "", false
+	}
+	return r.denied, true
+}
+
+func (a *accessReviews) set(namespace, denied string, now time.Time) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.m == nil {
+		a.m = map[string]accessReview{}
+	}
+	a.m[namespace] = accessReview{denied: denied, at: now}
+}

@@ -16,34 +16,6 @@ import (
 // (`kubectl describe workflow`, `kubectl get events`), one per state
 // change of a driver: SUBMITTED, RUNNING, COMPLETED, FAILED, PENDING_RERUN.
 
-// The reasons of the Events the core records, all on the
-// Workflow. They are part of the stable interface: README's "Events"
-// table documents each, and TestReadmeListsEveryEventReason fails when an
-// Event is recorded, here or elsewhere, with a reason it lacks.
-const (
-	// One per state change of a driver (stateEvent).
-	ReasonSubmitted        = "SparkSubmitted"
-	ReasonRunning          = "SparkRunning"
-	ReasonCompleted        = "SparkCompleted"
-	ReasonFailed           = "SparkFailed"
-	ReasonPendingRerun     = "SparkPendingRerun"
-	ReasonSubmissionFailed = "SparkSubmissionFailed"
-	ReasonUnknown          = "SparkUnknown"
-	// ReasonOtherState is a driver state with no reason of its own: none
-	// has today; a state added later still gets an Event.
-	ReasonOtherState = "SparkState"
-
-	// ReasonDriverDeleted: a running driver of an ending workflow was
-	// deleted (sweep.go).
-	ReasonDriverDeleted = "SparkDriverDeleted"
-	// ReasonDriverExpired: a finished driver's timeToLiveSeconds ran out
-	// and it was deleted (ttl.go).
-	ReasonDriverExpired = "SparkDriverExpired"
-	// ReasonObjectRefused: the API server refused an object the
-	// application runs without (launch.go).
-	ReasonObjectRefused = "SparkObjectRefused"
-)
-
 // eventLog remembers the last state reported per driver so an Event is
 // recorded once per change. It is memory only: a restarted plugin may
 // record one state again, which is harmless.
@@ -67,13 +39,13 @@ func (l *eventLog) changed(driver string, state spark.State) bool {
 
 // eventReasons are the reasons of the driver states' Events.
 var eventReasons = map[spark.State]string{
-	spark.StateSubmitted:        ReasonSubmitted,
-	spark.StateRunning:          ReasonRunning,
-	spark.StateCompleted:        ReasonCompleted,
-	spark.StateFailed:           ReasonFailed,
-	spark.StatePendingRerun:     ReasonPendingRerun,
-	spark.StateSubmissionFailed: ReasonSubmissionFailed,
-	spark.StateUnknown:          ReasonUnknown,
+	spark.StateSubmitted:        spark.ReasonSubmitted,
+	spark.StateRunning:          spark.ReasonRunning,
+	spark.StateCompleted:        spark.ReasonCompleted,
+	spark.StateFailed:           spark.ReasonFailed,
+	spark.StatePendingRerun:     spark.ReasonPendingRerun,
+	spark.StateSubmissionFailed: spark.ReasonSubmissionFailed,
+	spark.StateUnknown:          spark.ReasonUnknown,
 }
 
 // stateEvent records an Event when a driver's state changed: its reason
@@ -84,7 +56,7 @@ func (c *Core) stateEvent(wf spark.WorkflowRef, node, driver string, o state.Out
 	}
 	reason, ok := eventReasons[o.State]
 	if !ok {
-		reason = ReasonOtherState
+		reason = spark.ReasonOtherState
 	}
 	c.event(wf, stateEventType(o.State), reason, "node "+node+", driver "+driver+": "+o.Message())
 }

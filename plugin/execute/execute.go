@@ -21,19 +21,6 @@ import (
 	"github.com/sparkplug-io/sparkplug/plugin/spark"
 )
 
-// Output parameter names every spark node reports.
-const (
-	OutputApplicationID = "application-id"
-	OutputDriverPod     = "driver-pod"
-	OutputSparkUI       = "spark-ui"
-	OutputAttempt       = "attempt"
-	// OutputHistoryUI is the application's page on the Spark History
-	// Server, reported only when the step has one
-	// (sparkplug.historyServerURL, or serve's --history-server-url): it
-	// still answers once the driver, and with it the spark-ui, is gone.
-	OutputHistoryUI = "history-ui"
-)
-
 // ErrBadRequest marks a request that is not a template.execute request at
 // all (the server answers 400). It is the acknowledger's (package ack):
 // one rule for both.
@@ -67,6 +54,8 @@ type Core struct {
 	store    *archive.Store
 	// progress is Spark's own progress of running drivers (nil: off).
 	progress ProgressSource
+	// reviews are the answers of the access reviews, by namespace.
+	reviews accessReviews
 	// sweeps are the sweeps of ending workflows in flight.
 	sweeps sync.WaitGroup
 

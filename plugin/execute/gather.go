@@ -109,7 +109,7 @@ func (r *pass) run(entry *wfv1.NodeResult) *decide.Run {
 	// The entry names a driver of this node newer than any the cache has.
 	ghost := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{
 		Name: driver, Namespace: r.wf.Namespace,
-		Labels:      map[string]string{spark.LabelAttempt: strconv.Itoa(attempt), spark.LabelAppSelector: recordedParam(entry, OutputApplicationID)},
+		Labels:      map[string]string{spark.LabelAttempt: strconv.Itoa(attempt), spark.LabelAppSelector: recordedParam(entry, spark.OutputApplicationID)},
 		Annotations: map[string]string{spark.AnnotationNodeID: r.node},
 	}}
 	add(ghost)
@@ -166,8 +166,8 @@ func attemptOf(p *corev1.Pod) int { return driverpod.Attempt(p) }
 
 // recordedDriver reads the driver and attempt a node's entry names.
 func recordedDriver(res *wfv1.NodeResult) (string, int) {
-	driver := recordedParam(res, OutputDriverPod)
-	attempt, err := strconv.Atoi(recordedParam(res, OutputAttempt))
+	driver := recordedParam(res, spark.OutputDriverPod)
+	attempt, err := strconv.Atoi(recordedParam(res, spark.OutputAttempt))
 	if err != nil || attempt < 1 {
 		attempt = 1
 	}

@@ -58,21 +58,21 @@ func TestResultReportsTheHistoryUI(t *testing.T) {
 			d := driver("node-1", 1, running())
 			appID := d.Labels[spark.LabelAppSelector]
 			r := asReply(c.result(o, d, false, body, nil))
-			got, ok := outputParam(r, OutputHistoryUI)
+			got, ok := outputParam(r, spark.OutputHistoryUI)
 			switch {
 			case tt.want == "" && ok:
 				t.Errorf("%s, %s: history-ui %q, want none", tt.name, phase, got)
 			case tt.want != "" && got != tt.want+"/history/"+appID+"/":
 				t.Errorf("%s, %s: history-ui %q, want %s/history/%s/", tt.name, phase, got, tt.want, appID)
 			}
-			if param(r, OutputApplicationID) != appID {
-				t.Errorf("%s, %s: application-id %q, want %s", tt.name, phase, param(r, OutputApplicationID), appID)
+			if param(r, spark.OutputApplicationID) != appID {
+				t.Errorf("%s, %s: application-id %q, want %s", tt.name, phase, param(r, spark.OutputApplicationID), appID)
 			}
 		}
 	}
 	// No driver, no application id, no page.
 	pending := state.Outcome{State: spark.StateSubmitted, Phase: wfv1.NodePending}
-	if _, ok := outputParam(asReply(c.result(pending, nil, false, bodyWith(t, plugin, ""), nil)), OutputHistoryUI); ok {
+	if _, ok := outputParam(asReply(c.result(pending, nil, false, bodyWith(t, plugin, ""), nil)), spark.OutputHistoryUI); ok {
 		t.Error("a result without a driver reports history-ui")
 	}
 }
@@ -92,7 +92,7 @@ func TestHistoryUIOfRecordedIDs(t *testing.T) {
 		strings.Repeat("s", 4000):                "",
 	} {
 		g := ghostDriver("node-1", 1, id)
-		got, _ := outputParam(asReply((&Core{}).result(done, g, false, body, nil)), OutputHistoryUI)
+		got, _ := outputParam(asReply((&Core{}).result(done, g, false, body, nil)), spark.OutputHistoryUI)
 		if got != want {
 			t.Errorf("id %.40q: history-ui %q, want %q", id, got, want)
 		}

@@ -126,7 +126,7 @@ func (r *pass) ensureCompanions(rn *decide.Run) (*state.Outcome, error) {
 	var refused *refusedError
 	if errors.As(err, &refused) && keepsRunning(head) {
 		// It started with what it needed; it runs on.
-		r.core.event(r.wf, corev1.EventTypeWarning, ReasonObjectRefused,
+		r.core.event(r.wf, corev1.EventTypeWarning, spark.ReasonObjectRefused,
 			fmt.Sprintf("%s of running driver %s not made again", refused.Error(), head.Name))
 		r.core.companions.add(head.UID)
 		return nil, nil
@@ -166,7 +166,7 @@ func (r *pass) companions(objs *objects.Set, driver *corev1.Pod) error {
 			// The group works as it is; it only stays the Workflow's.
 			msg := fmt.Sprintf("PodGroup %s not handed to driver %s, it goes with the Workflow instead: %s", pg.GetName(), driver.Name, apiMessage(err))
 			r.log.Warn("pod group handover refused", "driver", driver.Name, "pod_group", pg.GetName(), "error", apiMessage(err))
-			r.core.event(r.wf, corev1.EventTypeWarning, ReasonObjectRefused, msg)
+			r.core.event(r.wf, corev1.EventTypeWarning, spark.ReasonObjectRefused, msg)
 		}
 	}
 	var todo []objects.Object
@@ -207,7 +207,7 @@ func (r *pass) companions(objs *objects.Set, driver *corev1.Pod) error {
 			// without them, so a refusal is said, not fatal.
 			msg := fmt.Sprintf("%s %s of driver %s not created, the application runs without it: %s", kindOf(o), o.GetName(), driver.Name, apiMessage(err))
 			r.log.Warn("companion refused", "driver", driver.Name, "object", o.GetName(), "error", apiMessage(err))
-			r.core.event(r.wf, corev1.EventTypeWarning, ReasonObjectRefused, msg)
+			r.core.event(r.wf, corev1.EventTypeWarning, spark.ReasonObjectRefused, msg)
 		default:
 			return &refusedError{what: kindOf(o) + " " + o.GetName(), err: err}
 		}

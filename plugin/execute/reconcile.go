@@ -96,7 +96,25 @@ func (fl *flow) accessDenied(ctx context.Context, wait time.Duration) string {
 // status of the workflow's TaskSet, which is how every result reaches
 // Argo; it returns the missing permission, or "" when allowed (or when
 // the review itself fails: the writes then say).
+//
+// The answer is kept per namespace for accessReviewTTL: a controller
+// following a thousand workflows of a namespace asks once, not once per
+// workflow (RBAC grants the permission per namespace; a Role that names
+// single TaskSets is not supported).
 func (c *Core) reviewAccess(wf spark.WorkflowRef) string {
+	if denied, ok := c.reviews.get(wf.Namespace, c.opts.Now()); ok {
+		return denied
+	}
+	denied, known := c.askAccess(wf)
+	if known {
+		c.reviews.set(wf.Namespace, denied, c.opts.Now())
+	}
+	return denied
+}
+
+// askAccess is one SelfSubjectAccessReview for reviewAccess; known is
+// false when the review itself failed.
+func (c *Core) askAccess(wf spark.WorkflowRef) (denied string, known bool) {
 	ctx, cancel := context.WithTimeout(c.ctx, 30*time.Second)
 	defer cancel()
 	r, err := c.clients.Kube.AuthorizationV1().SelfSubjectAccessReviews().Create(ctx, &authorizationv1.SelfSubjectAccessReview{
@@ -106,13 +124,13 @@ func (c *Core) reviewAccess(wf spark.WorkflowRef) string {
 	}, metav1.CreateOptions{})
 	if err != nil {
 		c.log.Info("cannot review sparkplug's own permissions; going on", "error", err.Error())
-		return ""
+		return "", false
 	}
 	if r.Status.Allowed {
-		return ""
+		return "", true
 	}
 	return fmt.Sprintf("sparkplug may not patch workflowtasksets/status in namespace %s, where it writes each Spark node's result: "+
-		"grant its ServiceAccount that permission (manifests/rbac.yaml and the Helm chart do)", wf.Namespace)
+		"grant its ServiceAccount that permission (manifests/rbac.yaml and the Helm chart do)", wf.Namespace), true
 }
 
 // wroteResult is the writer's callback: one line per result it wrote.

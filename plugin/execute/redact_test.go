@@ -41,7 +41,7 @@ func TestEventsAreRedacted(t *testing.T) {
 	c := &Core{recorder: rec}
 	wf := spark.WorkflowRef{Name: "wf", Namespace: "ns", UID: "u"}
 	c.stateEvent(wf, "n1", "n1-driver", state.SubmissionFailed(refusal))
-	c.event(wf, corev1.EventTypeWarning, ReasonObjectRefused, "Service pi-ui of driver pi-driver not created: "+refusal)
+	c.event(wf, corev1.EventTypeWarning, spark.ReasonObjectRefused, "Service pi-ui of driver pi-driver not created: "+refusal)
 	close(rec.Events)
 	n := 0
 	for e := range rec.Events {

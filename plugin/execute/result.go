@@ -36,14 +36,14 @@ func (c *Core) result(o state.Outcome, driver *corev1.Pod, asJSON bool, body *sp
 	node.Outputs = &wfv1.Outputs{
 		Result: &result,
 		Parameters: []wfv1.Parameter{
-			{Name: OutputApplicationID, Value: wfv1.AnyStringPtr(appID)},
-			{Name: OutputDriverPod, Value: wfv1.AnyStringPtr(driver.Name)},
-			{Name: OutputSparkUI, Value: wfv1.AnyStringPtr(objects.SparkUIURL(body, driver))},
-			{Name: OutputAttempt, Value: wfv1.AnyStringPtr(strconv.Itoa(attemptOf(driver)))},
+			{Name: spark.OutputApplicationID, Value: wfv1.AnyStringPtr(appID)},
+			{Name: spark.OutputDriverPod, Value: wfv1.AnyStringPtr(driver.Name)},
+			{Name: spark.OutputSparkUI, Value: wfv1.AnyStringPtr(objects.SparkUIURL(body, driver))},
+			{Name: spark.OutputAttempt, Value: wfv1.AnyStringPtr(strconv.Itoa(attemptOf(driver)))},
 		},
 	}
 	if u := spec.HistoryUIURL(body.HistoryServerURL(), appID); u != "" {
-		node.Outputs.Parameters = append(node.Outputs.Parameters, wfv1.Parameter{Name: OutputHistoryUI, Value: wfv1.AnyStringPtr(u)})
+		node.Outputs.Parameters = append(node.Outputs.Parameters, wfv1.Parameter{Name: spark.OutputHistoryUI, Value: wfv1.AnyStringPtr(u)})
 	}
 	if o.ExitCode != nil {
 		// Argo puts it in scope as {{tasks.<name>.exitCode}} and

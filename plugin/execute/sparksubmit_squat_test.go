@@ -91,10 +91,10 @@ func TestSparkSubmitAlreadyExists(t *testing.T) {
 			if r.Node == nil || r.Node.Phase != wfv1.NodePending || !strings.HasPrefix(r.Node.Message, "SUBMITTED") {
 				t.Fatalf("result %+v; want the existing driver, submitted", r.Node)
 			}
-			if got := param(r, OutputDriverPod); got != pod.Name {
+			if got := param(r, spark.OutputDriverPod); got != pod.Name {
 				t.Fatalf("driver-pod output %q, want %q", got, pod.Name)
 			}
-			if got := param(r, OutputApplicationID); got != "spark-fromsubmit" {
+			if got := param(r, spark.OutputApplicationID); got != "spark-fromsubmit" {
 				t.Fatalf("application id %q, want the driver's own", got)
 			}
 			// sparkplug's Service selects the driver by the id spark-submit chose.
@@ -132,7 +132,7 @@ func TestSparkSubmitOwnsTheDriverItsRunCreated(t *testing.T) {
 	})
 	e.pass(t)
 	r := e.pass(t)
-	if r.Node == nil || r.Node.Phase != wfv1.NodePending || param(r, OutputDriverPod) != pod.Name {
+	if r.Node == nil || r.Node.Phase != wfv1.NodePending || param(r, spark.OutputDriverPod) != pod.Name {
 		t.Fatalf("result %+v; want the driver, submitted", r.Node)
 	}
 	if len(patches) != 1 || !strings.HasPrefix(patches[0], string(types.StrategicMergePatchType)) ||

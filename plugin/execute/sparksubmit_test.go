@@ -215,11 +215,11 @@ func TestSparkSubmitDriverSeenWhileItRuns(t *testing.T) {
 	}
 	var r executor.ExecuteTemplateReply
 	deadline := time.Now().Add(10 * time.Second)
-	for param(r, OutputDriverPod) == "" && time.Now().Before(deadline) {
+	for param(r, spark.OutputDriverPod) == "" && time.Now().Before(deadline) {
 		time.Sleep(50 * time.Millisecond)
 		r = e.pass(t)
 	}
-	if r.Node == nil || r.Node.Phase != wfv1.NodePending || !strings.HasPrefix(r.Node.Message, "SUBMITTED") || param(r, OutputDriverPod) != e.driverName(t) {
+	if r.Node == nil || r.Node.Phase != wfv1.NodePending || !strings.HasPrefix(r.Node.Message, "SUBMITTED") || param(r, spark.OutputDriverPod) != e.driverName(t) {
 		t.Fatalf("result %+v; want the driver, submitted", r.Node)
 	}
 	time.Sleep(1500 * time.Millisecond) // the run ends

@@ -399,10 +399,10 @@ func TestSquattedTombstoneStillStopsTheDriver(t *testing.T) {
 	found := false
 	for len(e.events.Events) > 0 {
 		ev := <-e.events.Events
-		found = found || strings.HasPrefix(ev, "Warning "+ReasonObjectRefused) && strings.Contains(ev, "ConfigMap "+e.names.Tombstone+" exists and is not this run's")
+		found = found || strings.HasPrefix(ev, "Warning "+spark.ReasonObjectRefused) && strings.Contains(ev, "ConfigMap "+e.names.Tombstone+" exists and is not this run's")
 	}
 	if !found {
-		t.Errorf("no %s Event names the squatter", ReasonObjectRefused)
+		t.Errorf("no %s Event names the squatter", spark.ReasonObjectRefused)
 	}
 }
 

@@ -36,7 +36,7 @@ func (c *Core) Sweep(ctx context.Context, sc *scope.Scope, why string) error {
 		}
 		c.metrics.Driver("deleted", "workflow_ended")
 		c.log.Info("driver deleted: its workflow ended", "workflow", sc.Workflow.Name, "namespace", sc.Workflow.Namespace, "driver", p.Name, "why", why)
-		c.event(sc.Workflow, corev1.EventTypeNormal, ReasonDriverDeleted,
+		c.event(sc.Workflow, corev1.EventTypeNormal, spark.ReasonDriverDeleted,
 			fmt.Sprintf("deleted driver %s of node %s: %s", p.Name, p.Annotations[spark.AnnotationNodeID], why))
 	}
 	if len(errs) > 0 {

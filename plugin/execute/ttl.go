@@ -111,5 +111,5 @@ func (c *Core) expire(ctx context.Context, wf spark.WorkflowRef, p *corev1.Pod, 
 	}
 	c.metrics.Driver("deleted", "expired")
 	c.log.Info("driver deleted: its timeToLiveSeconds ran out"+when, append([]any{"workflow", wf.Name, "driver", p.Name}, logArgs...)...)
-	c.event(wf, corev1.EventTypeNormal, ReasonDriverExpired, "deleted driver "+p.Name+" of node "+p.Annotations[spark.AnnotationNodeID]+": timeToLiveSeconds ran out"+when)
+	c.event(wf, corev1.EventTypeNormal, spark.ReasonDriverExpired, "deleted driver "+p.Name+" of node "+p.Annotations[spark.AnnotationNodeID]+": timeToLiveSeconds ran out"+when)
 }

@@ -51,8 +51,8 @@ func addNode(wf *wfv1.Workflow, id, name, display, tmpl string, typ wfv1.NodeTyp
 func setOutputs(wf *wfv1.Workflow, id, driver string, attempt int) {
 	n := wf.Status.Nodes[id]
 	n.Outputs = &wfv1.Outputs{Parameters: []wfv1.Parameter{
-		{Name: outputDriverPod, Value: wfv1.AnyStringPtr(driver)},
-		{Name: outputAttempt, Value: wfv1.AnyStringPtr(strconv.Itoa(attempt))},
+		{Name: spark.OutputDriverPod, Value: wfv1.AnyStringPtr(driver)},
+		{Name: spark.OutputAttempt, Value: wfv1.AnyStringPtr(strconv.Itoa(attempt))},
 	}}
 	wf.Status.Nodes[id] = n
 }

@@ -14,20 +14,11 @@ import (
 	"github.com/sparkplug-io/sparkplug/plugin/spec"
 )
 
-// The output parameters every Spark node reports (execute.OutputDriverPod
-// and execute.OutputAttempt; a test keeps them equal). They name the
-// driver of the node's latest attempt, also after that pod is deleted,
-// which is how a log that is gone is told from one not written yet.
-const (
-	outputDriverPod = "driver-pod"
-	outputAttempt   = "attempt"
-	// outputHistoryUI is the application's page on the Spark History
-	// Server (execute.OutputHistoryUI), and artifactDriverLog the archived
-	// driver log (archive.ArtifactName): where a log that is gone can
-	// still be read.
-	outputHistoryUI   = "history-ui"
-	artifactDriverLog = "driver-log"
-)
+// The output parameters spark.OutputDriverPod and OutputAttempt name the
+// driver of a node's latest attempt, also after that pod is deleted, which
+// is how a log that is gone is told from one not written yet;
+// OutputHistoryUI and the artifact OutputDriverLog are where a log that
+// is gone can still be read.
 
 // Node is one Spark node of a workflow.
 type Node struct {
@@ -126,16 +117,16 @@ func recorded(o *wfv1.Outputs) record {
 			continue
 		}
 		switch p.Name {
-		case outputDriverPod:
+		case spark.OutputDriverPod:
 			r.driver = p.Value.String()
-		case outputAttempt:
+		case spark.OutputAttempt:
 			r.attempt, _ = strconv.Atoi(p.Value.String())
-		case outputHistoryUI:
+		case spark.OutputHistoryUI:
 			r.historyUI = p.Value.String()
 		}
 	}
 	for _, a := range o.Artifacts {
-		if a.Name == artifactDriverLog && a.S3 != nil && a.S3.Key != "" {
+		if a.Name == spark.OutputDriverLog && a.S3 != nil && a.S3.Key != "" {
 			r.archivedLog = "s3://" + a.S3.Bucket + "/" + a.S3.Key
 		}
 	}

@@ -6,39 +6,25 @@ import (
 
 	wfv1 "github.com/argoproj/argo-workflows/v3/pkg/apis/workflow/v1alpha1"
 	"github.com/google/go-cmp/cmp"
+	"github.com/sparkplug-io/sparkplug/plugin/spark"
 	corev1 "k8s.io/api/core/v1"
-
-	"github.com/sparkplug-io/sparkplug/plugin/archive"
-	"github.com/sparkplug-io/sparkplug/plugin/execute"
 )
-
-// The outputs logs reads are the ones the plugin writes.
-func TestOutputNamesAreThePlugins(t *testing.T) {
-	for mine, plugins := range map[string]string{
-		outputDriverPod: execute.OutputDriverPod, outputAttempt: execute.OutputAttempt,
-		outputHistoryUI: execute.OutputHistoryUI, artifactDriverLog: archive.ArtifactName,
-	} {
-		if mine != plugins {
-			t.Errorf("logs reads %q, the plugin writes %q", mine, plugins)
-		}
-	}
-}
 
 // A node's outputs say where a log that is gone can still be read.
 func TestRecorded(t *testing.T) {
 	o := &wfv1.Outputs{
 		Parameters: []wfv1.Parameter{
-			{Name: outputDriverPod, Value: wfv1.AnyStringPtr("d")}, {Name: outputAttempt, Value: wfv1.AnyStringPtr("3")},
-			{Name: outputHistoryUI, Value: wfv1.AnyStringPtr("https://shs/history/spark-1/")}, {Name: "application-id"},
+			{Name: spark.OutputDriverPod, Value: wfv1.AnyStringPtr("d")}, {Name: spark.OutputAttempt, Value: wfv1.AnyStringPtr("3")},
+			{Name: spark.OutputHistoryUI, Value: wfv1.AnyStringPtr("https://shs/history/spark-1/")}, {Name: "application-id"},
 		},
-		Artifacts: []wfv1.Artifact{{Name: artifactDriverLog, ArtifactLocation: wfv1.ArtifactLocation{S3: &wfv1.S3Artifact{
+		Artifacts: []wfv1.Artifact{{Name: spark.OutputDriverLog, ArtifactLocation: wfv1.ArtifactLocation{S3: &wfv1.S3Artifact{
 			S3Bucket: wfv1.S3Bucket{Bucket: "logs"}, Key: "wf/d/driver.log"}}}},
 	}
 	want := record{driver: "d", attempt: 3, historyUI: "https://shs/history/spark-1/", archivedLog: "s3://logs/wf/d/driver.log"}
 	if got := recorded(o); got != want {
 		t.Errorf("%+v, want %+v", got, want)
 	}
-	if got := recorded(&wfv1.Outputs{Parameters: []wfv1.Parameter{{Name: outputDriverPod, Value: wfv1.AnyStringPtr("d")}}}); got.attempt != 1 {
+	if got := recorded(&wfv1.Outputs{Parameters: []wfv1.Parameter{{Name: spark.OutputDriverPod, Value: wfv1.AnyStringPtr("d")}}}); got.attempt != 1 {
 		t.Errorf("a driver without an attempt: %+v, want attempt 1", got)
 	}
 	if got := recorded(nil); got != (record{}) {

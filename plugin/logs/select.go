@@ -9,7 +9,7 @@ import (
 	wfv1 "github.com/argoproj/argo-workflows/v3/pkg/apis/workflow/v1alpha1"
 	corev1 "k8s.io/api/core/v1"
 
-	"github.com/sparkplug-io/sparkplug/plugin/objects"
+	"github.com/sparkplug-io/sparkplug/plugin/driverpod"
 	"github.com/sparkplug-io/sparkplug/plugin/spark"
 )
 
@@ -51,27 +51,21 @@ func (a Attempt) String() string {
 
 // Drivers are the pods among pods that are drivers sparkplug launched for
 // a node of wf, by node id, oldest attempt first. Labels alone never make
-// a driver (anyone who may label a pod can copy them): a pod counts only
-// with the name sparkplug gives its node's attempt (a hash of the
-// workflow's uid, the node id and the incarnation its annotation names)
-// and owned by wf, as the plugin itself
-// decides (plugin/execute's ownDriver).
+// a driver (anyone who may label a pod can copy them): the plugin's own
+// rule decides, driverpod.OwnDriver (the name sparkplug gives the node's
+// attempt, owned by wf).
 func Drivers(wf *wfv1.Workflow, pods []*corev1.Pod) map[string][]*corev1.Pod {
 	ref := spark.WorkflowRef{Name: wf.Name, Namespace: wf.Namespace, UID: string(wf.UID)}
 	out := map[string][]*corev1.Pod{}
 	for _, p := range pods {
 		node := driverNodeID(p)
-		if node == "" || p.Labels[spark.LabelRole] != spark.RoleDriver || p.Labels[spark.LabelWorkflowUID] != ref.UID {
-			continue
-		}
-		want := objects.NamesFor(objects.Run{Workflow: ref, NodeID: node, Attempt: attemptOf(p), Incarnation: p.Annotations[spark.AnnotationIncarnation]}).DriverPod
-		if p.Name != want || !ownedBy(p, "Workflow", string(wf.UID)) {
+		if node == "" || p.Labels[spark.LabelRole] != spark.RoleDriver || !driverpod.OwnDriver(p, ref) {
 			continue
 		}
 		out[node] = append(out[node], p)
 	}
 	for _, ps := range out {
-		sort.SliceStable(ps, func(i, j int) bool { return attemptOf(ps[i]) < attemptOf(ps[j]) })
+		sort.SliceStable(ps, func(i, j int) bool { return driverpod.Attempt(ps[i]) < driverpod.Attempt(ps[j]) })
 	}
 	return out
 }
@@ -115,14 +109,6 @@ func ownedBy(p *corev1.Pod, kind, uid string) bool {
 	return false
 }
 
-func attemptOf(p *corev1.Pod) int {
-	n, err := strconv.Atoi(p.Labels[spark.LabelAttempt])
-	if err != nil || n < 1 {
-		return 1
-	}
-	return n
-}
-
 // Selection is which pods of the chosen nodes are printed.
 type Selection struct {
 	Attempt Attempt
@@ -163,7 +149,7 @@ func Plan(nodes []Node, drivers map[string][]*corev1.Pod, sel Selection, executo
 			problems = append(problems, problem)
 		}
 		for _, d := range chosen {
-			t := Target{Node: n, Pod: d, Attempt: attemptOf(d), Container: sel.Container}
+			t := Target{Node: n, Pod: d, Attempt: driverpod.Attempt(d), Container: sel.Container}
 			if t.Container == "" {
 				t.Container = spark.DriverContainerName
 			}
@@ -176,7 +162,7 @@ func Plan(nodes []Node, drivers map[string][]*corev1.Pod, sel Selection, executo
 				return nil, nil, err
 			}
 			for _, e := range Executors(d, pods) {
-				t := Target{Node: n, Pod: e, Attempt: attemptOf(d), Executor: true, Container: sel.Container}
+				t := Target{Node: n, Pod: e, Attempt: driverpod.Attempt(d), Executor: true, Container: sel.Container}
 				if t.Container == "" {
 					t.Container = spark.ExecutorContainerName
 				}
@@ -194,7 +180,7 @@ func Plan(nodes []Node, drivers map[string][]*corev1.Pod, sel Selection, executo
 func attempts(n Node, drivers []*corev1.Pod, a Attempt) ([]*corev1.Pod, error) {
 	newest := 0
 	if len(drivers) > 0 {
-		newest = attemptOf(drivers[len(drivers)-1])
+		newest = driverpod.Attempt(drivers[len(drivers)-1])
 	}
 	gone := func(attempt int) error {
 		e := &GoneError{Node: n.Name, Attempt: attempt, Why: "was deleted"}
@@ -218,7 +204,7 @@ func attempts(n Node, drivers []*corev1.Pod, a Attempt) ([]*corev1.Pod, error) {
 		return drivers, nil
 	}
 	for _, d := range drivers {
-		if attemptOf(d) == int(a) {
+		if driverpod.Attempt(d) == int(a) {
 			return []*corev1.Pod{d}, nil
 		}
 	}
@@ -227,7 +213,7 @@ func attempts(n Node, drivers []*corev1.Pod, a Attempt) ([]*corev1.Pod, error) {
 	}
 	var have []string
 	for _, d := range drivers {
-		have = append(have, strconv.Itoa(attemptOf(d)))
+		have = append(have, strconv.Itoa(driverpod.Attempt(d)))
 	}
 	if len(have) == 0 {
 		have = append(have, "none left")

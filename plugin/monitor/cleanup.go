@@ -30,13 +30,8 @@ import (
 // reading the Workflow from the API server: never on what its cache lacks
 // alone, never on a completed label a retried workflow just dropped.
 
-// The reasons of the Events the monitor records on a Workflow: the
-// sidecar's (execute.ReasonDriverExpired and ReasonDriverDeleted), since
-// they say the same thing happened; a test keeps them equal.
-const (
-	eventDriverExpired = "SparkDriverExpired"
-	eventDriverDeleted = "SparkDriverDeleted"
-)
+// The monitor records the sidecar's Event reasons (spark.ReasonDriverExpired
+// and ReasonDriverDeleted): the same thing happened.
 
 // workflowState is what the API server says of a driver's Workflow.
 type workflowState uint8
@@ -149,9 +144,9 @@ func (c *cleaner) delete(ctx context.Context, wf spark.WorkflowRef, p *corev1.Po
 	var eventReason, why string
 	switch reason {
 	case reasonExpired:
-		eventReason, why = eventDriverExpired, "timeToLiveSeconds ran out after the workflow finished"
+		eventReason, why = spark.ReasonDriverExpired, "timeToLiveSeconds ran out after the workflow finished"
 	case reasonWorkflowEnded:
-		eventReason, why = eventDriverDeleted, "its workflow ended while no sidecar watched"
+		eventReason, why = spark.ReasonDriverDeleted, "its workflow ended while no sidecar watched"
 	default:
 		why = "its workflow is gone"
 	}

@@ -493,7 +493,7 @@ func (e *env) submissionFailed(wf spark.WorkflowRef, name string, count int32) {
 		if apierrors.IsNotFound(err) {
 			_, err = events.Create(ctx, &corev1.Event{ObjectMeta: metav1.ObjectMeta{Name: name},
 				InvolvedObject: corev1.ObjectReference{APIVersion: "argoproj.io/v1alpha1", Kind: "Workflow", Namespace: e.ns, Name: wf.Name, UID: typesUID(wf.UID)},
-				Reason:         ReasonSubmissionFailed, Type: corev1.EventTypeWarning, Count: count, Message: "SUBMISSION_FAILED: quota",
+				Reason:         spark.ReasonSubmissionFailed, Type: corev1.EventTypeWarning, Count: count, Message: "SUBMISSION_FAILED: quota",
 				Source: corev1.EventSource{Component: "sparkplug"}, FirstTimestamp: metav1.Now(), LastTimestamp: metav1.Now()}, metav1.CreateOptions{})
 		} else if err == nil {
 			ev.Count = count

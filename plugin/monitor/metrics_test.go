@@ -216,15 +216,15 @@ func TestTrackerCountsFailedSubmissionsFromEventCounts(t *testing.T) {
 			InvolvedObject: corev1.ObjectReference{Kind: kind, Namespace: "jobs", UID: "wf-1"}}
 	}
 	counter := m.failedSubmissionCount.WithLabelValues("jobs", "etl", "data")
-	tr.event(event("e1", 3, ReasonSubmissionFailed, "Workflow"))
+	tr.event(event("e1", 3, spark.ReasonSubmissionFailed, "Workflow"))
 	assertValue(t, counter, 3, "an Event first seen counts its count")
-	tr.event(event("e1", 5, ReasonSubmissionFailed, "Workflow"))
-	tr.event(event("e1", 5, ReasonSubmissionFailed, "Workflow"))
+	tr.event(event("e1", 5, spark.ReasonSubmissionFailed, "Workflow"))
+	tr.event(event("e1", 5, spark.ReasonSubmissionFailed, "Workflow"))
 	assertValue(t, counter, 5, "then what its count grew by")
-	tr.event(event("e2", 0, ReasonSubmissionFailed, "Workflow"))
+	tr.event(event("e2", 0, spark.ReasonSubmissionFailed, "Workflow"))
 	assertValue(t, counter, 6, "an Event without a count is one")
 	tr.event(event("e3", 4, "SparkFailed", "Workflow"))
-	tr.event(event("e4", 4, ReasonSubmissionFailed, "Pod"))
+	tr.event(event("e4", 4, spark.ReasonSubmissionFailed, "Pod"))
 	assertValue(t, counter, 6, "other reasons and objects count nothing")
 	tr.eventGone("e1")
 	if len(tr.events) != 1 {

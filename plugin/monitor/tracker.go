@@ -9,12 +9,6 @@ import (
 	"github.com/sparkplug-io/sparkplug/plugin/spark"
 )
 
-// ReasonSubmissionFailed is the reason of the Event the sidecar records
-// on a Workflow for each submission that made no driver
-// (execute.ReasonSubmissionFailed; a test keeps the two equal without
-// making the monitor import the sidecar's core).
-const ReasonSubmissionFailed = "SparkSubmissionFailed"
-
 // tracker turns what the informers see into metric changes. It remembers,
 // per pod, the facts it last counted (so an update counts a transition
 // once, whatever the informer's old object was, and a resync or a relist
@@ -122,7 +116,7 @@ func (t *tracker) apply(s *seenPod, cs []change, lv []string) {
 // when first seen, then what its count grew by (the recorder counts
 // repeats of one Event instead of making new ones).
 func (t *tracker) event(e *corev1.Event) {
-	if e.Reason != ReasonSubmissionFailed || e.InvolvedObject.Kind != "Workflow" {
+	if e.Reason != spark.ReasonSubmissionFailed || e.InvolvedObject.Kind != "Workflow" {
 		return
 	}
 	n := e.Count

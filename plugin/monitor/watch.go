@@ -54,7 +54,7 @@ func newWatch(kube kubernetes.Interface, meta metadata.Interface, namespaces []s
 	sparkPods = sparkPods.Add(*managed, *role)
 	failedSubmissions := fields.AndSelectors(
 		fields.OneTermEqualSelector("involvedObject.kind", "Workflow"),
-		fields.OneTermEqualSelector("reason", ReasonSubmissionFailed)).String()
+		fields.OneTermEqualSelector("reason", spark.ReasonSubmissionFailed)).String()
 	for _, ns := range namespaces {
 		wf := metadatainformer.NewFilteredMetadataInformer(meta, workflowsResource, ns, 0, cache.Indexers{indexUID: byUID}, nil).Informer()
 		pods := informers.NewSharedInformerFactoryWithOptions(kube, 0, informers.WithNamespace(ns),

@@ -5,6 +5,7 @@ import (
 
 	wfv1 "github.com/argoproj/argo-workflows/v3/pkg/apis/workflow/v1alpha1"
 	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/tools/cache"
 
 	"github.com/sparkplug-io/sparkplug/plugin/spark"
@@ -14,6 +15,9 @@ import (
 // The caches' indexes beyond the namespace's: a request reads only its
 // step's runs and a run's executors, whatever else the workflow has.
 const (
+	// byWorkflow indexes run objects by their workflow's uid
+	// (spark.LabelWorkflowUID): a scope's own among a namespace's.
+	byWorkflow = "workflow"
 	// byNode indexes drivers, executors and tombstones by their node's
 	// hash (spark.LabelNode).
 	byNode = "node"
@@ -88,25 +92,47 @@ func isSpark(t *wfv1.Template) bool {
 	return ok && err == nil
 }
 
-// watchChanges calls the registry's onChange for every change of the
-// scope's pods and ConfigMaps (with the node they name) and of its
-// TaskSet and Workflow (with no node: any may be concerned).
-func (r *Registry) watchChanges(s *Scope, byNode []cache.SharedIndexInformer, whole ...cache.SharedIndexInformer) {
+// watchNodes tells onChange about a change of an object of infs, with
+// the node id it names, for the scope route gives (none: no call).
+func (r *Registry) watchNodes(route func(*metav1.ObjectMeta) *Scope, infs ...cache.SharedIndexInformer) {
+	if r.onChange == nil {
+		return
+	}
 	node := func(obj any) {
 		if d, ok := obj.(cache.DeletedFinalStateUnknown); ok {
 			obj = d.Obj
 		}
-		if m, err := meta.Accessor(obj); err == nil {
-			if id := m.GetAnnotations()[spark.AnnotationNodeID]; id != "" {
-				r.onChange(s, id)
-			}
+		m, err := meta.Accessor(obj)
+		if err != nil {
+			return
+		}
+		id := m.GetAnnotations()[spark.AnnotationNodeID]
+		if id == "" {
+			return
+		}
+		if s := route(&metav1.ObjectMeta{Labels: m.GetLabels()}); s != nil {
+			r.onChange(s, id)
 		}
 	}
-	all := func(any) { r.onChange(s, "") }
-	for _, inf := range byNode {
+	for _, inf := range infs {
 		_, _ = inf.AddEventHandler(cache.ResourceEventHandlerFuncs{AddFunc: node, UpdateFunc: func(_, o any) { node(o) }, DeleteFunc: node})
 	}
-	for _, inf := range whole {
-		_, _ = inf.AddEventHandler(cache.ResourceEventHandlerFuncs{AddFunc: all, UpdateFunc: func(_, o any) { all(o) }, DeleteFunc: all})
+}
+
+// watchWhole tells onChange about every change of an object of inf (the
+// TaskSet, the Workflow: any node may be concerned), for the scope route
+// gives.
+func (r *Registry) watchWhole(inf cache.SharedIndexInformer, route func(any) *Scope) {
+	if r.onChange == nil {
+		return
 	}
+	all := func(obj any) {
+		if d, ok := obj.(cache.DeletedFinalStateUnknown); ok {
+			obj = d.Obj
+		}
+		if s := route(obj); s != nil {
+			r.onChange(s, "")
+		}
+	}
+	_, _ = inf.AddEventHandler(cache.ResourceEventHandlerFuncs{AddFunc: all, UpdateFunc: func(_, o any) { all(o) }, DeleteFunc: all})
 }

@@ -3,6 +3,7 @@ package scope
 import (
 	"context"
 	"log/slog"
+	"slices"
 	"sync"
 	"time"
 
@@ -38,19 +39,15 @@ type Clients struct {
 // mutationTTL is how long a write of ours overrides an older cached copy.
 const mutationTTL = 15 * time.Second
 
-// Scope is the cache of one workflow.
+// Scope is the cache of one workflow: its Workflow, and the TaskSet and
+// run objects of its runCaches that carry its uid.
 type Scope struct {
 	Workflow spark.WorkflowRef
 
-	pods, configMaps, services cache.MutationCache
-	// ingresses are watched too, but a scope is ready without them
-	// (ingressesSynced): see start.
-	ingresses           cache.MutationCache
-	ingressesSynced     cache.InformerSynced
-	taskSets, workflows cache.Store
-	informers           []cache.SharedIndexInformer
-	cancel              context.CancelFunc
-	synced              chan struct{}
+	*runCaches
+	workflows cache.Store
+	cancel    context.CancelFunc
+	synced    chan struct{}
 }
 
 // Registry holds the scopes of the workflows this process serves.
@@ -68,7 +65,15 @@ type Registry struct {
 	onChange func(s *Scope, node string)
 
 	mu     sync.Mutex
-	scopes map[string]*Scope
+	scopes map[string]*Scope // by workflow uid
+	named  map[string]*Scope // by namespace/name
+
+	// shared are the namespaces' shared caches (NewSharedRegistry), nil
+	// in a registry whose scopes watch alone (a sidecar's).
+	sharedMu     sync.Mutex
+	shared       map[string]*runCaches
+	sharedCtx    context.Context
+	sharedCancel context.CancelFunc
 }
 
 // OnChange sets the function called when a cached object changes. Set it
@@ -116,9 +121,24 @@ func listWatch[L runtime.Object](c lister[L], set func(*metav1.ListOptions)) *ca
 	}
 }
 
-// NewRegistry returns an empty registry.
+// NewRegistry returns an empty registry whose scopes each watch their
+// own workflow's objects, by its uid: one workflow per process (the
+// sidecar), where a namespace's other workflows are none of its business.
 func NewRegistry(clients Clients, log *slog.Logger) *Registry {
-	return &Registry{clients: clients, log: log, scopes: map[string]*Scope{}}
+	return &Registry{clients: clients, log: log, scopes: map[string]*Scope{}, named: map[string]*Scope{}}
+}
+
+// NewSharedRegistry returns an empty registry whose scopes share, per
+// namespace, one cache of each kind of run object and of the TaskSets,
+// each scope reading only its own workflow's: a process that follows
+// every workflow of a namespace (the controller) then makes a watch per
+// kind and namespace, and one per workflow (its Workflow), instead of
+// six per workflow.
+func NewSharedRegistry(clients Clients, log *slog.Logger) *Registry {
+	r := NewRegistry(clients, log)
+	r.shared = map[string]*runCaches{}
+	r.sharedCtx, r.sharedCancel = context.WithCancel(context.Background())
+	return r
 }
 
 // Ensure returns the workflow's scope, starting it if it has none; it
@@ -130,6 +150,7 @@ func (r *Registry) Ensure(wf spark.WorkflowRef) *Scope {
 	if !ok {
 		s = r.start(wf)
 		r.scopes[wf.UID] = s
+		r.named[wf.Namespace+"/"+wf.Name] = s
 	}
 	return s
 }
@@ -160,6 +181,9 @@ func (r *Registry) Run(ctx context.Context) {
 		s.cancel()
 	}
 	r.mu.Unlock()
+	if r.sharedCancel != nil {
+		r.sharedCancel()
+	}
 }
 
 // Release stops watching for the workflow with uid and forgets its scope;
@@ -168,6 +192,9 @@ func (r *Registry) Release(uid string) {
 	r.mu.Lock()
 	s, ok := r.scopes[uid]
 	delete(r.scopes, uid)
+	if ok && r.named[s.Workflow.Namespace+"/"+s.Workflow.Name] == s {
+		delete(r.named, s.Workflow.Namespace+"/"+s.Workflow.Name)
+	}
 	r.mu.Unlock()
 	if ok {
 		s.cancel()
@@ -177,31 +204,24 @@ func (r *Registry) Release(uid string) {
 func (r *Registry) start(wf spark.WorkflowRef) *Scope {
 	ctx, cancel := context.WithCancel(context.Background())
 	s := &Scope{Workflow: wf, cancel: cancel, synced: make(chan struct{})}
-	selector := labels.Set{spark.LabelWorkflowUID: wf.UID}.AsSelector().String()
-	kube := r.clients.Kube.CoreV1()
-	indexers := cache.Indexers{
-		cache.NamespaceIndex: cache.MetaNamespaceIndexFunc,
-		byNode:               labelIndex(spark.LabelNode),
-		byApp:                labelIndex(spark.LabelAppSelector),
-	}
-
-	newInformer := func(lw *cache.ListWatch, obj runtime.Object) cache.SharedIndexInformer {
-		inf := cache.NewSharedIndexInformer(lw, obj, r.resync, indexers)
-		_ = inf.SetTransform(slim) // fails only once the informer runs
-		s.informers = append(s.informers, inf)
-		return inf
-	}
-	bySelector := func(o *metav1.ListOptions) { o.LabelSelector = selector }
+	argo := r.clients.Workflows.ArgoprojV1alpha1()
 	byName := func(o *metav1.ListOptions) {
 		o.FieldSelector = fields.OneTermEqualSelector("metadata.name", wf.Name).String()
 	}
-	argo := r.clients.Workflows.ArgoprojV1alpha1()
-	podInf := newInformer(listWatch(kube.Pods(wf.Namespace), bySelector), &corev1.Pod{})
-	cmInf := newInformer(listWatch(kube.ConfigMaps(wf.Namespace), bySelector), &corev1.ConfigMap{})
-	svcInf := newInformer(listWatch(kube.Services(wf.Namespace), bySelector), &corev1.Service{})
-	ingInf := newInformer(listWatch(r.clients.Kube.NetworkingV1().Ingresses(wf.Namespace), bySelector), &networkingv1.Ingress{})
-	tsInf := newInformer(listWatch(argo.WorkflowTaskSets(wf.Namespace), byName), &wfv1.WorkflowTaskSet{})
-	wfInf := newInformer(listWatch(argo.Workflows(wf.Namespace), byName), &wfv1.Workflow{})
+	var runs *runCaches
+	if r.shared != nil {
+		runs = r.namespaceCaches(wf.Namespace)
+	} else {
+		selector := labels.Set{spark.LabelWorkflowUID: wf.UID}.AsSelector().String()
+		runs = r.newRunCaches(ctx, wf.Namespace, selector, func(*metav1.ObjectMeta) *Scope { return s })
+		tsInf := r.newInformer(listWatch(argo.WorkflowTaskSets(wf.Namespace), byName), &wfv1.WorkflowTaskSet{})
+		r.watchWhole(tsInf, func(any) *Scope { return s })
+		go tsInf.RunWithContext(ctx)
+		runs.taskSets = tsInf.GetStore()
+		runs.synced = append(runs.synced, tsInf.HasSynced)
+	}
+	s.runCaches = runs
+	wfInf := r.newInformer(listWatch(argo.Workflows(wf.Namespace), byName), &wfv1.Workflow{})
 	if r.onEnding != nil {
 		notify := func(obj any) {
 			if w, ok := obj.(*wfv1.Workflow); ok && w.UID == types.UID(wf.UID) && Ending(w) {
@@ -215,38 +235,121 @@ func (r *Registry) start(wf spark.WorkflowRef) *Scope {
 			r.log.Error("cannot watch the workflow for stops", "workflow", wf.Name, "error", err.Error())
 		}
 	}
-
-	if r.onChange != nil {
-		r.watchChanges(s, []cache.SharedIndexInformer{podInf, cmInf}, tsInf, wfInf)
-	}
-
-	mutation := func(inf cache.SharedIndexInformer) cache.MutationCache {
-		return cache.NewIntegerResourceVersionMutationCache(logr.FromSlogHandler(r.log.Handler()), inf.GetStore(), inf.GetIndexer(), mutationTTL, true)
-	}
-	s.pods, s.configMaps, s.services = mutation(podInf), mutation(cmInf), mutation(svcInf)
-	s.ingresses, s.ingressesSynced = mutation(ingInf), ingInf.HasSynced
-	s.taskSets = tsInf.GetStore()
+	r.watchWhole(wfInf, func(any) *Scope { return s })
 	s.workflows = wfInf.GetStore()
+	go wfInf.RunWithContext(ctx)
 
-	var hasSynced []cache.InformerSynced
-	for _, inf := range s.informers {
-		go inf.RunWithContext(ctx)
-		// The scope is ready without its Ingresses, which only the runs
-		// of bodies with an Ingress have: an install whose Role predates
-		// them (it may not list Ingresses) keeps serving every other
-		// step, and Has says an Ingress is unknown until they sync.
-		if inf != ingInf {
-			hasSynced = append(hasSynced, inf.HasSynced)
-		}
-	}
+	hasSynced := append(slices.Clone(runs.synced), wfInf.HasSynced)
 	go func() {
 		if cache.WaitForCacheSync(ctx.Done(), hasSynced...) {
 			close(s.synced)
 			r.log.Info("workflow cache synced", "workflow", wf.Name, "namespace", wf.Namespace)
 		}
 	}()
-	r.log.Info("starting workflow cache", "workflow", wf.Name, "namespace", wf.Namespace, "selector", selector)
+	r.log.Info("starting workflow cache", "workflow", wf.Name, "namespace", wf.Namespace, "shared", r.shared != nil)
 	return s
+}
+
+// runCaches hold the objects of runs (pods, ConfigMaps, Services,
+// Ingresses) and the TaskSets: a sidecar's of its one workflow, a
+// controller's of a whole namespace, shared by its workflows' scopes,
+// which read only their own workflow's objects of them.
+type runCaches struct {
+	pods, configMaps, services cache.MutationCache
+	// ingresses are watched too, but a scope is ready without them
+	// (ingressesSynced): see newRunCaches.
+	ingresses       cache.MutationCache
+	ingressesSynced cache.InformerSynced
+	taskSets        cache.Store
+	synced          []cache.InformerSynced
+}
+
+// newInformer is an informer of obj's kind, its objects slimmed, with the
+// indexes a pass reads.
+func (r *Registry) newInformer(lw *cache.ListWatch, obj runtime.Object) cache.SharedIndexInformer {
+	inf := cache.NewSharedIndexInformer(lw, obj, r.resync, cache.Indexers{
+		byWorkflow: labelIndex(spark.LabelWorkflowUID),
+		byNode:     labelIndex(spark.LabelNode),
+		byApp:      labelIndex(spark.LabelAppSelector),
+	})
+	_ = inf.SetTransform(slim) // fails only once the informer runs
+	return inf
+}
+
+// newRunCaches watches the runs' objects of namespace that selector
+// selects until ctx is done; route says which scope an object's change
+// concerns (nil: none).
+func (r *Registry) newRunCaches(ctx context.Context, namespace, selector string, route func(*metav1.ObjectMeta) *Scope) *runCaches {
+	kube := r.clients.Kube.CoreV1()
+	bySelector := func(o *metav1.ListOptions) { o.LabelSelector = selector }
+	podInf := r.newInformer(listWatch(kube.Pods(namespace), bySelector), &corev1.Pod{})
+	cmInf := r.newInformer(listWatch(kube.ConfigMaps(namespace), bySelector), &corev1.ConfigMap{})
+	svcInf := r.newInformer(listWatch(kube.Services(namespace), bySelector), &corev1.Service{})
+	ingInf := r.newInformer(listWatch(r.clients.Kube.NetworkingV1().Ingresses(namespace), bySelector), &networkingv1.Ingress{})
+	r.watchNodes(route, podInf, cmInf)
+	mutation := func(inf cache.SharedIndexInformer) cache.MutationCache {
+		return cache.NewIntegerResourceVersionMutationCache(logr.FromSlogHandler(r.log.Handler()), inf.GetStore(), inf.GetIndexer(), mutationTTL, true)
+	}
+	c := &runCaches{pods: mutation(podInf), configMaps: mutation(cmInf), services: mutation(svcInf),
+		ingresses: mutation(ingInf), ingressesSynced: ingInf.HasSynced}
+	for _, inf := range []cache.SharedIndexInformer{podInf, cmInf, svcInf, ingInf} {
+		go inf.RunWithContext(ctx)
+		// Ready without the Ingresses, which only the runs of bodies
+		// with an Ingress have: an install whose Role predates them (it
+		// may not list Ingresses) keeps serving every other step, and
+		// Cached says an Ingress is unknown until they sync.
+		if inf != ingInf {
+			c.synced = append(c.synced, inf.HasSynced)
+		}
+	}
+	return c
+}
+
+// namespaceCaches are the shared caches of namespace, started on first
+// use; they run until the registry's Run ends.
+func (r *Registry) namespaceCaches(namespace string) *runCaches {
+	r.sharedMu.Lock()
+	defer r.sharedMu.Unlock()
+	if c, ok := r.shared[namespace]; ok {
+		return c
+	}
+	// Every run object sparkplug labels with a workflow's uid; a
+	// change concerns the scope of that uid, if this process follows it.
+	selector := spark.LabelWorkflowUID
+	byUID := func(m *metav1.ObjectMeta) *Scope { return r.scopeOf(m.Labels[spark.LabelWorkflowUID]) }
+	c := r.newRunCaches(r.sharedCtx, namespace, selector, byUID)
+	// Every TaskSet of the namespace: a workflow's is named after it.
+	tsInf := r.newInformer(listWatch(r.clients.Workflows.ArgoprojV1alpha1().WorkflowTaskSets(namespace), func(*metav1.ListOptions) {}), &wfv1.WorkflowTaskSet{})
+	r.watchWhole(tsInf, func(obj any) *Scope {
+		ts, ok := obj.(*wfv1.WorkflowTaskSet)
+		if !ok {
+			return nil
+		}
+		return r.scopeNamed(ts.Namespace, ts.Name)
+	})
+	go tsInf.RunWithContext(r.sharedCtx)
+	c.taskSets = tsInf.GetStore()
+	c.synced = append(c.synced, tsInf.HasSynced)
+	r.shared[namespace] = c
+	r.log.Info("starting the namespace's shared caches", "namespace", namespace, "selector", selector)
+	return c
+}
+
+// scopeOf is the scope of the workflow with uid, nil when none.
+func (r *Registry) scopeOf(uid string) *Scope {
+	if uid == "" {
+		return nil
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.scopes[uid]
+}
+
+// scopeNamed is the scope of the workflow namespace/name, nil when none.
+func (r *Registry) scopeNamed(namespace, name string) *Scope {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.named[namespace+"/"+name]
 }
 
 // TaskSet returns the cached WorkflowTaskSet, nil when there is none.
@@ -260,7 +363,7 @@ func (s *Scope) TaskSet() *wfv1.WorkflowTaskSet {
 
 // Pods returns the cached pods of the workflow (drivers and executors).
 func (s *Scope) Pods() []*corev1.Pod {
-	return indexed[*corev1.Pod](s.pods, cache.NamespaceIndex, s.Workflow.Namespace)
+	return indexed[*corev1.Pod](s.pods, byWorkflow, s.Workflow.UID)
 }
 
 // PodsOfNode returns the cached pods labelled with the node's hash
@@ -268,12 +371,12 @@ func (s *Scope) Pods() []*corev1.Pod {
 // node's with the same hash, which the caller tells apart by the node-id
 // annotation.
 func (s *Scope) PodsOfNode(nodeID string) []*corev1.Pod {
-	return indexed[*corev1.Pod](s.pods, byNode, identity.NodeHash(nodeID))
+	return mine(s, indexed[*corev1.Pod](s.pods, byNode, identity.NodeHash(nodeID)))
 }
 
 // PodsOfApp returns the cached pods labelled with application id appID.
 func (s *Scope) PodsOfApp(appID string) []*corev1.Pod {
-	return indexed[*corev1.Pod](s.pods, byApp, appID)
+	return mine(s, indexed[*corev1.Pod](s.pods, byApp, appID))
 }
 
 // Pod returns the cached pod called name, nil when there is none.
@@ -283,13 +386,28 @@ func (s *Scope) Pod(name string) *corev1.Pod {
 		return nil
 	}
 	p, _ := obj.(*corev1.Pod)
+	if p == nil || !s.owns(p) {
+		return nil
+	}
 	return p
 }
 
 // ConfigMapsOfNode returns the cached ConfigMaps labelled with the
 // node's hash (tombstones among them), as PodsOfNode.
 func (s *Scope) ConfigMapsOfNode(nodeID string) []*corev1.ConfigMap {
-	return indexed[*corev1.ConfigMap](s.configMaps, byNode, identity.NodeHash(nodeID))
+	return mine(s, indexed[*corev1.ConfigMap](s.configMaps, byNode, identity.NodeHash(nodeID)))
+}
+
+// owns: o carries the scope's workflow uid. A sidecar's caches hold no
+// other; a namespace's shared caches hold every workflow's, and a scope
+// reads only its own, as if it watched alone.
+func (s *Scope) owns(o metav1.Object) bool {
+	return o.GetLabels()[spark.LabelWorkflowUID] == s.Workflow.UID
+}
+
+// mine keeps of objs the scope's own.
+func mine[T metav1.Object](s *Scope, objs []T) []T {
+	return slices.DeleteFunc(objs, func(o T) bool { return !s.owns(o) })
 }
 
 // Cached is the cached object of o's kind (ConfigMap, Service, Ingress)
@@ -317,6 +435,9 @@ func (s *Scope) Cached(o metav1.Object) metav1.Object {
 		return nil
 	}
 	m, _ := obj.(metav1.Object)
+	if m == nil || !s.owns(m) {
+		return nil
+	}
 	return m
 }
 

@@ -149,9 +149,10 @@ func TestSparkTasks(t *testing.T) {
 // be a cached one, as it is.
 func TestWroteKeepsTheCallersObject(t *testing.T) {
 	store := cache.NewIndexer(cache.MetaNamespaceKeyFunc, cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc})
-	s := &Scope{Workflow: spark.WorkflowRef{Namespace: "ns"}, pods: cache.NewIntegerResourceVersionMutationCache(logr.Discard(), store, store, time.Minute, true)}
+	s := &Scope{Workflow: spark.WorkflowRef{Namespace: "ns", UID: "uid-1"}, runCaches: &runCaches{pods: cache.NewIntegerResourceVersionMutationCache(logr.Discard(), store, store, time.Minute, true)}}
 	p := &corev1.Pod{
-		ObjectMeta: metav1.ObjectMeta{Name: "d", Namespace: "ns", ResourceVersion: "1", ManagedFields: []metav1.ManagedFieldsEntry{{Manager: "m"}}},
+		ObjectMeta: metav1.ObjectMeta{Name: "d", Namespace: "ns", ResourceVersion: "1", Labels: map[string]string{spark.LabelWorkflowUID: "uid-1"},
+			ManagedFields: []metav1.ManagedFieldsEntry{{Manager: "m"}}},
 		Spec:       corev1.PodSpec{Containers: []corev1.Container{{Name: "c", Image: "spark"}}},
 	}
 	s.Wrote(p)
@@ -161,5 +162,61 @@ func TestWroteKeepsTheCallersObject(t *testing.T) {
 	got := s.Pod("d")
 	if got == nil || got == p || len(got.ManagedFields) != 0 || got.Spec.Containers[0].Image != "" || got.Spec.Containers[0].Name != "c" {
 		t.Errorf("cached %+v, want a slimmed copy", got)
+	}
+}
+
+// In a namespace's shared caches, a scope reads only the objects of its
+// own workflow, as if it watched alone: by uid, whatever else shares a
+// node hash, an application id or a name.
+func TestSharedCachesShowEachScopeItsOwn(t *testing.T) {
+	// The informers' stores, as the API server filled them.
+	stores := map[string]cache.Indexer{}
+	mutation := func(kind string) cache.MutationCache {
+		store := cache.NewIndexer(cache.MetaNamespaceKeyFunc, cache.Indexers{
+			byWorkflow: labelIndex(spark.LabelWorkflowUID), byNode: labelIndex(spark.LabelNode), byApp: labelIndex(spark.LabelAppSelector)})
+		stores[kind] = store
+		return cache.NewIntegerResourceVersionMutationCache(logr.Discard(), store, store, time.Minute, true)
+	}
+	shared := &runCaches{pods: mutation("pods"), configMaps: mutation("configmaps"), services: mutation("services"),
+		ingresses: mutation("ingresses"), ingressesSynced: func() bool { return true }}
+	a := &Scope{Workflow: spark.WorkflowRef{Namespace: "ns", Name: "a", UID: "uid-a"}, runCaches: shared}
+	b := &Scope{Workflow: spark.WorkflowRef{Namespace: "ns", Name: "b", UID: "uid-b"}, runCaches: shared}
+	meta := func(name, uid string) metav1.ObjectMeta {
+		return metav1.ObjectMeta{Name: name, Namespace: "ns", ResourceVersion: "1", Labels: map[string]string{
+			spark.LabelWorkflowUID: uid, spark.LabelNode: "same-hash", spark.LabelAppSelector: "same-app"}}
+	}
+	for _, o := range []*corev1.Pod{{ObjectMeta: meta("driver-a", "uid-a")}, {ObjectMeta: meta("driver-b", "uid-b")}, {ObjectMeta: meta("driver-x", "uid-b")}} {
+		if err := stores["pods"].Add(o); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := stores["configmaps"].Add(&corev1.ConfigMap{ObjectMeta: meta("conf-b", "uid-b")}); err != nil {
+		t.Fatal(err)
+	}
+	names := func(pods []*corev1.Pod) []string {
+		var out []string
+		for _, p := range pods {
+			out = append(out, p.Name)
+		}
+		slices.Sort(out)
+		return out
+	}
+	if got := names(a.Pods()); !slices.Equal(got, []string{"driver-a"}) {
+		t.Errorf("a's pods %v", got)
+	}
+	if got := names(b.Pods()); !slices.Equal(got, []string{"driver-b", "driver-x"}) {
+		t.Errorf("b's pods %v", got)
+	}
+	if got := names(a.PodsOfApp("same-app")); !slices.Equal(got, []string{"driver-a"}) {
+		t.Errorf("a's pods of the application %v", got)
+	}
+	if len(a.ConfigMapsOfNode("any")) != 0 {
+		t.Errorf("a sees b's ConfigMaps")
+	}
+	if a.Pod("driver-b") != nil || b.Pod("driver-b") == nil {
+		t.Errorf("Pod by name crosses workflows")
+	}
+	if a.Cached(&corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "conf-b"}}) != nil || b.Cached(&corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "conf-b"}}) == nil {
+		t.Errorf("Cached crosses workflows")
 	}
 }

@@ -27,45 +27,70 @@ runtime pulls by the digest; the tag says which release it is).
 {{- end -}}
 
 {{/*
+"true" in controller mode (mode: controller), else empty.
+*/}}
+{{- define "sparkplug.controllerMode" -}}
+{{- if eq .Values.mode "controller" }}true{{ end -}}
+{{- end -}}
+
+{{/*
 The sidecar's args: serve on the loopback port the agent calls, then each
 serve flag that is set, then extraArgs. A JSON list.
 */}}
 {{- define "sparkplug.args" -}}
 {{- $args := list "serve" "--addr=127.0.0.1:4355" -}}
-{{- $flags := list
-  (list "workers" .Values.serve.workers)
-  (list "resync" .Values.serve.resync)
-  (list "write-gap" .Values.serve.writeGap)
-  (list "progress-interval" .Values.serve.progressInterval)
-  (list "not-found-grace" .Values.serve.notFoundGrace)
-  (list "ttl-interval" .Values.serve.ttlInterval)
-  (list "ttl-leftover-interval" .Values.serve.ttlLeftoverInterval)
-  (list "shutdown-grace" .Values.serve.shutdownGrace)
-  (list "kube-api-qps" .Values.serve.kubeAPIQPS)
-  (list "kube-api-burst" .Values.serve.kubeAPIBurst)
-  (list "ingress-url-format" .Values.serve.ingressURLFormat)
-  (list "ingress-class-name" .Values.serve.ingressClassName)
-  (list "log-format" .Values.serve.logFormat)
-  (list "log-level" .Values.serve.logLevel)
-  (list "metrics-addr" .Values.serve.metricsAddr)
-  (list "launcher" .Values.serve.launcher)
-  (list "spark-home" .Values.serve.sparkHome)
-  (list "max-spark-submits" .Values.serve.maxSparkSubmits)
-  (list "submit-timeout" .Values.serve.submitTimeout)
-  (list "kubernetes-request-timeout" .Values.serve.kubernetesRequestTimeout)
-  (list "history-server-url" .Values.serve.historyServerURL)
-  (list "archive-logs" .Values.serve.archiveLogs)
-  (list "archive-logs-max-bytes" .Values.serve.archiveLogsMaxBytes)
-  (list "archive-logs-timeout" .Values.serve.archiveLogsTimeout)
-  (list "allowed-service-accounts" .Values.serve.allowedServiceAccounts)
-  (list "pod-security-level" .Values.serve.podSecurityLevel)
-  (list "allowed-ingress-host-suffixes" .Values.serve.allowedIngressHostSuffixes)
-  (list "allowed-ingress-annotation-prefixes" .Values.serve.allowedIngressAnnotationPrefixes)
-  (list "allow-ingress-snippets" .Values.serve.allowIngressSnippets)
-  (list "allowed-service-types" .Values.serve.allowedServiceTypes)
--}}
-{{- $args = concat $args (include "sparkplug.flags" $flags | fromJsonArray) -}}
+{{- $args = concat $args (include "sparkplug.serveFlags" (dict "root" . "steps" false) | fromJsonArray) -}}
 {{- toJson (concat $args .Values.extraArgs) -}}
+{{- end -}}
+
+{{/*
+The serve.* flags that are set, "--name=value", in this order. Each pair's
+third item says whether it is a step-running flag, which `sparkplug
+controller` has too: with steps true (controller mode) only those; the
+others are the sidecar's process and server settings, which the
+controller takes from monitor.* or has not. A JSON list.
+*/}}
+{{- define "sparkplug.serveFlags" -}}
+{{- $s := .root.Values.serve -}}
+{{- $all := list
+  (list "workers" $s.workers true)
+  (list "resync" $s.resync true)
+  (list "write-gap" $s.writeGap true)
+  (list "progress-interval" $s.progressInterval true)
+  (list "not-found-grace" $s.notFoundGrace true)
+  (list "ttl-interval" $s.ttlInterval false)
+  (list "ttl-leftover-interval" $s.ttlLeftoverInterval true)
+  (list "shutdown-grace" $s.shutdownGrace false)
+  (list "kube-api-qps" $s.kubeAPIQPS false)
+  (list "kube-api-burst" $s.kubeAPIBurst false)
+  (list "ingress-url-format" $s.ingressURLFormat true)
+  (list "ingress-class-name" $s.ingressClassName true)
+  (list "log-format" $s.logFormat false)
+  (list "log-level" $s.logLevel false)
+  (list "metrics-addr" $s.metricsAddr false)
+  (list "launcher" $s.launcher true)
+  (list "spark-home" $s.sparkHome true)
+  (list "max-spark-submits" $s.maxSparkSubmits true)
+  (list "submit-timeout" $s.submitTimeout true)
+  (list "kubernetes-request-timeout" $s.kubernetesRequestTimeout true)
+  (list "history-server-url" $s.historyServerURL true)
+  (list "archive-logs" $s.archiveLogs true)
+  (list "archive-logs-max-bytes" $s.archiveLogsMaxBytes true)
+  (list "archive-logs-timeout" $s.archiveLogsTimeout true)
+  (list "allowed-service-accounts" $s.allowedServiceAccounts true)
+  (list "pod-security-level" $s.podSecurityLevel true)
+  (list "allowed-ingress-host-suffixes" $s.allowedIngressHostSuffixes true)
+  (list "allowed-ingress-annotation-prefixes" $s.allowedIngressAnnotationPrefixes true)
+  (list "allow-ingress-snippets" $s.allowIngressSnippets true)
+  (list "allowed-service-types" $s.allowedServiceTypes true)
+-}}
+{{- $flags := list -}}
+{{- range $all -}}
+{{- if or (not $.steps) (index . 2) -}}
+{{- $flags = append $flags (list (index . 0) (index . 1)) -}}
+{{- end -}}
+{{- end -}}
+{{- include "sparkplug.flags" $flags -}}
 {{- end -}}
 
 {{/*
@@ -112,15 +137,7 @@ sorts the keys, so with the default values this is the YAML that
   "args" (include "sparkplug.args" . | fromJsonArray)
   "ports" (list (dict "containerPort" 4355))
   "resources" .Values.resources
-  "securityContext" (dict
-    "runAsNonRoot" true
-    "runAsUser" 8737
-    "runAsGroup" 8737
-    "readOnlyRootFilesystem" true
-    "allowPrivilegeEscalation" false
-    "privileged" false
-    "capabilities" (dict "drop" (list "ALL"))
-    "seccompProfile" (dict "type" "RuntimeDefault"))
+  "securityContext" (include "sparkplug.pluginSecurityContext" . | fromJson)
 -}}
 {{- $env := list -}}
 {{- with .Values.goMemLimit -}}
@@ -138,7 +155,71 @@ sidecar reads its own pod at start to learn its workflow. */ -}}
 {{- end -}}
 
 {{/*
-sparkplug.sparkSubmitRBAC is "true" when the plugin's ServiceAccount gets
+The plugin container's securityContext, the sidecar's and the
+acknowledger's: uid 8737, which reads the agent's token file (plugin.yaml
+says why). A JSON object.
+*/}}
+{{- define "sparkplug.pluginSecurityContext" -}}
+{{- toJson (dict
+    "runAsNonRoot" true
+    "runAsUser" 8737
+    "runAsGroup" 8737
+    "readOnlyRootFilesystem" true
+    "allowPrivilegeEscalation" false
+    "privileged" false
+    "capabilities" (dict "drop" (list "ALL"))
+    "seccompProfile" (dict "type" "RuntimeDefault")) -}}
+{{- end -}}
+
+{{/*
+The acknowledger's image (controller mode), as sparkplug.image.
+*/}}
+{{- define "sparkplug.ackImage" -}}
+{{ .Values.ackImage.repository }}:{{ .Values.ackImage.tag | default .Chart.AppVersion }}
+{{- with .Values.ackImage.digest }}@{{ . }}{{ end -}}
+{{- end -}}
+
+{{/*
+Controller mode's plugin container, the acknowledger, as plugin-ack.yaml's
+spec.sidecar.container: with the default values the YAML `make plugin`
+writes into manifests/modes/controller/spark-executor-plugin-configmap.yaml.
+Same name (the agent's token is under /var/run/argo/<name>) and port as
+the sidecar's.
+*/}}
+{{- define "sparkplug.ackContainer" -}}
+{{- $c := dict
+  "name" "spark-executor-plugin"
+  "image" (include "sparkplug.ackImage" .)
+  "args" (list "--addr=127.0.0.1:4355")
+  "ports" (list (dict "containerPort" 4355))
+  "resources" .Values.controller.ackResources
+  "securityContext" (include "sparkplug.pluginSecurityContext" . | fromJson)
+-}}
+{{- with .Values.ackImage.pullPolicy -}}
+{{- $_ := set $c "imagePullPolicy" . -}}
+{{- end -}}
+{{- toYaml $c -}}
+{{- end -}}
+
+{{/*
+The ServiceAccount that runs the Spark steps, for the extra Roles
+(spark-submit, log archive) of a job namespace ns: the sidecar's,
+spark-executor-plugin of ns, or in controller mode the controller's, in
+the release's namespace; and the prefix of those Roles' names. A JSON
+object: {"name", "namespace", "prefix"}. Called with (list $ ns).
+*/}}
+{{- define "sparkplug.stepAccount" -}}
+{{- $root := index . 0 -}}
+{{- if include "sparkplug.controllerMode" $root -}}
+{{- $name := include "sparkplug.monitor.fullname" $root -}}
+{{- toJson (dict "name" $name "namespace" $root.Release.Namespace "prefix" $name) -}}
+{{- else -}}
+{{- toJson (dict "name" "spark-executor-plugin" "namespace" (index . 1) "prefix" "spark-executor-plugin") -}}
+{{- end -}}
+{{- end -}}
+
+{{/*
+sparkplug.sparkSubmitRBAC is "true" when the steps' ServiceAccount gets
 spark-submit's patch on ConfigMaps and Services: rbac.sparkSubmit, or, when
 it is null, whether serve.sparkHome is set (the spark-submit launcher can
 run). Empty otherwise.

@@ -1,14 +1,57 @@
 {{/*
-sparkplug monitor (monitor.enabled): the names and args its templates
-share.
+sparkplug monitor (monitor.enabled), or in controller mode sparkplug
+controller, which does the monitor's work and the sidecars': the names and
+args their templates share. The controller is rendered by the monitor's
+templates, as component controller, with monitor.*'s settings but those of
+controller.* (sparkplug.monitor.settings).
 */}}
 
 {{/*
+"true" when the monitor's templates render: monitor.enabled, or controller
+mode. Both at once is refused: the controller replaces the monitor.
+*/}}
+{{- define "sparkplug.monitor.enabled" -}}
+{{- if include "sparkplug.controllerMode" . -}}
+{{- if .Values.monitor.enabled -}}
+{{- fail "mode controller replaces the monitor (sparkplug controller does its work): set monitor.enabled=false; monitor.* other settings apply to the controller" -}}
+{{- end -}}
+true
+{{- else if .Values.monitor.enabled -}}
+true
+{{- end -}}
+{{- end -}}
+
+{{/*
+monitor or controller: the component label, the first argument and the
+container's name.
+*/}}
+{{- define "sparkplug.monitor.component" -}}
+{{- if include "sparkplug.controllerMode" . }}controller{{ else }}monitor{{ end -}}
+{{- end -}}
+
+{{/*
+monitor.* with, in controller mode, controller.*'s replicas, resources,
+goMemLimit and extraArgs over them. A JSON object.
+*/}}
+{{- define "sparkplug.monitor.settings" -}}
+{{- $m := deepCopy .Values.monitor -}}
+{{- if include "sparkplug.controllerMode" . -}}
+{{- $c := .Values.controller -}}
+{{- $_ := set $m "replicas" $c.replicas -}}
+{{- $_ = set $m "resources" $c.resources -}}
+{{- $_ = set $m "goMemLimit" $c.goMemLimit -}}
+{{- $_ = set $m "extraArgs" $c.extraArgs -}}
+{{- end -}}
+{{- toJson $m -}}
+{{- end -}}
+
+{{/*
 The name of the monitor's Deployment, ServiceAccount, Service, Roles and
-Lease: <release>-monitor, so two releases in one namespace keep apart.
+Lease: <release>-monitor (<release>-controller), so two releases in one
+namespace keep apart.
 */}}
 {{- define "sparkplug.monitor.fullname" -}}
-{{- printf "%s-monitor" .Release.Name | trunc 63 | trimSuffix "-" -}}
+{{- printf "%s-%s" .Release.Name (include "sparkplug.monitor.component" .) | trunc 63 | trimSuffix "-" -}}
 {{- end -}}
 
 {{/*
@@ -18,7 +61,7 @@ ServiceMonitor select by.
 {{- define "sparkplug.monitor.selectorLabels" -}}
 app.kubernetes.io/name: sparkplug
 app.kubernetes.io/instance: {{ .Release.Name }}
-app.kubernetes.io/component: monitor
+app.kubernetes.io/component: {{ include "sparkplug.monitor.component" . }}
 {{- end -}}
 
 {{/*
@@ -26,7 +69,7 @@ Labels of every monitor object.
 */}}
 {{- define "sparkplug.monitor.labels" -}}
 {{ include "sparkplug.labels" . }}
-app.kubernetes.io/component: monitor
+app.kubernetes.io/component: {{ include "sparkplug.monitor.component" . }}
 {{- end -}}
 
 {{/*
@@ -45,12 +88,13 @@ sidecar's (image.*, which a release pins).
 {{/*
 The monitor's args: the job namespaces, the metrics and health addresses
 of its container ports, the Lease's name, then each monitor flag that is
-set, then monitor.extraArgs. A JSON list.
+set, then (the controller) serve.*'s step flags, then extraArgs. A JSON
+list.
 */}}
 {{- define "sparkplug.monitor.args" -}}
-{{- $m := .Values.monitor -}}
+{{- $m := include "sparkplug.monitor.settings" . | fromJson -}}
 {{- $namespaces := include "sparkplug.namespaces" . | fromJsonArray -}}
-{{- $args := list "monitor"
+{{- $args := list (include "sparkplug.monitor.component" .)
   (printf "--namespaces=%s" (join "," $namespaces))
   "--metrics-addr=:9090"
   "--health-addr=:8081"
@@ -69,6 +113,9 @@ set, then monitor.extraArgs. A JSON list.
   (list "log-format" $m.logFormat)
 -}}
 {{- $args = concat $args (include "sparkplug.flags" $flags | fromJsonArray) -}}
+{{- if include "sparkplug.controllerMode" . -}}
+{{- $args = concat $args (include "sparkplug.serveFlags" (dict "root" . "steps" true) | fromJsonArray) -}}
+{{- end -}}
 {{- toJson (concat $args ($m.extraArgs | default list)) -}}
 {{- end -}}
 
