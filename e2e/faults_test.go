@@ -103,8 +103,8 @@ const (
 	// killSparkplug (controller mode only) kills the leading sparkplug
 	// controller with SIGKILL and starts it again at once: no controller
 	// leads until its Lease runs out.
-	killSparkplug disruption = "kill the leading sparkplug controller"
-	faultRunTimeout              = 5 * time.Minute
+	killSparkplug   disruption = "kill the leading sparkplug controller"
+	faultRunTimeout            = 5 * time.Minute
 	// faultDisruptionGap spaces the disruptions 3 to 9 s apart: a sidecar
 	// killed more often than Argo's agent retries a call (5 tries in about
 	// 15 s) fails the node it was asked about, whatever the plugin does.
