@@ -125,6 +125,7 @@ func TestScale(t *testing.T) {
 							len(r.Polls), Quantile(r.Polls, .5), Quantile(r.Polls, .99), r.PollRequests/float64(max(len(r.Polls), 1)))
 					}
 					results = append(results, r)
+					write(t, results)
 				}
 			}
 		})
@@ -135,6 +136,17 @@ func TestScale(t *testing.T) {
 	fmt.Println(Table(results))
 	if os.Getenv("SPARKPLUG_BENCH_WRITE") == "" {
 		t.Log("SPARKPLUG_BENCH_WRITE unset: README.md and docs/bench left as they are")
+	}
+}
+
+// write merges results into docs/bench/scale.json (the sizes and
+// launchers of earlier runs this one did not measure keep their figures)
+// and rewrites README.md's How fast section and the plots from it, if
+// SPARKPLUG_BENCH_WRITE is set: after each launcher's run, so that a
+// failure later in a long run loses none of the figures before it.
+func write(t *testing.T, results []Result) {
+	t.Helper()
+	if os.Getenv("SPARKPLUG_BENCH_WRITE") == "" {
 		return
 	}
 	root, err := framework.RepoRoot()
@@ -145,8 +157,6 @@ func TestScale(t *testing.T) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	// The sizes and launchers of earlier runs this one did not measure
-	// keep their figures.
 	saved := filepath.Join(dir, "scale.json")
 	old, err := Load(saved)
 	if err != nil {
