@@ -25,6 +25,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/dynamic/dynamicinformer"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/tools/cache"
 	"sigs.k8s.io/yaml"
@@ -354,6 +355,10 @@ func runWorkflows(t *testing.T, kind string, n int, unplay bool) Result {
 		texts[i] = oneStepWorkflow(run, n, i, spark)
 	}
 	w := newPodWatch(t, run)
+	var ts *taskSetWatch
+	if spark {
+		ts = newTaskSetWatch(t)
+	}
 	api0 := apiRequests(t)
 	wfw0, tsw0 := writes(t)
 	var samp *sparkplugSampler
@@ -372,6 +377,8 @@ func runWorkflows(t *testing.T, kind string, n int, unplay bool) Result {
 		cleanup(t, nil, run)
 		return r
 	}
+	r.TaskSetsAll = ts.all(n)
+	t.Logf("%s, N=%d: Argo's TaskSets created, the last at %v; the last driver at %v", kind, n, r.TaskSetsAll, r.All())
 	var scs []argo.Sidecar
 	if !unplay {
 		scs = samp.waitSidecars(t, n)
@@ -494,6 +501,54 @@ func submitAll(t *testing.T, texts []string) {
 	for err := range errs {
 		t.Fatalf("submit: %v", err)
 	}
+}
+
+// taskSetWatch records when each WorkflowTaskSet of the namespace (Argo
+// creates one per workflow with a plugin step) was first seen, since
+// submitted: how fast Argo hands one-step workflows to sparkplug.
+type taskSetWatch struct {
+	mu   sync.Mutex
+	seen map[string]time.Duration
+}
+
+func newTaskSetWatch(t *testing.T) *taskSetWatch {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	w := &taskSetWatch{seen: map[string]time.Duration{}}
+	f := dynamicinformer.NewFilteredDynamicSharedInformerFactory(env.Cluster.Dynamic, 0, env.Namespace, nil)
+	inf := f.ForResource(wfv1.SchemeGroupVersion.WithResource("workflowtasksets")).Informer()
+	if _, err := inf.AddEventHandler(cache.ResourceEventHandlerFuncs{AddFunc: func(obj any) {
+		o, ok := obj.(metav1.Object)
+		if !ok {
+			return
+		}
+		now := time.Since(submitted)
+		w.mu.Lock()
+		defer w.mu.Unlock()
+		if _, ok := w.seen[string(o.GetUID())]; !ok {
+			w.seen[string(o.GetUID())] = now
+		}
+	}}); err != nil {
+		t.Fatal(err)
+	}
+	f.Start(ctx.Done())
+	if !cache.WaitForCacheSync(ctx.Done(), inf.HasSynced) {
+		t.Fatal("TaskSet watch did not sync")
+	}
+	return w
+}
+
+// all is when the n-th TaskSet was first seen (0: fewer seen).
+func (w *taskSetWatch) all(n int) time.Duration {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	d := make([]time.Duration, 0, len(w.seen))
+	for _, v := range w.seen {
+		d = append(d, v)
+	}
+	slices.Sort(d)
+	return at(d, n-1)
 }
 
 // podWatch records when each pod of a run was first seen, and first seen
