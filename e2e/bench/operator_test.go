@@ -15,36 +15,43 @@ import (
 	"k8s.io/apimachinery/pkg/util/wait"
 
 	"github.com/sparkplug-io/sparkplug/e2e/cluster"
+	"github.com/sparkplug-io/sparkplug/e2e/framework"
 	"github.com/sparkplug-io/sparkplug/e2e/operator"
 	"github.com/sparkplug-io/sparkplug/e2e/sim"
 )
 
-// The Spark operator's controller is started on first use by
-// startOperator (hack/operator.sh builds it) and stopped when TestScale
-// ends.
+// The Spark operator's controller is started on first use in an
+// environment by startOperator (hack/operator.sh builds it) and stopped
+// with the environment (stopOperator).
 var (
-	operatorOnce sync.Once
-	operatorErr  error
+	operatorEnv  *framework.Env
+	operatorProc *cluster.Process
 )
 
 func startOperator(t *testing.T) {
 	t.Helper()
-	operatorOnce.Do(func() {
-		ctx := context.Background()
-		var binDir, sparkHome string
-		if binDir, sparkHome, operatorErr = operator.Build(ctx, env.RepoRoot); operatorErr != nil {
-			return
-		}
-		var p *cluster.Process
-		if p, operatorErr = operator.Start(ctx, env.Cluster, binDir, sparkHome, env.Namespace); operatorErr != nil {
-			return
-		}
-		t.Cleanup(func() { _ = p.Stop() })
-		t.Logf("Spark operator %s runs (log %s)", operator.Version(ctx, binDir), p.LogPath())
-	})
-	if operatorErr != nil {
-		t.Fatalf("Spark operator: %v", operatorErr)
+	if operatorEnv == env {
+		return
 	}
+	ctx := context.Background()
+	binDir, sparkHome, err := operator.Build(ctx, env.RepoRoot)
+	if err != nil {
+		t.Fatalf("Spark operator: %v", err)
+	}
+	p, err := operator.Start(ctx, env.Cluster, binDir, sparkHome, env.Namespace)
+	if err != nil {
+		t.Fatalf("Spark operator: %v", err)
+	}
+	operatorEnv, operatorProc = env, p
+	t.Logf("Spark operator %s runs (log %s)", operator.Version(ctx, binDir), p.LogPath())
+}
+
+// stopOperator stops the operator of the current environment, if it runs.
+func stopOperator() {
+	if operatorProc != nil {
+		_ = operatorProc.Stop()
+	}
+	operatorEnv, operatorProc = nil, nil
 }
 
 // runOperator creates n SparkApplications at once, as n Argo resource
@@ -94,7 +101,7 @@ func runOperator(t *testing.T, n int) Result {
 		t.Fatalf("create SparkApplication: %v", err)
 	}
 	w.waitCreated(t, nil, n, 15*time.Minute)
-	r := Result{Kind: KindOperator, N: n, Created: w.created(), APIRequests: apiRequests(t) - api0, OwnRequests: -1}
+	r := Result{Kind: KindOperator, N: n, Created: w.created(), APIRequests: apiRequests(t) - api0, OwnRequests: -1, WorkflowWrites: -1, TaskSetWrites: -1}
 
 	sel := metav1.ListOptions{LabelSelector: RunLabel + "=" + run}
 	var states map[string]int

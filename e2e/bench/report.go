@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"encoding/json"
 	"fmt"
 	"image/color"
 	"os"
@@ -14,47 +15,92 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 )
 
-// The launchers compared.
+// The launchers compared. Two scenarios: N Spark steps in one
+// workflow's loop (sidecar, controller, against plain), and N workflows
+// of one step each, submitted together as a CronWorkflow's runs would be
+// (sidecar-wf, controller-wf, against plain-wf); the operator's N
+// SparkApplications stand beside both.
 const (
-	KindSparkplug = "sparkplug"
-	KindPlain     = "plain"
-	KindOperator  = "operator"
+	// KindSparkplug is the loop in sidecar mode (its name from before
+	// controller mode).
+	KindSparkplug    = "sparkplug"
+	KindController   = "controller"
+	KindPlain        = "plain"
+	KindOperator     = "operator"
+	KindSidecarWF    = "sidecar-wf"
+	KindControllerWF = "controller-wf"
+	KindPlainWF      = "plain-wf"
 )
+
+// Kinds are every launcher, in the order of the tables.
+var Kinds = []string{KindSparkplug, KindController, KindPlain, KindSidecarWF, KindControllerWF, KindPlainWF, KindOperator}
 
 // describe says what a launcher's row is.
 var describe = map[string]string{
-	KindSparkplug: "sparkplug: N Spark steps",
-	KindPlain:     "Argo: N container steps",
-	KindOperator:  "Spark operator v2.5.2: N SparkApplications (fake spark-submit: its best case)",
+	KindSparkplug:    "sidecar mode: 1 workflow, N Spark steps",
+	KindController:   "controller mode: 1 workflow, N Spark steps",
+	KindPlain:        "Argo: 1 workflow, N container steps",
+	KindSidecarWF:    "sidecar mode: N workflows, 1 Spark step each",
+	KindControllerWF: "controller mode: N workflows, 1 Spark step each",
+	KindPlainWF:      "Argo: N workflows, 1 container step each",
+	KindOperator:     "Spark operator v2.5.2: N SparkApplications (fake spark-submit: its best case)",
+}
+
+// counterpart is the Argo launcher a Spark launcher is compared with.
+var counterpart = map[string]string{
+	KindSparkplug: KindPlain, KindController: KindPlain,
+	KindSidecarWF: KindPlainWF, KindControllerWF: KindPlainWF,
 }
 
 // Result is one launcher's run of N steps.
 type Result struct {
 	Kind string
 	N    int
+	// Date is the day of the run (UTC, 2006-01-02).
+	Date string `json:",omitempty"`
+	// Skipped says why the launcher was not run at this N ("": it ran).
+	Skipped string `json:",omitempty"`
 	// Created is when each driver pod (pod) was first seen, since the
 	// submission, sorted.
 	Created []time.Duration
+	// TaskSetsAll is when Argo had created the WorkflowTaskSets of all N
+	// one-step workflows, since the submission (0: not measured): what it
+	// hands sparkplug, before sparkplug can launch.
+	TaskSetsAll time.Duration `json:",omitempty"`
 	// Done is when every node was done (0: not measured).
 	Done time.Duration
 	// APIRequests are the kube-apiserver's requests (all clients, watches
 	// not counted) from the submission until every pod was created.
 	APIRequests float64
-	// OwnRequests are the launcher's own requests in that time (the
-	// sidecar's; -1: not measured).
+	// OwnRequests are sparkplug's own in that time (the sidecars', or the
+	// controller replicas'; -1: not measured).
 	OwnRequests float64
-	// PeakRSS is the sidecar's peak resident set (bytes), CPU its CPU time
-	// (0: no sidecar).
+	// PeakRSS is the sum of the peak resident sets (bytes) of every
+	// sparkplug process of the run (the sidecars, or the controller's
+	// replicas and the acknowledgers), CPU the sum of their CPU time; 0:
+	// none.
 	PeakRSS int64
 	CPU     time.Duration
+	// ControllerRSS is the largest peak resident set of a controller
+	// replica (controller mode; 0: none).
+	ControllerRSS int64 `json:",omitempty"`
+	// AgentRSS is the largest peak resident set of an agent pod's
+	// sparkplug process (the sidecar, or the acknowledger), AgentCPU
+	// their mean CPU time; 0: none played.
+	AgentRSS int64         `json:",omitempty"`
+	AgentCPU time.Duration `json:",omitempty"`
+	// Unplayed: the agent pods were left unplayed (controller mode needs
+	// none to run a Spark step): no argoexec and no acknowledger ran, so
+	// their cost is not in PeakRSS and CPU.
+	Unplayed bool `json:",omitempty"`
 	// Polls are the latencies of status polls sent to the sidecar while it
 	// followed the N drivers, PollRequests the API requests it made
 	// meanwhile.
-	Polls        []time.Duration
-	PollRequests float64
+	Polls        []time.Duration `json:",omitempty"`
+	PollRequests float64         `json:",omitempty"`
 	// WorkflowWrites are the Workflow updates and patches (all clients:
 	// the controller's) and TaskSetWrites the WorkflowTaskSet status
-	// patches (the sidecar's results) from the submission until every
+	// patches (sparkplug's results) from the submission until every
 	// node was done (-1: not measured).
 	WorkflowWrites, TaskSetWrites float64
 }
@@ -99,43 +145,122 @@ func Ratio(a, b Result) float64 {
 	return b.All().Seconds() / a.All().Seconds()
 }
 
-// Table is the results as a Markdown table, one row per launcher and N,
-// then the ratios per N.
+// Table is the results as Markdown tables: one row per N and launcher,
+// then the launch rates of the Spark launchers over Argo's and the
+// operator's per N, then the writes.
 func Table(results []Result) string {
+	results = Sorted(results)
 	var b strings.Builder
-	b.WriteString("| N | launcher | first pod | all pods | pods/min | all done | API requests per launch: all clients | sparkplug's own | sidecar peak RSS | sidecar CPU | poll p50 | poll p99 | API requests per poll |\n")
-	b.WriteString("|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
+	b.WriteString("| N | launcher | first pod | all pods | pods/min | all done | API requests per launch: all clients | sparkplug's own | sparkplug's processes: peak RSS, summed | CPU, summed | controller replica: peak RSS | agent pod's sparkplug: peak RSS | CPU | poll p50 | poll p99 | API requests per poll |\n")
+	b.WriteString("|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
 	for _, r := range results {
-		fmt.Fprintf(&b, "| %d | %s | %s | %s | %.0f | %s | %.1f | %s | %s | %s | %s | %s | %s |\n",
+		if r.Skipped != "" {
+			fmt.Fprintf(&b, "| %d | %s | not run: %s |||||||||||||||\n", r.N, r.Kind, r.Skipped)
+			continue
+		}
+		sum := orDash(r.PeakRSS > 0, mib(r.PeakRSS))
+		if r.Unplayed && r.PeakRSS > 0 {
+			sum += " (controller only: agents unplayed)"
+		}
+		fmt.Fprintf(&b, "| %d | %s | %s | %s | %.0f | %s | %.1f | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n",
 			r.N, r.Kind, secs(r.First()), secs(r.All()), r.PerMinute(), orDash(r.Done > 0, secs(r.Done)),
 			r.APIRequests/float64(r.N), orDash(r.OwnRequests >= 0, fmt.Sprintf("%.2f", r.OwnRequests/float64(r.N))),
-			orDash(r.PeakRSS > 0, fmt.Sprintf("%.1f MiB", float64(r.PeakRSS)/(1<<20))),
-			orDash(r.PeakRSS > 0, secs(r.CPU)),
+			sum, orDash(r.PeakRSS > 0, secs(r.CPU)),
+			orDash(r.ControllerRSS > 0, mib(r.ControllerRSS)),
+			orDash(r.AgentRSS > 0, mib(r.AgentRSS)), orDash(r.AgentRSS > 0, secs(r.AgentCPU)),
 			orDash(len(r.Polls) > 0, ms(Quantile(r.Polls, .5))), orDash(len(r.Polls) > 0, ms(Quantile(r.Polls, .99))),
 			orDash(len(r.Polls) > 0, fmt.Sprintf("%.3f", r.PollRequests/float64(len(r.Polls)))))
 	}
-	b.WriteString("\n| N | sparkplug's launch rate over Argo's (all pods) | over the operator's |\n|---:|---:|---:|\n")
+	var ratios strings.Builder
 	for _, n := range sizes(results) {
-		sp, ok := find(results, KindSparkplug, n)
-		if !ok {
-			continue
+		for _, kind := range Kinds {
+			sp, ok := find(results, kind, n)
+			if _, spark := counterpart[kind]; !ok || !spark || sp.Skipped != "" {
+				continue
+			}
+			plain, okP := find(results, counterpart[kind], n)
+			op, okO := find(results, KindOperator, n)
+			okP = okP && plain.Skipped == ""
+			okO = okO && op.Skipped == ""
+			fmt.Fprintf(&ratios, "| %d | %s | %s | %s | %s |\n", n, kind, orDash(sp.TaskSetsAll > 0, secs(sp.TaskSetsAll)), orDash(okP, fmt.Sprintf("%.2f (%s)", Ratio(sp, plain), counterpart[kind])), orDash(okO, fmt.Sprintf("%.1f", Ratio(sp, op))))
 		}
-		plain, okP := find(results, KindPlain, n)
-		op, okO := find(results, KindOperator, n)
-		fmt.Fprintf(&b, "| %d | %s | %s |\n", n, orDash(okP, fmt.Sprintf("%.2f", Ratio(sp, plain))), orDash(okO, fmt.Sprintf("%.1f", Ratio(sp, op))))
+	}
+	if ratios.Len() > 0 {
+		b.WriteString("\n| N | launcher | Argo's TaskSets, all created | launch rate (all pods) over Argo's | over the operator's |\n|---:|---|---:|---:|---:|\n")
+		b.WriteString(ratios.String())
 	}
 	var writes strings.Builder
 	for _, r := range results {
-		if r.Kind == KindSparkplug && r.WorkflowWrites >= 0 && r.Done > 0 {
-			fmt.Fprintf(&writes, "| %d | %.2f | %.2f |\n", r.N, r.TaskSetWrites/float64(r.N), r.WorkflowWrites/float64(r.N))
+		if _, spark := counterpart[r.Kind]; spark && r.Skipped == "" && r.WorkflowWrites >= 0 && r.Done > 0 {
+			fmt.Fprintf(&writes, "| %d | %s | %.2f | %.2f |\n", r.N, r.Kind, r.TaskSetWrites/float64(r.N), r.WorkflowWrites/float64(r.N))
 		}
 	}
 	if writes.Len() > 0 {
-		b.WriteString("\n| N | sparkplug: TaskSet status patches per node (its results) | Workflow writes per node (the controller's, submission to done) |\n|---:|---:|---:|\n")
+		b.WriteString("\n| N | launcher | TaskSet status patches per node (all clients: sparkplug's results) | Workflow writes per node (Argo's controller, submission to done) |\n|---:|---|---:|---:|\n")
 		b.WriteString(writes.String())
 	}
 	return b.String()
 }
+
+// Sorted orders results by N, then by Kinds.
+func Sorted(results []Result) []Result {
+	s := slices.Clone(results)
+	slices.SortStableFunc(s, func(a, b Result) int {
+		if a.N != b.N {
+			return a.N - b.N
+		}
+		return slices.Index(Kinds, a.Kind) - slices.Index(Kinds, b.Kind)
+	})
+	return s
+}
+
+// Merge is old with every result of the same launcher and N replaced by
+// the new one's, and the new ones added: one run may measure some sizes
+// or launchers, and the README keeps the others' last figures.
+func Merge(old, new []Result) []Result {
+	out := slices.DeleteFunc(slices.Clone(old), func(o Result) bool {
+		return slices.ContainsFunc(new, func(r Result) bool { return r.Kind == o.Kind && r.N == o.N })
+	})
+	return Sorted(append(out, new...))
+}
+
+// Goals are the issue's goals for N=1,000 one-step workflows, each as
+// measured: met, not met, or not measured.
+func Goals(results []Result) string {
+	const n = 1000
+	var b strings.Builder
+	ctl, ok := find(results, KindControllerWF, n)
+	if !ok || ctl.Skipped != "" {
+		return ""
+	}
+	verdict := func(ok bool) string {
+		if ok {
+			return "met"
+		}
+		return "**not met**"
+	}
+	fmt.Fprintf(&b, "- The controller at most 128 MiB resident following 1,000 drivers across 1,000 workflows: %s (the leading replica peaked at %s).\n",
+		verdict(ctl.ControllerRSS <= 128<<20), mib(ctl.ControllerRSS))
+	if plain, ok := find(results, KindPlainWF, n); ok && plain.Skipped == "" {
+		fmt.Fprintf(&b, "- All drivers of 1,000 one-step workflows created no slower than Argo creates the pods of 1,000 one-container-step workflows: %s (%s against %s%s).\n",
+			verdict(ctl.All() <= plain.All()), secs(ctl.All()), secs(plain.All()),
+			orEmpty(ctl.TaskSetsAll > 0, "; Argo had created the Spark workflows' TaskSets, which sparkplug waits for, at "+secs(ctl.TaskSetsAll)))
+	}
+	if op, ok := find(results, KindOperator, n); ok && op.Skipped == "" {
+		fmt.Fprintf(&b, "- At least 3x faster than the operator in the same run: %s (%.1fx: %s against %s).\n",
+			verdict(Ratio(ctl, op) >= 3), Ratio(ctl, op), secs(ctl.All()), secs(op.All()))
+	}
+	return b.String()
+}
+
+func orEmpty(ok bool, s string) string {
+	if !ok {
+		return ""
+	}
+	return s
+}
+
+func mib(b int64) string { return fmt.Sprintf("%.1f MiB", float64(b)/(1<<20)) }
 
 func secs(d time.Duration) string { return fmt.Sprintf("%.1f s", d.Seconds()) }
 func ms(d time.Duration) string   { return fmt.Sprintf("%.2f ms", float64(d)/float64(time.Millisecond)) }
@@ -168,22 +293,30 @@ func find(results []Result, kind string, n int) (Result, bool) {
 
 // lineColors are the launchers' colors in the plots.
 var lineColors = map[string]color.Color{
-	KindSparkplug: color.RGBA{R: 0xd9, G: 0x5f, B: 0x02, A: 0xff},
-	KindPlain:     color.RGBA{R: 0x1b, G: 0x9e, B: 0x77, A: 0xff},
-	KindOperator:  color.RGBA{R: 0x75, G: 0x70, B: 0xb3, A: 0xff},
+	KindSparkplug:    color.RGBA{R: 0xd9, G: 0x5f, B: 0x02, A: 0xff},
+	KindController:   color.RGBA{R: 0xe7, G: 0x29, B: 0x8a, A: 0xff},
+	KindPlain:        color.RGBA{R: 0x1b, G: 0x9e, B: 0x77, A: 0xff},
+	KindSidecarWF:    color.RGBA{R: 0xd9, G: 0x5f, B: 0x02, A: 0xff},
+	KindControllerWF: color.RGBA{R: 0xe7, G: 0x29, B: 0x8a, A: 0xff},
+	KindPlainWF:      color.RGBA{R: 0x1b, G: 0x9e, B: 0x77, A: 0xff},
+	KindOperator:     color.RGBA{R: 0x75, G: 0x70, B: 0xb3, A: 0xff},
 }
+
+// dashed are the one-step-workflow launchers, drawn dashed in their loop
+// counterpart's color.
+var dashed = map[string]bool{KindSidecarWF: true, KindControllerWF: true, KindPlainWF: true}
 
 // Plot draws pods created over time for the results of one N into a PNG
 // at path.
 func Plot(path string, n int, results []Result) error {
 	p := plot.New()
 	p.Title.Text = fmt.Sprintf("N = %d: driver pods (pods) created since submission", n)
-	p.X.Label.Text = "seconds since the workflow (the SparkApplications) was submitted"
+	p.X.Label.Text = "seconds since the workflow(s) (the SparkApplications) were submitted"
 	p.Y.Label.Text = "pods created"
 	p.Add(plotter.NewGrid())
 	p.Legend.Top, p.Legend.Left = false, false
 	p.Y.Min, p.X.Min = 0, 0
-	for _, r := range results {
+	for _, r := range Sorted(results) {
 		if r.N != n || len(r.Created) == 0 {
 			continue
 		}
@@ -198,6 +331,9 @@ func Plot(path string, n int, results []Result) error {
 		}
 		line.Color = lineColors[r.Kind]
 		line.Width = vg.Points(2)
+		if dashed[r.Kind] {
+			line.Dashes = []vg.Length{vg.Points(6), vg.Points(3)}
+		}
 		p.Add(line)
 		p.Legend.Add(describe[r.Kind], line)
 	}
@@ -210,15 +346,74 @@ func Plot(path string, n int, results []Result) error {
 // Section is the README's block between BeginMarker and EndMarker: the
 // machine, the table, the plots.
 func Section(machine string, results []Result, plots []string) string {
+	results = Sorted(results)
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s\n", BeginMarker)
-	fmt.Fprintf(&b, "Measured by `make bench-e2e` on %s.\n\n", machine)
+	fmt.Fprintf(&b, "Measured by `make bench-e2e` on %s", machine)
+	var dates []string
+	for _, n := range sizes(results) {
+		var ds []string
+		for _, r := range results {
+			if r.N == n && r.Date != "" && !slices.Contains(ds, r.Date) {
+				ds = append(ds, r.Date)
+			}
+		}
+		if len(ds) > 0 {
+			dates = append(dates, fmt.Sprintf("N=%d on %s", n, strings.Join(ds, ", ")))
+		}
+	}
+	if len(dates) > 0 {
+		fmt.Fprintf(&b, "; %s", strings.Join(dates, "; "))
+	}
+	b.WriteString(".\n\n")
+	for _, kind := range Kinds {
+		if slices.ContainsFunc(results, func(r Result) bool { return r.Kind == kind }) {
+			fmt.Fprintf(&b, "- `%s`: %s\n", kind, describe[kind])
+		}
+	}
+	b.WriteString("\n")
 	b.WriteString(Table(results))
+	for _, r := range results {
+		if r.Unplayed {
+			fmt.Fprintf(&b, "\nAt N=%d, %s ran with its agent pods unplayed: Argo created them and they ran (KWOK), but no argoexec and no acknowledger process did; controller mode needs neither to run a Spark step, and %d of each do not fit this machine beside the control plane. Its sum is the controller replicas' alone; add %d acknowledgers at their `make bench-ack` cost, 6.1 to 9.4 MiB resident each (stated, not measured here): %.0f to %.0f MiB.\n",
+				r.N, r.Kind, r.N, r.N, float64(r.PeakRSS)/(1<<20)+6.1*float64(r.N), float64(r.PeakRSS)/(1<<20)+9.4*float64(r.N))
+		}
+	}
+	if g := Goals(results); g != "" {
+		b.WriteString("\nGoals at N=1,000, as measured:\n\n")
+		b.WriteString(g)
+	}
 	for _, p := range plots {
 		fmt.Fprintf(&b, "\n![%s](%s)\n", strings.TrimSuffix(p[strings.LastIndex(p, "/")+1:], ".png"), p)
 	}
 	fmt.Fprintf(&b, "%s\n", EndMarker)
 	return b.String()
+}
+
+// Load reads the results a previous run saved at path; none if it does
+// not exist.
+func Load(path string) ([]Result, error) {
+	b, err := os.ReadFile(path)
+	if os.IsNotExist(err) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var rs []Result
+	if err := json.Unmarshal(b, &rs); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return rs, nil
+}
+
+// Save writes results to path, for the next run's Merge.
+func Save(path string, results []Result) error {
+	b, err := json.MarshalIndent(Sorted(results), "", " ")
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(path, append(b, '\n'), 0o644)
 }
 
 // The README's markers around the benchmark's section.

@@ -39,29 +39,108 @@ func results() []Result {
 		return d
 	}
 	return []Result{
-		{Kind: KindSparkplug, N: 4, Created: pods(time.Second, 4), Done: 9 * time.Second, APIRequests: 40, OwnRequests: 12,
-			PeakRSS: 40 << 20, CPU: 1500 * time.Millisecond, Polls: []time.Duration{time.Millisecond, 3 * time.Millisecond}, PollRequests: 0,
-			WorkflowWrites: 30, TaskSetWrites: 6},
-		{Kind: KindPlain, N: 4, Created: pods(2*time.Second, 4), APIRequests: 20, OwnRequests: -1},
-		{Kind: KindOperator, N: 4, Created: pods(10*time.Second, 4), Done: 60 * time.Second, APIRequests: 80, OwnRequests: -1},
+		{Kind: KindOperator, N: 4, Created: pods(10*time.Second, 4), Done: 60 * time.Second, APIRequests: 80, OwnRequests: -1, WorkflowWrites: -1, TaskSetWrites: -1},
+		{Kind: KindSparkplug, N: 4, Date: "2026-11-26", Created: pods(time.Second, 4), Done: 9 * time.Second, APIRequests: 40, OwnRequests: 12,
+			PeakRSS: 40 << 20, CPU: 1500 * time.Millisecond, AgentRSS: 40 << 20, AgentCPU: 1500 * time.Millisecond,
+			Polls: []time.Duration{time.Millisecond, 3 * time.Millisecond}, PollRequests: 0, WorkflowWrites: 30, TaskSetWrites: 6},
+		{Kind: KindPlain, N: 4, Created: pods(2*time.Second, 4), APIRequests: 20, OwnRequests: -1, WorkflowWrites: -1, TaskSetWrites: -1},
+		{Kind: KindControllerWF, N: 4, Date: "2026-11-27", Created: pods(500*time.Millisecond, 4), Done: 8 * time.Second, APIRequests: 60, OwnRequests: 8,
+			TaskSetsAll: 1500 * time.Millisecond, PeakRSS: 100 << 20, CPU: 3 * time.Second, ControllerRSS: 50 << 20, AgentRSS: 7 << 20, AgentCPU: 100 * time.Millisecond, WorkflowWrites: 20, TaskSetWrites: 4},
+		{Kind: KindPlainWF, N: 4, Created: pods(4*time.Second, 4), APIRequests: 24, OwnRequests: -1, WorkflowWrites: -1, TaskSetWrites: -1},
+		{Kind: KindSidecarWF, N: 1000, Skipped: "too many agents"},
 	}
 }
 
 func TestTable(t *testing.T) {
 	rs := results()
-	if got := Ratio(rs[0], rs[1]); got != 2 {
+	if got := Ratio(rs[1], rs[2]); got != 2 {
 		t.Errorf("ratio to plain = %v, want 2", got)
 	}
 	table := Table(rs)
 	for _, want := range []string{
-		"| 4 | sparkplug | 1.0 s | 4.0 s | 60 | 9.0 s | 10.0 | 3.00 | 40.0 MiB | 1.5 s | 1.00 ms | 3.00 ms | 0.000 |",
-		"| 4 | plain | 2.0 s | 8.0 s | 30 | – | 5.0 | – | – | – | – | – | – |",
-		"| 4 | 2.00 | 10.0 |",
-		"| 4 | 1.50 | 7.50 |",
+		"| 4 | sparkplug | 1.0 s | 4.0 s | 60 | 9.0 s | 10.0 | 3.00 | 40.0 MiB | 1.5 s | – | 40.0 MiB | 1.5 s | 1.00 ms | 3.00 ms | 0.000 |",
+		"| 4 | plain | 2.0 s | 8.0 s | 30 | – | 5.0 | – | – | – | – | – | – | – | – | – |",
+		"| 4 | controller-wf | 0.5 s | 2.0 s | 120 | 8.0 s | 15.0 | 2.00 | 100.0 MiB | 3.0 s | 50.0 MiB | 7.0 MiB | 0.1 s | – | – | – |",
+		"| 1000 | sidecar-wf | not run: too many agents |",
+		// Each Spark launcher against its own Argo counterpart and the
+		// operator.
+		"| 4 | sparkplug | – | 2.00 (plain) | 10.0 |",
+		"| 4 | controller-wf | 1.5 s | 8.00 (plain-wf) | 20.0 |",
+		"| 4 | sparkplug | 1.50 | 7.50 |",
+		"| 4 | controller-wf | 1.00 | 5.00 |",
 	} {
 		if !strings.Contains(table, want) {
 			t.Errorf("table lacks %q:\n%s", want, table)
 		}
+	}
+	// By N, then the launchers' order: the loop first, the operator last.
+	if i, j, k := strings.Index(table, "| 4 | sparkplug |"), strings.Index(table, "| 4 | controller-wf |"), strings.Index(table, "| 4 | operator |"); !(i < j && j < k) {
+		t.Errorf("rows out of order:\n%s", table)
+	}
+	if strings.Contains(table, "| 1000 | sidecar-wf | –") {
+		t.Errorf("a launcher not run has a ratio row:\n%s", table)
+	}
+}
+
+func TestMerge(t *testing.T) {
+	old := results()
+	newer := []Result{{Kind: KindPlain, N: 4, APIRequests: 99}, {Kind: KindPlain, N: 8, APIRequests: 1}}
+	got := Merge(old, newer)
+	if len(got) != len(old)+1 {
+		t.Fatalf("merged %d results, want %d: %+v", len(got), len(old)+1, got)
+	}
+	if r, _ := find(got, KindPlain, 4); r.APIRequests != 99 {
+		t.Errorf("plain N=4 kept the old figures: %+v", r)
+	}
+	if _, ok := find(got, KindOperator, 4); !ok {
+		t.Error("a result the new run did not measure was dropped")
+	}
+	if got[0].Kind != KindSparkplug || got[len(got)-2].N != 8 || got[len(got)-1].N != 1000 {
+		t.Errorf("merged results not sorted by N: %+v", got)
+	}
+	if len(old) != len(results()) || old[2].APIRequests != 20 {
+		t.Error("Merge changed its argument")
+	}
+
+	path := filepath.Join(t.TempDir(), "scale.json")
+	if rs, err := Load(path); err != nil || rs != nil {
+		t.Errorf("Load of no file = %v, %v", rs, err)
+	}
+	if err := Save(path, got); err != nil {
+		t.Fatal(err)
+	}
+	back, err := Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(back) != len(got) || back[0].Created[3] != got[0].Created[3] || back[0].Date != got[0].Date {
+		t.Errorf("Load(Save(x)) = %+v, want %+v", back, got)
+	}
+}
+
+func TestGoals(t *testing.T) {
+	rs := results()
+	if g := Goals(rs); g != "" {
+		t.Errorf("goals without N=1000 = %q", g)
+	}
+	for i := range rs {
+		rs[i].N = 1000
+	}
+	g := Goals(rs)
+	for _, want := range []string{
+		"128 MiB resident following 1,000 drivers across 1,000 workflows: met (the leading replica peaked at 50.0 MiB)",
+		"one-container-step workflows: met (2.0 s against 16.0 s; Argo had created the Spark workflows' TaskSets, which sparkplug waits for, at 1.5 s)",
+		"faster than the operator in the same run: met (20.0x",
+	} {
+		if !strings.Contains(g, want) {
+			t.Errorf("goals lack %q:\n%s", want, g)
+		}
+	}
+	rs[3].ControllerRSS = 129 << 20
+	rs[3].Created = []time.Duration{time.Second, 20 * time.Second}
+	g = Goals(rs)
+	if strings.Count(g, "**not met**") != 3 {
+		t.Errorf("want all three goals not met:\n%s", g)
 	}
 }
 
@@ -93,7 +172,11 @@ func TestPlotAndRewrite(t *testing.T) {
 	}
 	b, _ := os.ReadFile(readme)
 	got := string(b)
-	for _, want := range []string{"before\n" + BeginMarker + "\nMeasured by `make bench-e2e` on a machine.", "![scale-4](docs/bench/scale-4.png)\n" + EndMarker + "\nafter\n"} {
+	for _, want := range []string{
+		"before\n" + BeginMarker + "\nMeasured by `make bench-e2e` on a machine; N=4 on 2026-11-26, 2026-11-27.\n",
+		"- `controller-wf`: controller mode: N workflows, 1 Spark step each\n",
+		"![scale-4](docs/bench/scale-4.png)\n" + EndMarker + "\nafter\n",
+	} {
 		if !strings.Contains(got, want) {
 			t.Errorf("rewritten README lacks %q:\n%s", want, got)
 		}

@@ -25,6 +25,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/dynamic/dynamicinformer"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/tools/cache"
 	"sigs.k8s.io/yaml"
@@ -40,65 +41,144 @@ import (
 const RunLabel = "scale-bench/run"
 
 // TestScale runs each launcher with N steps, for each N, one after
-// another in the same cluster, and writes the table and plots.
+// another, and writes the tables and plots. The launchers of each mode
+// share one control plane, started for them (sidecar mode's first); Argo's
+// own and the operator run in controller mode's when it runs, so that the
+// goals compare the same control plane.
 func TestScale(t *testing.T) {
-	ns := []int{100, 500, 1000}
+	ns := []int{200, 1000}
 	if s := os.Getenv("SPARKPLUG_BENCH_N"); s != "" {
 		ns = nil
 		for _, f := range strings.Split(s, ",") {
 			n, err := strconv.Atoi(strings.TrimSpace(f))
 			if err != nil || n < 1 {
-				t.Fatalf("SPARKPLUG_BENCH_N=%q: want counts like 100,500,1000", s)
+				t.Fatalf("SPARKPLUG_BENCH_N=%q: want counts like 200,1000", s)
 			}
 			ns = append(ns, n)
 		}
 	}
-	kinds := []string{KindSparkplug, KindPlain, KindOperator}
+	kinds := Kinds
 	if s := os.Getenv("SPARKPLUG_BENCH_KINDS"); s != "" {
 		kinds = strings.Split(s, ",")
-	}
-	var results []Result
-	for _, n := range ns {
-		for _, kind := range kinds {
-			var r Result
-			switch kind {
-			case KindSparkplug:
-				r = runSparkplug(t, n)
-			case KindPlain:
-				r = runPlain(t, n)
-			case KindOperator:
-				r = runOperator(t, n)
-			default:
-				t.Fatalf("no launcher %q", kind)
+		for _, k := range kinds {
+			if !slices.Contains(Kinds, k) {
+				t.Fatalf("SPARKPLUG_BENCH_KINDS: no launcher %q (launchers: %s)", k, strings.Join(Kinds, ","))
 			}
-			t.Logf("%s, N=%d: first pod %v, all %v (%.0f/min), done %v, %.2f API requests per launch (own %.2f), peak RSS %.1f MiB, CPU %v, polls %d p50 %v p99 %v, %.3f API requests per poll",
-				kind, n, r.First(), r.All(), r.PerMinute(), r.Done, r.APIRequests/float64(n), r.OwnRequests/float64(n),
-				float64(r.PeakRSS)/(1<<20), r.CPU, len(r.Polls), Quantile(r.Polls, .5), Quantile(r.Polls, .99), r.PollRequests/float64(max(len(r.Polls), 1)))
-			results = append(results, r)
 		}
 	}
-	table := Table(results)
-	fmt.Println(table)
+	maxAgents := 200
+	if s := os.Getenv("SPARKPLUG_BENCH_MAX_AGENTS"); s != "" {
+		var err error
+		if maxAgents, err = strconv.Atoi(s); err != nil {
+			t.Fatalf("SPARKPLUG_BENCH_MAX_AGENTS=%q: %v", s, err)
+		}
+	}
+	modeOf := map[string]string{
+		KindSparkplug: framework.ModeSidecar, KindSidecarWF: framework.ModeSidecar,
+		KindController: framework.ModeController, KindControllerWF: framework.ModeController,
+	}
+	neutral := framework.ModeSidecar
+	if slices.ContainsFunc(kinds, func(k string) bool { return modeOf[k] == framework.ModeController }) {
+		neutral = framework.ModeController
+	}
+	var results []Result
+	for _, mode := range []string{framework.ModeSidecar, framework.ModeController} {
+		var mine []string
+		for _, k := range kinds {
+			if m, ok := modeOf[k]; (ok && m == mode) || (!ok && mode == neutral) {
+				mine = append(mine, k)
+			}
+		}
+		if len(mine) == 0 {
+			continue
+		}
+		t.Run(mode, func(t *testing.T) {
+			startEnv(t, mode)
+			for _, n := range ns {
+				for _, kind := range mine {
+					start := time.Now()
+					var r Result
+					switch kind {
+					case KindSparkplug, KindController:
+						r = runLoop(t, kind, n)
+					case KindPlain:
+						r = runPlain(t, n)
+					case KindSidecarWF:
+						if n > maxAgents {
+							r = Result{Kind: kind, N: n, Skipped: fmt.Sprintf("%d agent pods, each an argoexec and a sparkplug sidecar process (about 40 MiB each), do not fit this machine (SPARKPLUG_BENCH_MAX_AGENTS=%d)", n, maxAgents)}
+							break
+						}
+						r = runWorkflows(t, kind, n, false)
+					case KindControllerWF:
+						r = runWorkflows(t, kind, n, n > maxAgents)
+					case KindPlainWF:
+						r = runWorkflows(t, kind, n, false)
+					case KindOperator:
+						r = runOperator(t, n)
+					}
+					r.Date = time.Now().UTC().Format("2006-01-02")
+					if r.Skipped != "" {
+						t.Logf("%s, N=%d: not run: %s", kind, n, r.Skipped)
+					} else {
+						t.Logf("%s, N=%d (run took %v): first pod %v, all %v (%.0f/min), done %v, %.2f API requests per launch (sparkplug's own %.2f), sparkplug's processes: peak RSS %.1f MiB summed (controller replica %.1f MiB, agent pod %.1f MiB), CPU %v summed (agent pod %v), polls %d p50 %v p99 %v, %.3f API requests per poll",
+							kind, n, time.Since(start).Round(time.Second), r.First(), r.All(), r.PerMinute(), r.Done, r.APIRequests/float64(n), r.OwnRequests/float64(n),
+							float64(r.PeakRSS)/(1<<20), float64(r.ControllerRSS)/(1<<20), float64(r.AgentRSS)/(1<<20), r.CPU, r.AgentCPU,
+							len(r.Polls), Quantile(r.Polls, .5), Quantile(r.Polls, .99), r.PollRequests/float64(max(len(r.Polls), 1)))
+					}
+					results = append(results, r)
+					write(t, results)
+				}
+			}
+		})
+		if t.Failed() {
+			return
+		}
+	}
+	fmt.Println(Table(results))
 	if os.Getenv("SPARKPLUG_BENCH_WRITE") == "" {
 		t.Log("SPARKPLUG_BENCH_WRITE unset: README.md and docs/bench left as they are")
+	}
+}
+
+// write merges results into docs/bench/scale.json (the sizes and
+// launchers of earlier runs this one did not measure keep their figures)
+// and rewrites README.md's How fast section and the plots from it, if
+// SPARKPLUG_BENCH_WRITE is set: after each launcher's run, so that a
+// failure later in a long run loses none of the figures before it.
+func write(t *testing.T, results []Result) {
+	t.Helper()
+	if os.Getenv("SPARKPLUG_BENCH_WRITE") == "" {
 		return
 	}
-	dir := filepath.Join(env.RepoRoot, "docs", "bench")
+	root, err := framework.RepoRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(root, "docs", "bench")
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
+	saved := filepath.Join(dir, "scale.json")
+	old, err := Load(saved)
+	if err != nil {
+		t.Fatal(err)
+	}
+	all := Merge(old, results)
+	if err := Save(saved, all); err != nil {
+		t.Fatal(err)
+	}
 	var plots []string
-	for _, n := range ns {
+	for _, n := range sizes(all) {
 		rel := fmt.Sprintf("docs/bench/scale-%d.png", n)
-		if err := Plot(filepath.Join(env.RepoRoot, rel), n, results); err != nil {
+		if err := Plot(filepath.Join(root, rel), n, all); err != nil {
 			t.Fatal(err)
 		}
 		plots = append(plots, rel)
 	}
-	if err := Rewrite(filepath.Join(env.RepoRoot, "README.md"), Section(machine(), results, plots)); err != nil {
+	if err := Rewrite(filepath.Join(root, "README.md"), Section(machine(), all, plots)); err != nil {
 		t.Fatal(err)
 	}
-	t.Logf("wrote README.md's How fast table and %s", strings.Join(plots, ", "))
+	t.Logf("wrote README.md's How fast tables, %s and %s", saved, strings.Join(plots, ", "))
 }
 
 // driverRun is how long each simulated driver runs: long enough that all
@@ -128,13 +208,19 @@ spec:
 %s`, name, spec, n, pi)
 }
 
-// sparkWorkflow fans out n Spark steps, each with its own argument; the
-// sidecar serves its profiles at pprofAddr.
+// sparkWorkflow fans out n Spark steps, each with its own argument; in
+// sidecar mode, the sidecar serves its profiles at pprofAddr.
 func sparkWorkflow(run string, n int) string {
-	ann, _ := json.Marshal(sim.Succeed(driverRun(n)).Annotations())
 	return loopWorkflow("scale-spark-", n, fmt.Sprintf(`
   podMetadata:
-    annotations: {%s: "--pprof-addr=%s"}`, framework.ServeArgsAnnotation, pprofAddr), fmt.Sprintf(`      plugin:
+    annotations: {%s: "--pprof-addr=%s"}`, framework.ServeArgsAnnotation, pprofAddr), sparkTemplate(run, driverRun(n), "{{inputs.parameters.i}}"))
+}
+
+// sparkTemplate is the body of a Spark step's template (4 spaces in,
+// after its inputs) whose driver runs for run and takes argument arg.
+func sparkTemplate(run string, d time.Duration, arg string) string {
+	ann, _ := json.Marshal(sim.Succeed(d).Annotations())
+	return fmt.Sprintf(`      plugin:
         spark:
           type: Scala
           mode: cluster
@@ -142,21 +228,47 @@ func sparkWorkflow(run string, n int) string {
           sparkVersion: 3.5.3
           mainClass: org.apache.spark.examples.SparkPi
           mainApplicationFile: local:///opt/spark/examples/jars/spark-examples_2.12-3.5.3.jar
-          arguments: ["{{inputs.parameters.i}}"]
+          arguments: ["%s"]
           driver: {cores: 1, memory: 512m, serviceAccount: spark, labels: {%s: %s}, annotations: %s}
           executor: {cores: 1, memory: 512m}
           dynamicAllocation: {enabled: true, initialExecutors: 0, minExecutors: 0, maxExecutors: 2}
-`, RunLabel, run, ann))
+`, arg, RunLabel, run, ann)
+}
+
+// oneStepWorkflow is workflow i of a run of n one-step workflows: the
+// entrypoint is the Spark step (spark) or the container step itself, as a
+// CronWorkflow converted from a ScheduledSparkApplication runs it.
+func oneStepWorkflow(run string, n, i int, spark bool) string {
+	body := fmt.Sprintf(`      metadata: {labels: {%s: %s}}
+      container:
+        image: spark:3.5.3
+        command: [/opt/spark/bin/spark-submit]
+        args: [--class, org.apache.spark.examples.SparkPi, "local:///opt/spark/examples/jars/spark-examples_2.12-3.5.3.jar", "%d"]
+`, RunLabel, run, i)
+	if spark {
+		body = sparkTemplate(run, driverRun(n), fmt.Sprint(i))
+	}
+	return fmt.Sprintf(`
+apiVersion: argoproj.io/v1alpha1
+kind: Workflow
+metadata:
+  generateName: scale-wf-
+  labels: {%s: %s}
+spec:
+  entrypoint: pi
+  templates:
+    - name: pi
+%s`, RunLabel, run, body)
 }
 
 // pprofAddr is where the sidecar of a Spark run serves Go's profiles
 // (one sidecar at a time runs here).
 const pprofAddr = "127.0.0.1:6065"
 
-// heapTop is the sidecar's live heap by function, from its profile.
-func heapTop(t *testing.T) string {
-	t.Helper()
-	out, err := exec.Command("go", "tool", "pprof", "-top", "-sample_index=inuse_space", "http://"+pprofAddr+"/debug/pprof/heap").CombinedOutput()
+// heapTop is the live heap by function of the sparkplug serving its
+// profiles at addr.
+func heapTop(addr string) string {
+	out, err := exec.Command("go", "tool", "pprof", "-top", "-sample_index=inuse_space", "http://"+addr+"/debug/pprof/heap").CombinedOutput()
 	if err != nil {
 		return fmt.Sprintf("(no heap profile: %v: %s)", err, out)
 	}
@@ -174,39 +286,148 @@ func plainWorkflow(run string, n int) string {
 `, RunLabel, run))
 }
 
-func runSparkplug(t *testing.T, n int) Result {
+// runLoop runs the loop of n Spark steps in one workflow, in the
+// environment's mode (kind KindSparkplug: sidecar, KindController).
+func runLoop(t *testing.T, kind string, n int) Result {
 	ctx := context.Background()
-	run := runID("spark", n)
+	ctl := env.SparkplugControllers
+	if ctl != nil {
+		// Fresh replicas: their peak RSS, CPU and counters are this run's.
+		if err := ctl.Rollout(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	run := runID(kind, n)
 	w := newPodWatch(t, run)
 	api0 := apiRequests(t)
 	wfw0, tsw0 := writes(t)
-	wf := submit(t, sparkWorkflow(run, n))
-	r := Result{Kind: KindSparkplug, N: n}
-	samp := sampleSidecar(ctx, wf)
+	samp := sampleSparkplug(ctx)
 	defer samp.stop()
+	wf := submit(t, sparkWorkflow(run, n))
+	r := Result{Kind: kind, N: n}
 	w.waitCreated(t, wf, n, 10*time.Minute)
 	r.Created = w.created()
 	r.APIRequests = apiRequests(t) - api0
-	// The sidecar starts with the agent pod, after submission: all its
-	// requests so far were this launch's (and its caches' first lists).
-	sc := samp.sidecar(t)
-	r.OwnRequests = sidecarRequests(t, sc.Addr)
+	// The sidecar (controller replicas) started with the agent pod (this
+	// run): all its requests so far were this launch's (and its caches'
+	// first lists).
+	sc := samp.waitSidecars(t, 1)[0]
+	r.OwnRequests = ownRequests(t, []argo.Sidecar{sc})
 
-	// Polls while the sidecar follows the n drivers, all running.
 	w.waitRunning(t, wf, n, 5*time.Minute)
-	before := sidecarRequests(t, sc.Addr)
-	r.Polls = poll(t, wf, sc.Addr, max(2000, 2*n))
-	r.PollRequests = sidecarRequests(t, sc.Addr) - before
-	t.Logf("the sidecar's live heap, following %d drivers:\n%s", n, heapTop(t))
+	if ctl == nil {
+		// Polls while the sidecar follows the n drivers, all running.
+		before := sidecarRequests(t, sc.Addr)
+		r.Polls = poll(t, wf, sc.Addr, max(2000, 2*n))
+		r.PollRequests = sidecarRequests(t, sc.Addr) - before
+		t.Logf("the sidecar's live heap, following %d drivers:\n%s", n, heapTop(pprofAddr))
+	} else {
+		logControllerHeap(t, n)
+	}
 
-	done := waitWorkflow(t, wf, driverRun(n)+10*time.Minute)
-	r.Done = done
+	r.Done = waitWorkflow(t, wf, driverRun(n)+10*time.Minute)
 	wfw, tsw := writes(t)
 	r.WorkflowWrites, r.TaskSetWrites = wfw-wfw0, tsw-tsw0
 	samp.stop()
-	r.PeakRSS, r.CPU = samp.peak()
+	samp.fill(&r)
 	cleanup(t, wf, run)
 	return r
+}
+
+// runWorkflows runs n workflows of one step each, submitted together:
+// Spark steps in the environment's mode (KindSidecarWF, KindControllerWF,
+// the latter with its agent pods left unplayed if unplay), or container
+// steps (KindPlainWF).
+func runWorkflows(t *testing.T, kind string, n int, unplay bool) Result {
+	ctx := context.Background()
+	spark := kind != KindPlainWF
+	ctl := env.SparkplugControllers
+	if spark && ctl != nil {
+		if err := ctl.Rollout(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	unplayed.Store(unplay)
+	defer unplayed.Store(false)
+	run := runID(kind, n)
+	texts := make([]string, n)
+	for i := range texts {
+		texts[i] = oneStepWorkflow(run, n, i, spark)
+	}
+	w := newPodWatch(t, run)
+	var ts *taskSetWatch
+	if spark {
+		ts = newTaskSetWatch(t)
+	}
+	api0 := apiRequests(t)
+	wfw0, tsw0 := writes(t)
+	var samp *sparkplugSampler
+	if spark {
+		samp = sampleSparkplug(ctx)
+		defer samp.stop()
+	}
+	submitAll(t, texts)
+	r := Result{Kind: kind, N: n, Unplayed: unplay, OwnRequests: -1, WorkflowWrites: -1, TaskSetWrites: -1}
+	w.waitCreated(t, nil, n, 15*time.Minute)
+	r.Created = w.created()
+	r.APIRequests = apiRequests(t) - api0
+	if !spark {
+		// KWOK runs container pods forever: the workflows are never done
+		// here.
+		cleanup(t, nil, run)
+		return r
+	}
+	r.TaskSetsAll = ts.all(n)
+	t.Logf("%s, N=%d: Argo's TaskSets created, the last at %v; the last driver at %v", kind, n, r.TaskSetsAll, r.All())
+	var scs []argo.Sidecar
+	if !unplay {
+		scs = samp.waitSidecars(t, n)
+	}
+	r.OwnRequests = ownRequests(t, scs)
+	w.waitRunning(t, nil, n, 5*time.Minute)
+	if ctl != nil {
+		logControllerHeap(t, n)
+	}
+	r.Done = waitWorkflows(t, run, n, driverRun(n)+15*time.Minute)
+	wfw, tsw := writes(t)
+	r.WorkflowWrites, r.TaskSetWrites = wfw-wfw0, tsw-tsw0
+	samp.stop()
+	samp.fill(&r)
+	cleanup(t, nil, run)
+	return r
+}
+
+// ownRequests are sparkplug's Kubernetes client requests so far: the
+// controller replicas' in controller mode (the acknowledgers make none),
+// else the sum over the sidecars scs.
+func ownRequests(t *testing.T, scs []argo.Sidecar) float64 {
+	t.Helper()
+	if ctl := env.SparkplugControllers; ctl != nil {
+		var sum float64
+		for i := range ctl.Replicas() {
+			sum += metricsSum(t, ctl.MetricsURL(i))
+		}
+		return sum
+	}
+	var sum float64
+	for _, sc := range scs {
+		sum += sidecarRequests(t, sc.Addr)
+	}
+	return sum
+}
+
+// logControllerHeap logs the leading controller replica's live heap by
+// function while it follows n drivers.
+func logControllerHeap(t *testing.T, n int) {
+	ctl := env.SparkplugControllers
+	leader, err := ctl.Leader(context.Background())
+	if err != nil {
+		t.Logf("no controller heap: %v", err)
+		return
+	}
+	if addr := ctl.PprofAddr(leader); addr != "" {
+		t.Logf("the leading controller's live heap, following %d drivers:\n%s", n, heapTop(addr))
+	}
 }
 
 func runPlain(t *testing.T, n int) Result {
@@ -243,6 +464,91 @@ func submit(t *testing.T, text string) *wfv1.Workflow {
 		t.Fatalf("submit: %v", err)
 	}
 	return created
+}
+
+// submitAll creates the workflows of texts at once, sixteen at a time
+// (as the operator's SparkApplications), as a CronWorkflow's runs that
+// fall due together.
+func submitAll(t *testing.T, texts []string) {
+	t.Helper()
+	wfs := make([]*wfv1.Workflow, len(texts))
+	for i, text := range texts {
+		wfs[i] = new(wfv1.Workflow)
+		if err := yaml.UnmarshalStrict([]byte(text), wfs[i]); err != nil {
+			t.Fatalf("workflow: %v", err)
+		}
+	}
+	client := env.Workflows.ArgoprojV1alpha1().Workflows(env.Namespace)
+	submitted = time.Now()
+	var wg sync.WaitGroup
+	errs := make(chan error, len(wfs))
+	next := make(chan *wfv1.Workflow)
+	for range 16 {
+		wg.Go(func() {
+			for wf := range next {
+				if _, err := client.Create(context.Background(), wf, metav1.CreateOptions{}); err != nil {
+					errs <- err
+				}
+			}
+		})
+	}
+	for _, wf := range wfs {
+		next <- wf
+	}
+	close(next)
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatalf("submit: %v", err)
+	}
+}
+
+// taskSetWatch records when each WorkflowTaskSet of the namespace (Argo
+// creates one per workflow with a plugin step) was first seen, since
+// submitted: how fast Argo hands one-step workflows to sparkplug.
+type taskSetWatch struct {
+	mu   sync.Mutex
+	seen map[string]time.Duration
+}
+
+func newTaskSetWatch(t *testing.T) *taskSetWatch {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	w := &taskSetWatch{seen: map[string]time.Duration{}}
+	f := dynamicinformer.NewFilteredDynamicSharedInformerFactory(env.Cluster.Dynamic, 0, env.Namespace, nil)
+	inf := f.ForResource(wfv1.SchemeGroupVersion.WithResource("workflowtasksets")).Informer()
+	if _, err := inf.AddEventHandler(cache.ResourceEventHandlerFuncs{AddFunc: func(obj any) {
+		o, ok := obj.(metav1.Object)
+		if !ok {
+			return
+		}
+		now := time.Since(submitted)
+		w.mu.Lock()
+		defer w.mu.Unlock()
+		if _, ok := w.seen[string(o.GetUID())]; !ok {
+			w.seen[string(o.GetUID())] = now
+		}
+	}}); err != nil {
+		t.Fatal(err)
+	}
+	f.Start(ctx.Done())
+	if !cache.WaitForCacheSync(ctx.Done(), inf.HasSynced) {
+		t.Fatal("TaskSet watch did not sync")
+	}
+	return w
+}
+
+// all is when the n-th TaskSet was first seen (0: fewer seen).
+func (w *taskSetWatch) all(n int) time.Duration {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	d := make([]time.Duration, 0, len(w.seen))
+	for _, v := range w.seen {
+		d = append(d, v)
+	}
+	slices.Sort(d)
+	return at(d, n-1)
 }
 
 // podWatch records when each pod of a run was first seen, and first seen
@@ -358,23 +664,65 @@ func waitWorkflow(t *testing.T, wf *wfv1.Workflow, timeout time.Duration) time.D
 	return time.Since(submitted)
 }
 
-// cleanup deletes the workflow and its run's pods at once (the garbage
-// collector would take minutes for 1,000) and waits until they are gone.
+// waitWorkflows waits until the n workflows of run succeeded and returns
+// when, since submitted.
+func waitWorkflows(t *testing.T, run string, n int, timeout time.Duration) time.Duration {
+	t.Helper()
+	sel := metav1.ListOptions{LabelSelector: RunLabel + "=" + run}
+	phases := map[wfv1.WorkflowPhase]int{}
+	err := wait.PollUntilContextTimeout(context.Background(), time.Second, timeout, true, func(ctx context.Context) (bool, error) {
+		list, err := env.Workflows.ArgoprojV1alpha1().Workflows(env.Namespace).List(ctx, sel)
+		if err != nil {
+			return false, nil
+		}
+		phases = map[wfv1.WorkflowPhase]int{}
+		done := 0
+		for _, wf := range list.Items {
+			phases[wf.Status.Phase]++
+			if wf.Status.Phase.Completed() {
+				done++
+			}
+		}
+		return done >= n, nil
+	})
+	if err != nil || phases[wfv1.WorkflowSucceeded] != n {
+		t.Fatalf("workflows of run %s: %v, phases %v; want all %d Succeeded", run, err, phases, n)
+	}
+	return time.Since(submitted)
+}
+
+// cleanup deletes the workflow (nil: the run's workflows, by its label)
+// and the run's pods at once (the garbage collector would take minutes
+// for 1,000) and waits until they are gone, and with them the agent pods
+// (and their played processes).
 func cleanup(t *testing.T, wf *wfv1.Workflow, run string) {
 	t.Helper()
 	ctx := context.Background()
 	policy := metav1.DeletePropagationBackground
-	if wf != nil {
-		_ = env.Workflows.ArgoprojV1alpha1().Workflows(wf.Namespace).Delete(ctx, wf.Name, metav1.DeleteOptions{PropagationPolicy: &policy})
-	}
 	sel := metav1.ListOptions{LabelSelector: RunLabel + "=" + run}
+	wfs := env.Workflows.ArgoprojV1alpha1().Workflows(env.Namespace)
+	if wf != nil {
+		_ = wfs.Delete(ctx, wf.Name, metav1.DeleteOptions{PropagationPolicy: &policy})
+	} else {
+		_ = wfs.DeleteCollection(ctx, metav1.DeleteOptions{PropagationPolicy: &policy}, sel)
+	}
 	_ = env.Kube.CoreV1().Pods(env.Namespace).DeleteCollection(ctx, metav1.DeleteOptions{}, sel)
-	err := wait.PollUntilContextTimeout(ctx, time.Second, 5*time.Minute, true, func(ctx context.Context) (bool, error) {
+	agents := metav1.ListOptions{LabelSelector: "workflows.argoproj.io/component=agent"}
+	_ = env.Kube.CoreV1().Pods(env.Namespace).DeleteCollection(ctx, metav1.DeleteOptions{}, agents)
+	err := wait.PollUntilContextTimeout(ctx, time.Second, 10*time.Minute, true, func(ctx context.Context) (bool, error) {
 		pods, err := env.Kube.CoreV1().Pods(env.Namespace).List(ctx, sel)
-		return err == nil && len(pods.Items) == 0, nil
+		if err != nil || len(pods.Items) > 0 {
+			return false, nil
+		}
+		ags, err := env.Kube.CoreV1().Pods(env.Namespace).List(ctx, agents)
+		if err != nil || len(ags.Items) > 0 {
+			return false, nil
+		}
+		left, err := wfs.List(ctx, sel)
+		return err == nil && len(left.Items) == 0 && len(env.Sidecars.Of(env.Namespace, "")) == 0, nil
 	})
 	if err != nil {
-		t.Fatalf("the pods of run %s are not gone after 5m", run)
+		t.Fatalf("the workflows, pods and agents of run %s are not gone after 10m", run)
 	}
 }
 
@@ -413,9 +761,15 @@ func writes(t *testing.T) (workflows, taskSetStatus float64) {
 // requests so far.
 func sidecarRequests(t *testing.T, addr string) float64 {
 	t.Helper()
-	resp, err := http.Get("http://" + addr + "/metrics")
+	return metricsSum(t, "http://"+addr+"/metrics")
+}
+
+// metricsSum is the sum of rest_client_requests_total at a /metrics URL.
+func metricsSum(t *testing.T, url string) float64 {
+	t.Helper()
+	resp, err := http.Get(url)
 	if err != nil {
-		t.Fatalf("sidecar metrics: %v", err)
+		t.Fatalf("sparkplug metrics: %v", err)
 	}
 	defer resp.Body.Close()
 	var b bytes.Buffer
@@ -446,36 +800,34 @@ func sumCounter(text []byte, name string, keep func(labels string) bool) float64
 	return sum
 }
 
-// sidecarSampler samples the workflow's sidecar's peak RSS and CPU time
-// until stopped (the sidecar exits with its workflow).
-type sidecarSampler struct {
-	mu     sync.Mutex
-	sc     *argo.Sidecar
-	rss    int64
-	cpu    time.Duration
-	cancel context.CancelFunc
-	done   chan struct{}
+// sparkplugSampler samples the peak RSS and CPU time of every sparkplug
+// process until stopped: the controller's replicas and the agent pods'
+// plugin sidecars (sparkplug serve, or the acknowledger), each process by
+// its pid (a sidecar exits with its workflow, a replica may be replaced).
+type sparkplugSampler struct {
+	mu       sync.Mutex
+	sidecars map[int]argo.Sidecar
+	procs    map[int]*procPeak
+	cancel   context.CancelFunc
+	done     chan struct{}
+	once     sync.Once
 }
 
-func sampleSidecar(ctx context.Context, wf *wfv1.Workflow) *sidecarSampler {
+type procPeak struct {
+	controller bool
+	rss        int64
+	cpu        time.Duration
+}
+
+func sampleSparkplug(ctx context.Context) *sparkplugSampler {
 	ctx, cancel := context.WithCancel(ctx)
-	s := &sidecarSampler{cancel: cancel, done: make(chan struct{})}
+	s := &sparkplugSampler{sidecars: map[int]argo.Sidecar{}, procs: map[int]*procPeak{}, cancel: cancel, done: make(chan struct{})}
 	go func() {
 		defer close(s.done)
 		tick := time.NewTicker(250 * time.Millisecond)
 		defer tick.Stop()
 		for {
-			if scs := env.Sidecars.Of(wf.Namespace, wf.Name); len(scs) > 0 && scs[0].Pid > 0 {
-				sc := scs[0]
-				peak, _, errM := framework.ProcMemory(sc.Pid)
-				cpu, errC := framework.ProcCPU(sc.Pid)
-				s.mu.Lock()
-				s.sc = &sc
-				if errM == nil && errC == nil {
-					s.rss, s.cpu = max(s.rss, peak), max(s.cpu, cpu)
-				}
-				s.mu.Unlock()
-			}
+			s.sample()
 			select {
 			case <-ctx.Done():
 				return
@@ -486,31 +838,95 @@ func sampleSidecar(ctx context.Context, wf *wfv1.Workflow) *sidecarSampler {
 	return s
 }
 
-// sidecar is the workflow's sidecar, once it runs.
-func (s *sidecarSampler) sidecar(t *testing.T) argo.Sidecar {
-	t.Helper()
-	var sc *argo.Sidecar
-	err := wait.PollUntilContextTimeout(context.Background(), 100*time.Millisecond, time.Minute, true, func(context.Context) (bool, error) {
-		s.mu.Lock()
-		defer s.mu.Unlock()
-		sc = s.sc
-		return sc != nil, nil
-	})
-	if err != nil {
-		t.Fatal("the workflow's sidecar never ran")
+func (s *sparkplugSampler) sample() {
+	type proc struct {
+		pid        int
+		controller bool
 	}
-	return *sc
-}
-
-func (s *sidecarSampler) peak() (int64, time.Duration) {
+	var procs []proc
+	if ctl := env.SparkplugControllers; ctl != nil {
+		for _, i := range ctl.Running() {
+			if pid := ctl.Pid(i); pid > 0 {
+				procs = append(procs, proc{pid: pid, controller: true})
+			}
+		}
+	}
+	scs := env.Sidecars.Of(env.Namespace, "")
+	for _, sc := range scs {
+		if sc.Pid > 0 {
+			procs = append(procs, proc{pid: sc.Pid})
+		}
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.rss, s.cpu
+	for _, sc := range scs {
+		if sc.Pid > 0 {
+			s.sidecars[sc.Pid] = sc
+		}
+	}
+	for _, p := range procs {
+		peak, _, errM := framework.ProcMemory(p.pid)
+		cpu, errC := framework.ProcCPU(p.pid)
+		if errM != nil || errC != nil {
+			continue // exited meanwhile
+		}
+		pp := s.procs[p.pid]
+		if pp == nil {
+			pp = &procPeak{controller: p.controller}
+			s.procs[p.pid] = pp
+		}
+		pp.rss, pp.cpu = max(pp.rss, peak), max(pp.cpu, cpu)
+	}
 }
 
-func (s *sidecarSampler) stop() {
-	s.cancel()
-	<-s.done
+// waitSidecars waits until n agent pods' sidecars were seen and returns
+// them.
+func (s *sparkplugSampler) waitSidecars(t *testing.T, n int) []argo.Sidecar {
+	t.Helper()
+	var out []argo.Sidecar
+	err := wait.PollUntilContextTimeout(context.Background(), 100*time.Millisecond, 5*time.Minute, true, func(context.Context) (bool, error) {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		out = out[:0]
+		for _, sc := range s.sidecars {
+			out = append(out, sc)
+		}
+		return len(out) >= n, nil
+	})
+	if err != nil {
+		t.Fatalf("%d agent pods' sidecars ran, want %d", len(out), n)
+	}
+	return out
+}
+
+// fill sets r's memory and CPU figures from the samples.
+func (s *sparkplugSampler) fill(r *Result) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var agents int
+	var agentCPU time.Duration
+	for _, p := range s.procs {
+		r.PeakRSS += p.rss
+		r.CPU += p.cpu
+		if p.controller {
+			r.ControllerRSS = max(r.ControllerRSS, p.rss)
+			continue
+		}
+		agents++
+		agentCPU += p.cpu
+		r.AgentRSS = max(r.AgentRSS, p.rss)
+	}
+	if agents > 0 {
+		r.AgentCPU = agentCPU / time.Duration(agents)
+	}
+}
+
+func (s *sparkplugSampler) stop() {
+	s.once.Do(func() {
+		s.cancel()
+		<-s.done
+		s.sample() // the last figures of those still running
+	})
 }
 
 // poll sends count template.execute requests to the sidecar at addr, one

@@ -82,6 +82,16 @@ type Options struct {
 	// (manifests/modes/controller: the acknowledger as the sidecar, and
 	// sparkplug controller's replicas, Env.SparkplugControllers).
 	Mode string
+	// IgnoreAgent, when set, names agent pods the harness leaves unplayed
+	// (no argoexec, no sidecar; KWOK still marks them Running), beside
+	// those of the real node. Controller mode needs no agent to run a
+	// Spark step: the scale benchmark leaves them unplayed where N agent
+	// processes would not fit the machine.
+	IgnoreAgent func(*corev1.Pod) bool
+	// ControllerPprof has each sparkplug controller replica serve Go's
+	// profiles on a loopback port of its own
+	// (SparkplugControllers.PprofAddr).
+	ControllerPprof bool
 }
 
 // Versions are the versions of what runs.
@@ -327,7 +337,7 @@ func Start(ctx context.Context, opts Options) (_ *Env, err error) {
 		}
 		e.Sidecars.controllerAccount = e.Install.Controller.ServiceAccount
 		step("starting sparkplug controller: %d replicas as ServiceAccount %s", e.Install.Controller.Replicas, e.Install.Controller.ServiceAccount)
-		if e.SparkplugControllers, err = newSparkplugControllers(ctx, e.Cluster, b.bin, *e.Install.Controller, e.Namespace, e.dir, opts.Defaults); err != nil {
+		if e.SparkplugControllers, err = newSparkplugControllers(ctx, e.Cluster, b.bin, *e.Install.Controller, e.Namespace, e.dir, opts.Defaults, opts.ControllerPprof); err != nil {
 			return nil, err
 		}
 	} else if _, err := e.Sidecars.kubeconfig(ctx, e.Namespace, e.Cluster.Config.Host); err != nil {
@@ -335,7 +345,7 @@ func Start(ctx context.Context, opts Options) (_ *Env, err error) {
 	}
 	if e.Agents, err = argo.RunAgents(bgCtx, e.Cluster, argo.AgentOptions{
 		BinDir: e.argoBinDir, Dir: e.dir, Token: token, Log: e.log.With("component", "agents"),
-		Mode: opts.AgentTokenMode, Sidecar: e.Sidecars.command, Ignore: e.onRealNode,
+		Mode: opts.AgentTokenMode, Sidecar: e.Sidecars.command, Ignore: e.ignoreAgent,
 	}); err != nil {
 		return nil, err
 	}
@@ -547,6 +557,12 @@ func (e *Env) Stop() error {
 // onRealNode reports whether the real node's kubelet runs pod, which the
 // harness then does not play.
 func (e *Env) onRealNode(pod *corev1.Pod) bool { return e.Node != nil && node.Runs(pod) }
+
+// ignoreAgent reports whether the harness leaves an agent pod unplayed:
+// the real node runs it, or Options.IgnoreAgent says so.
+func (e *Env) ignoreAgent(pod *corev1.Pod) bool {
+	return e.onRealNode(pod) || (e.opts.IgnoreAgent != nil && e.opts.IgnoreAgent(pod))
+}
 
 // startNode starts the real node against the control plane, with the
 // binaries hack/node.sh built ($SPARKPLUG_NODE_BIN, else its bindir).

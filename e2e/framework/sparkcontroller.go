@@ -59,6 +59,8 @@ type SparkplugControllers struct {
 	kubeconfig string
 	token      string
 	defaults   bool
+	// pprof serves each replica's profiles on a port of its own.
+	pprof bool
 	// extra are flags a test set (SetArgs), after the harness's own.
 	extra []string
 
@@ -70,13 +72,14 @@ type controllerReplica struct {
 	p       *cluster.Process
 	metrics string // http://host:port of /metrics
 	health  string // http://host:port of /healthz
+	pprof   string // host:port of /debug/pprof/, "" when off
 	asked   bool   // the harness stopped or killed it
 }
 
 // newSparkplugControllers writes the ServiceAccount's kubeconfig and
 // starts every replica of dep, then waits for one to lead.
-func newSparkplugControllers(ctx context.Context, c *cluster.Cluster, bin string, dep ControllerDeployment, namespace, dir string, defaults bool) (*SparkplugControllers, error) {
-	s := &SparkplugControllers{c: c, bin: bin, dep: dep, namespace: namespace, defaults: defaults,
+func newSparkplugControllers(ctx context.Context, c *cluster.Cluster, bin string, dep ControllerDeployment, namespace, dir string, defaults, pprof bool) (*SparkplugControllers, error) {
+	s := &SparkplugControllers{c: c, bin: bin, dep: dep, namespace: namespace, defaults: defaults, pprof: pprof,
 		kubeconfig: filepath.Join(dir, "sparkplug-controller.kubeconfig"),
 		replicas:   make([]*controllerReplica, dep.Replicas)}
 	cfg, err := c.ConfigForServiceAccount(ctx, namespace, dep.ServiceAccount)
@@ -156,7 +159,7 @@ func (s *SparkplugControllers) ServiceAccount() string { return s.dep.ServiceAcc
 
 // args are replica i's flags: the container's, with $(VAR) of its env
 // expanded as kubelet does, then the harness's own.
-func (s *SparkplugControllers) args(env map[string]string, metrics, health string) []string {
+func (s *SparkplugControllers) args(env map[string]string, metrics, health, pprof string) []string {
 	var args []string
 	for _, a := range append(append([]string{}, s.dep.Container.Command...), s.dep.Container.Args...) {
 		for k, v := range env {
@@ -176,6 +179,9 @@ func (s *SparkplugControllers) args(env map[string]string, metrics, health strin
 		"--leader-election-namespace="+s.namespace,
 		"--log-format=text",
 	)
+	if pprof != "" {
+		args = append(args, "--pprof-addr="+pprof)
+	}
 	if !s.defaults {
 		args = append(args,
 			"--resync="+pluginResync.String(),
@@ -201,11 +207,15 @@ func (s *SparkplugControllers) Start(ctx context.Context, i int) error {
 		}
 	}
 	s.mu.Unlock()
-	ports, err := freeLoopbackPorts(2)
+	ports, err := freeLoopbackPorts(3)
 	if err != nil {
 		return err
 	}
 	metrics, health := "127.0.0.1:"+strconv.Itoa(ports[0]), "127.0.0.1:"+strconv.Itoa(ports[1])
+	var pprof string
+	if s.pprof {
+		pprof = "127.0.0.1:" + strconv.Itoa(ports[2])
+	}
 	name := fmt.Sprintf("%s-%d", s.dep.Name, i)
 	pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: s.namespace}, Spec: corev1.PodSpec{ServiceAccountName: s.dep.ServiceAccount}}
 	env, err := containerEnv(pod, s.dep.Container)
@@ -217,11 +227,11 @@ func (s *SparkplugControllers) Start(ctx context.Context, i int) error {
 		k, v, _ := strings.Cut(kv, "=")
 		vars[k] = v
 	}
-	p, err := s.c.StartProcess(name, s.bin, s.args(vars, metrics, health), env, "")
+	p, err := s.c.StartProcess(name, s.bin, s.args(vars, metrics, health, pprof), env, "")
 	if err != nil {
 		return fmt.Errorf("start %s: %w", name, err)
 	}
-	r := &controllerReplica{p: p, metrics: "http://" + metrics + "/metrics", health: "http://" + health + "/healthz"}
+	r := &controllerReplica{p: p, metrics: "http://" + metrics + "/metrics", health: "http://" + health + "/healthz", pprof: pprof}
 	s.mu.Lock()
 	s.replicas[i] = r
 	s.mu.Unlock()
@@ -283,6 +293,32 @@ func (s *SparkplugControllers) Pid(i int) int {
 	}
 	return r.p.Pid()
 }
+
+// MetricsURL is replica i's /metrics URL, "" when it never ran.
+func (s *SparkplugControllers) MetricsURL(i int) string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if r := s.replicas[i]; r != nil {
+		return r.metrics
+	}
+	return ""
+}
+
+// PprofAddr is where replica i serves Go's profiles (host:port), "" when
+// off (Options.ControllerPprof) or it never ran.
+func (s *SparkplugControllers) PprofAddr(i int) string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if r := s.replicas[i]; r != nil {
+		return r.pprof
+	}
+	return ""
+}
+
+// Rollout stops (SIGTERM) and starts each replica in turn, as a rollout
+// of the Deployment would, and waits for a leader: fresh processes, so
+// that their peak RSS and counters start from nothing.
+func (s *SparkplugControllers) Rollout(ctx context.Context) error { return s.rollout(ctx) }
 
 // MemoryLimit is the Deployment container's memory limit in bytes, 0
 // for none.
