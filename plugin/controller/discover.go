@@ -57,8 +57,9 @@ func workflowOf(ts *wfv1.WorkflowTaskSet) (spark.WorkflowRef, bool) {
 }
 
 // slimTaskSet keeps of a TaskSet its metadata and whether it lists a
-// Spark task: a thousand open workflows' templates are not held twice
-// (each followed workflow's scope caches its own TaskSet whole).
+// Spark task: discovery needs no more, and the templates of the
+// namespace's TaskSets are held once, in the shared caches the followed
+// workflows read (scope.NewSharedRegistry).
 func slimTaskSet(obj any) (any, error) {
 	ts, ok := obj.(*wfv1.WorkflowTaskSet)
 	if !ok {
