@@ -128,19 +128,6 @@ func NewRegistry(clients Clients, log *slog.Logger) *Registry {
 	return &Registry{clients: clients, log: log, scopes: map[string]*Scope{}, named: map[string]*Scope{}}
 }
 
-// NewSharedRegistry returns an empty registry whose scopes share, per
-// namespace, one cache of each kind of run object and of the TaskSets,
-// each scope reading only its own workflow's: a process that follows
-// every workflow of a namespace (the controller) then makes a watch per
-// kind and namespace, and one per workflow (its Workflow), instead of
-// six per workflow.
-func NewSharedRegistry(clients Clients, log *slog.Logger) *Registry {
-	r := NewRegistry(clients, log)
-	r.shared = map[string]*runCaches{}
-	r.sharedCtx, r.sharedCancel = context.WithCancel(context.Background())
-	return r
-}
-
 // Ensure returns the workflow's scope, starting it if it has none; it
 // does not wait for the cache to sync (Synced says when it has).
 func (r *Registry) Ensure(wf spark.WorkflowRef) *Scope {
@@ -328,68 +315,6 @@ func (r *Registry) newRunCaches(ctx context.Context, namespace, selector string,
 		}
 	}
 	return c
-}
-
-// namespaceCaches are the shared caches of namespace, started on first
-// use; they run until the registry's Run ends.
-func (r *Registry) namespaceCaches(namespace string) *runCaches {
-	r.sharedMu.Lock()
-	defer r.sharedMu.Unlock()
-	if c, ok := r.shared[namespace]; ok {
-		return c
-	}
-	// Every run object sparkplug labels with a workflow's uid; a
-	// change concerns the scope of that uid, if this process follows it.
-	selector := spark.LabelWorkflowUID
-	byUID := func(m *metav1.ObjectMeta) *Scope { return r.scopeOf(m.Labels[spark.LabelWorkflowUID]) }
-	c := r.newRunCaches(r.sharedCtx, namespace, selector, byUID)
-	// Every TaskSet of the namespace: a workflow's is named after it.
-	tsInf := r.newInformer(listWatch(r.clients.Workflows.ArgoprojV1alpha1().WorkflowTaskSets(namespace), func(*metav1.ListOptions) {}), &wfv1.WorkflowTaskSet{})
-	r.watchWhole(tsInf, func(obj any) *Scope {
-		ts, ok := obj.(*wfv1.WorkflowTaskSet)
-		if !ok {
-			return nil
-		}
-		return r.scopeNamed(ts.Namespace, ts.Name)
-	})
-	go tsInf.RunWithContext(r.sharedCtx)
-	c.taskSets = tsInf.GetStore()
-	// Every Workflow of the namespace, slimmed to what a pass reads (its
-	// phase, shutdown and node statuses): the cost of following all of
-	// them is a watch, not one per workflow.
-	wfInf := r.newInformer(listWatch(r.clients.Workflows.ArgoprojV1alpha1().Workflows(namespace), func(*metav1.ListOptions) {}), &wfv1.Workflow{})
-	workflowScope := func(obj any) *Scope {
-		w, ok := obj.(*wfv1.Workflow)
-		if !ok {
-			return nil
-		}
-		return r.scopeOf(string(w.UID))
-	}
-	r.watchEnding(wfInf, workflowScope)
-	r.watchWhole(wfInf, workflowScope)
-	go wfInf.RunWithContext(r.sharedCtx)
-	c.workflows = wfInf.GetStore()
-	c.synced = append(c.synced, tsInf.HasSynced, wfInf.HasSynced)
-	r.shared[namespace] = c
-	r.log.Info("starting the namespace's shared caches", "namespace", namespace, "selector", selector)
-	return c
-}
-
-// scopeOf is the scope of the workflow with uid, nil when none.
-func (r *Registry) scopeOf(uid string) *Scope {
-	if uid == "" {
-		return nil
-	}
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return r.scopes[uid]
-}
-
-// scopeNamed is the scope of the workflow namespace/name, nil when none.
-func (r *Registry) scopeNamed(namespace, name string) *Scope {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return r.named[namespace+"/"+name]
 }
 
 // TaskSet returns the cached WorkflowTaskSet, nil when there is none.
