@@ -130,14 +130,7 @@ func TestKilledControllerLosesAndDuplicatesNothing(t *testing.T) {
 	if now := leader(t, c); now == killed {
 		t.Fatalf("the killed replica %d leads again", killed)
 	}
-	w.WaitForWorkflow(framework.ToBeSucceeded, 2*time.Minute).
-		Then().
-		ExpectPluginNodes(func(t *testing.T, nodes []wfv1.NodeStatus) {
-			if len(nodes) != 6 {
-				t.Errorf("%d Spark nodes, want 6", len(nodes))
-			}
-		}).
-		ExpectDrivers(oneDriverPerNode(6))
+	sixSucceededOneDriverEach(w)
 }
 
 // The leader stopped with SIGTERM (a rollout, a drained node) while six
@@ -165,14 +158,7 @@ func TestLeaderHandoverLosesAndDuplicatesNothing(t *testing.T) {
 	if took > 10*time.Second {
 		t.Errorf("the takeover took %v: the stopped leader did not release its Lease", took)
 	}
-	w.WaitForWorkflow(framework.ToBeSucceeded, 2*time.Minute).
-		Then().
-		ExpectPluginNodes(func(t *testing.T, nodes []wfv1.NodeStatus) {
-			if len(nodes) != 6 {
-				t.Errorf("%d Spark nodes, want 6", len(nodes))
-			}
-		}).
-		ExpectDrivers(oneDriverPerNode(6))
+	sixSucceededOneDriverEach(w)
 }
 
 // Steps submitted while no controller runs at all wait: no driver, no
@@ -208,4 +194,17 @@ func TestStepsWaitForAController(t *testing.T) {
 	w.WaitForWorkflow(framework.ToBeSucceeded, 2*time.Minute).
 		Then().
 		ExpectDrivers(oneDriverPerNode(3))
+}
+
+// sixSucceededOneDriverEach waits for w, six Spark steps, to succeed, and
+// checks each of its six nodes has one driver of its own.
+func sixSucceededOneDriverEach(w *framework.When) {
+	w.WaitForWorkflow(framework.ToBeSucceeded, 2*time.Minute).
+		Then().
+		ExpectPluginNodes(func(t *testing.T, nodes []wfv1.NodeStatus) {
+			if len(nodes) != 6 {
+				t.Errorf("%d Spark nodes, want 6", len(nodes))
+			}
+		}).
+		ExpectDrivers(oneDriverPerNode(6))
 }

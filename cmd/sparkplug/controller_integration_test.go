@@ -6,6 +6,8 @@ import (
 	"bytes"
 	"context"
 	"log/slog"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -21,32 +23,6 @@ import (
 	"github.com/sparkplug-io/sparkplug/plugin/controller"
 	"github.com/sparkplug-io/sparkplug/plugin/spark"
 )
-
-// controllerExtraRole is what the controller needs beyond the plugin's
-// Role of manifests/rbac.yaml: the monitor's Event reads and its Lease.
-const controllerExtraRole = `
-apiVersion: rbac.authorization.k8s.io/v1
-kind: Role
-metadata: {name: sparkplug-controller-extra}
-rules:
-  - apiGroups: [""]
-    resources: [events]
-    verbs: [list, watch]
-  - apiGroups: [coordination.k8s.io]
-    resources: [leases]
-    verbs: [create]
-  - apiGroups: [coordination.k8s.io]
-    resources: [leases]
-    resourceNames: [sparkplug-controller]
-    verbs: [get, update]
----
-apiVersion: rbac.authorization.k8s.io/v1
-kind: RoleBinding
-metadata: {name: sparkplug-controller-extra}
-roleRef: {apiGroup: rbac.authorization.k8s.io, kind: Role, name: sparkplug-controller-extra}
-subjects:
-  - {kind: ServiceAccount, name: spark-executor-plugin}
-`
 
 // syncBuffer is a log both a controller and the test use.
 type syncBuffer struct {
@@ -113,11 +89,22 @@ func (e *env) startController(id string) *replica {
 }
 
 // newControllerEnv is a namespace, its Workflow and the controller's
-// RBAC, with no plugin server: the controller is the only sparkplug.
+// ServiceAccount with the Roles manifests/modes/controller gives it, with
+// no plugin server: the controller, acting as that account (the env's
+// kubeconfig), is the only sparkplug.
 func newControllerEnv(t testing.TB, name string) *env {
 	t.Helper()
-	e, _ := newWorkflow(t, name)
-	if err := testCluster.Apply(context.Background(), withNamespace(t, []byte(controllerExtraRole), e.ns)); err != nil {
+	e, dir := newWorkflow(t, name)
+	rbac, err := os.ReadFile("../../manifests/modes/controller/rbac.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	if err := testCluster.Apply(ctx, withNamespace(t, rbac, e.ns)); err != nil {
+		t.Fatalf("apply manifests/modes/controller/rbac.yaml: %v", err)
+	}
+	e.kubeconfig = filepath.Join(dir, "controller-kubeconfig")
+	if err := testCluster.WriteServiceAccountKubeconfig(ctx, e.ns, "sparkplug-controller", e.kubeconfig); err != nil {
 		t.Fatal(err)
 	}
 	return e
