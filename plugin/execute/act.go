@@ -49,12 +49,7 @@ func (r *pass) act(snap *decide.Snapshot, pl decide.Plan) error {
 		return err
 	}
 	if pl.Ensure && pl.Stop == decide.LimitNone {
-		body, failure := r.bodyOf(snap, rn.Attempt())
-		if failure != nil {
-			r.report(*failure, nil, pl.JSON)
-			return nil
-		}
-		failure, err := r.ensureCompanions(rn, body)
+		failure, err := r.ensureCompanions(rn, snap)
 		if err != nil {
 			return err
 		}

@@ -108,10 +108,15 @@ type launchOrder struct {
 // A companion the API server refuses for good ends the attempt as a
 // refused submission, unless the driver already runs (keepsRunning): the
 // answer is then returned instead.
-func (r *pass) ensureCompanions(rn *decide.Run, body *spec.SparkApplicationSpec) (*state.Outcome, error) {
+func (r *pass) ensureCompanions(rn *decide.Run, snap *decide.Snapshot) (*state.Outcome, error) {
 	head := rn.Head()
 	if head.UID == "" || r.core.companions.has(head.UID) {
 		return nil, nil
+	}
+	// Built as it was launched: with its Workload's admission, if queued.
+	body, failure := r.bodyOf(snap, rn.Attempt())
+	if failure != nil {
+		return failure, nil
 	}
 	br := r.step.Run(r.wf, r.node, rn.Attempt())
 	br.Incarnation = head.Annotations[spark.AnnotationIncarnation]
