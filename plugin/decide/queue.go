@@ -45,35 +45,43 @@ func gate(s *Snapshot, p Policy, pl *Plan, ended *state.Assessment) int {
 		// Evicted before its driver was made: it holds nothing; a new
 		// one queues on the next pass.
 		pl.Launch = 0
-		pl.Report, pl.Outcome = true, queued(s, p, n, ended, "Kueue evicted its Workload "+w.Name+" before it started ("+w.EvictedReason+"); queuing it again")
+		pl.Report, pl.Outcome = true, queued(p, n, ended, "", "Kueue evicted Workload "+w.Name+" before it started ("+w.EvictedReason+"); queuing it again")
 		return 0
 	case ok:
 		pl.Launch = 0
-		why := "waiting for Kueue to admit Workload " + w.Name
-		if w.Waiting != "" {
-			why += ": " + w.Waiting
-		}
-		pl.Report, pl.Outcome = true, queued(s, p, n, ended, why)
+		pl.Report, pl.Outcome = true, queued(p, n, ended, w.Name, w.Waiting)
 		return n
 	default:
 		pl.Launch = 0
 		if s.WorkloadsKnown {
 			pl.Enqueue = n
 		}
-		pl.Report, pl.Outcome = true, queued(s, p, n, ended, "waiting for Kueue")
+		pl.Report, pl.Outcome = true, queued(p, n, ended, "", "")
 		return n
 	}
 }
 
-// queued is what a node says while attempt n waits for Kueue: the first
-// QUEUED (Pending: nothing of it runs), a later one PENDING_RERUN after
-// what ended the previous attempt.
-func queued(s *Snapshot, p Policy, n int, ended *state.Assessment, why string) state.Outcome {
-	where := fmt.Sprintf("in LocalQueue %s, %s", p.Queue, why)
-	if n == 1 || ended == nil {
-		return state.Outcome{State: spark.StateQueued, Phase: wfv1.NodePending, Detail: where}
+// queued is what a node says while attempt n waits for Kueue (to admit
+// Workload name, when it exists; why is Kueue's reason): the first
+// attempt QUEUED (Pending: nothing of it runs), a later one PENDING_RERUN
+// after what ended the previous attempt.
+func queued(p Policy, n int, ended *state.Assessment, name, why string) state.Outcome {
+	what := "for Kueue"
+	if name != "" {
+		what += " to admit Workload " + name
 	}
-	return pendingRerun(fmt.Sprintf("attempt %s queued %s; after", attemptOfMax(n, p.Body.RestartPolicy), where), *ended)
+	if n == 1 || ended == nil {
+		detail := fmt.Sprintf("waiting in LocalQueue %s %s", p.Queue, what)
+		if why != "" {
+			detail += ": " + why
+		}
+		return state.Outcome{State: spark.StateQueued, Phase: wfv1.NodePending, Detail: detail}
+	}
+	detail := fmt.Sprintf("attempt %s waits in LocalQueue %s %s", attemptOfMax(n, p.Body.RestartPolicy), p.Queue, what)
+	if why != "" {
+		detail += " (" + why + ")"
+	}
+	return pendingRerun(detail+"; after", *ended)
 }
 
 // release puts in the plan the node's Workloads to delete: every one but
