@@ -29,6 +29,9 @@ func Write(w io.Writer, steps []Step) error {
 			continue
 		}
 		var objs []any
+		if st.Objects.Workload != nil {
+			objs = append(objs, st.Objects.Workload)
+		}
 		if st.Objects.PodGroup != nil {
 			objs = append(objs, st.Objects.PodGroup)
 		}
