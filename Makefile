@@ -125,7 +125,7 @@ fuzz: ## fuzz each target for FUZZTIME (3m): spark body, whole request, builder,
 	done
 
 .PHONY: verify
-verify: ## gofmt, go vet, go mod tidy, golden files and the plugin ConfigMap are clean
+verify: ## gofmt, go vet, go mod tidy, golden files, the plugin ConfigMap and the Markdown links are clean
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
 	$(GO) vet -tags integration ./...
@@ -134,6 +134,7 @@ verify: ## gofmt, go vet, go mod tidy, golden files and the plugin ConfigMap are
 	$(GO) vet -tags chart ./manifests/
 	$(GO) mod tidy -diff
 	$(GO) test -count=1 $(GOLDEN_PKGS) -run Golden
+	$(GO) test -count=1 ./hack/mdlinks/
 	@tmp=$$(mktemp); trap 'rm -f $$tmp' EXIT; \
 	for p in $(PLUGINS); do \
 		$(GO) run ./hack/genplugin -in $${p%%:*} -out $$tmp && \
