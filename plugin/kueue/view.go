@@ -108,7 +108,18 @@ func ToUnstructured(w *Workload) (*unstructured.Unstructured, error) {
 		return nil, fmt.Errorf("encode Workload %s: %w", w.Name, err)
 	}
 	u := &unstructured.Unstructured{Object: obj}
-	// An empty status is not the Workload's to set.
+	// An empty status is not the Workload's to set, and a null
+	// creationTimestamp (how Go encodes a zero one) is a field the
+	// schema does not know in a pod set's template.
 	unstructured.RemoveNestedField(u.Object, "status")
+	unstructured.RemoveNestedField(u.Object, "metadata", "creationTimestamp")
+	if sets, ok, _ := unstructured.NestedSlice(u.Object, "spec", "podSets"); ok {
+		for _, ps := range sets {
+			if m, ok := ps.(map[string]any); ok {
+				unstructured.RemoveNestedField(m, "template", "metadata", "creationTimestamp")
+			}
+		}
+		_ = unstructured.SetNestedSlice(u.Object, sets, "spec", "podSets")
+	}
 	return u, nil
 }

@@ -2,6 +2,7 @@ package nodestatus
 
 import (
 	"encoding/json"
+	"strings"
 	"time"
 
 	wfv1 "github.com/argoproj/argo-workflows/v3/pkg/apis/workflow/v1alpha1"
@@ -127,12 +128,32 @@ func Pick(ts *wfv1.WorkflowTaskSet, wf *wfv1.Workflow, want map[string]Want, mem
 			continue
 		case has && Same(cur, res):
 			continue
-		case has && messageOnly(cur, res) && !res.Phase.Completed() && r.ProgressInterval > 0 && now.Sub(w.Written) < r.ProgressInterval:
+		case has && messageOnly(cur, res) && sameState(cur.Message, res.Message) && !res.Phase.Completed() &&
+			r.ProgressInterval > 0 && now.Sub(w.Written) < r.ProgressInterval:
 			continue
 		}
 		v.Batch[id] = res
 	}
 	return v
+}
+
+// sameState: two messages open with the same state (RUNNING,
+// PENDING_RERUN, QUEUED, ...): what changed is progress (the executors,
+// the elapsed time), not what the node is doing. A new state, in the same
+// phase (a Running node whose attempt Kueue preempted is PENDING_RERUN), is
+// written at once.
+func sameState(a, b string) bool {
+	return stateWord(a) == stateWord(b)
+}
+
+// stateWord is the state a message opens with: its leading capitals and
+// underscores.
+func stateWord(msg string) string {
+	i := strings.IndexFunc(msg, func(r rune) bool { return (r < 'A' || r > 'Z') && r != '_' })
+	if i < 0 {
+		return msg
+	}
+	return msg[:i]
 }
 
 // messageOnly: b differs from a in its message alone.
