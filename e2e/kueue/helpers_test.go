@@ -15,7 +15,6 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -688,6 +687,3 @@ func podSpecOf(t *testing.T, text string) corev1.PodSpec {
 	}
 	return tmpl.Spec
 }
-
-// notFound reports whether err says the object does not exist.
-func notFound(err error) bool { return apierrors.IsNotFound(err) }
