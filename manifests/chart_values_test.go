@@ -24,6 +24,7 @@ var serveFlagsNotInChart = map[string]string{
 	"pod-name":               "$POD_NAME, the agent pod's, from the downward API (the container's env)",
 	"pod-namespace":          "$POD_NAMESPACE, the agent pod's, from the downward API (the container's env)",
 	"plugin-service-account": "the chart's ServiceAccount is spark-executor-plugin, the default; serve adds the one its token names",
+	"kueue-queue":            "kueue.defaultQueue, passed only with kueue.enabled (the Kueue RBAC); TestChartKueue",
 }
 
 // TestChartCoversServeFlags: every serve flag an operator sets is a chart

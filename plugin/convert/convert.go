@@ -269,10 +269,15 @@ func convertObject(res *Result, obj map[string]any, opts Options) {
 	}
 
 	meta := convertMeta(obj["metadata"], &f)
+	queueLabels := takeKueueLabels(&meta, &f)
 	if res.Kind == KindSparkApplication {
 		res.Object = sparkApplication(meta, obj["spec"], opts, &f)
 	} else {
 		res.Object = scheduledSparkApplication(meta, obj["spec"], &f)
+	}
+	if res.Object != nil && queueLabels != nil {
+		step := &templatesOf(res.Object)[0]
+		step.Metadata.Labels = queueLabels
 	}
 	for _, k := range sortedKeys(obj) {
 		switch k {
@@ -342,6 +347,56 @@ func convertMeta(v any, f *findings) metav1.ObjectMeta {
 		}
 	}
 	return meta
+}
+
+// The labels of the Spark operator's Kueue integration (alpha): on a
+// SparkApplication's metadata they queue it in a LocalQueue, with a
+// WorkloadPriorityClass. sparkplug reads them on the step's template.
+const (
+	LabelKueueQueueName     = "kueue.x-k8s.io/queue-name"
+	LabelKueuePriorityClass = "kueue.x-k8s.io/priority-class"
+)
+
+// kueueMoved are the Findings of the Kueue labels moved.
+var kueueMoved = map[string]string{
+	LabelKueueQueueName: "moved to the step's template metadata.labels (templates[0].metadata.labels), where sparkplug reads it: " +
+		"sparkplug queues the step in this LocalQueue by creating the Kueue Workload itself, one per attempt, driver and executors " +
+		"admitted together. Not on the Workflow, which Kueue does not queue, and never in spec.podMetadata: Argo copies that onto " +
+		"the agent pod, which Kueue would then gate. Needs sparkplug's Kueue RBAC (README, Kueue)",
+	LabelKueuePriorityClass: "moved to the step's template metadata.labels (templates[0].metadata.labels), beside the queue " +
+		"label: the WorkloadPriorityClass of the step's Kueue Workload",
+}
+
+// takeKueueLabels removes the Kueue labels from meta (the new object's
+// labels, and a CronWorkflow's runs') and returns them, for the step's
+// template metadata.labels, with a Finding for each: sparkplug creates the
+// Workload itself, from the template's labels.
+func takeKueueLabels(meta *metav1.ObjectMeta, f *findings) map[string]string {
+	var taken map[string]string
+	for _, k := range []string{LabelKueueQueueName, LabelKueuePriorityClass} {
+		v, ok := meta.Labels[k]
+		if !ok {
+			continue
+		}
+		if taken == nil {
+			taken = map[string]string{}
+		}
+		taken[k] = v
+		delete(meta.Labels, k)
+		f.add("metadata.labels."+k, "%s", kueueMoved[k])
+	}
+	if len(meta.Labels) == 0 {
+		meta.Labels = nil
+	}
+	return taken
+}
+
+// templatesOf are the templates of a Workflow or CronWorkflow.
+func templatesOf(obj Object) []wfv1.Template {
+	if cw, ok := obj.(*wfv1.CronWorkflow); ok {
+		return cw.Spec.WorkflowSpec.Templates
+	}
+	return obj.(*wfv1.Workflow).Spec.Templates
 }
 
 func stringField(path string, v any, f *findings) string {

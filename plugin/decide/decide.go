@@ -39,6 +39,18 @@ type Plan struct {
 	Outcome state.Outcome
 	Driver  *corev1.Pod
 	JSON    bool
+
+	// A queued step's Kueue Workloads (queue.go). Enqueue is the attempt
+	// whose Workload to create: it launches only once Kueue admits it.
+	Enqueue int
+	// Admission is the admitted Workload the Launch attempt runs with.
+	Admission *Workload
+	// Dequeue are the Workloads to delete: their attempt is over, or the
+	// node is, so their quota goes back at once.
+	Dequeue []Workload
+	// PodsReady is the Workload to mark PodsReady: its driver and the
+	// executors it was admitted for run.
+	PodsReady *Workload
 }
 
 // Decide plans one pass over the node of s. It is pure: the same snapshot
@@ -54,17 +66,18 @@ type Plan struct {
 func Decide(s *Snapshot, p Policy) Plan {
 	rn := s.Run
 	if s.Fulfilled || (s.Entry != nil && s.Entry.Phase.Fulfilled(nil)) {
-		if rn != nil && rn.Live() {
-			return Plan{Abandon: true}
-		}
-		return Plan{}
+		pl := Plan{Abandon: rn != nil && rn.Live()}
+		release(s, &pl, 0)
+		return pl
 	}
 	loop, known := identity.InLoop(s.Nodes, s.NodeID)
 	if rn == nil {
+		pl := Plan{Launch: 1, JSON: loop}
 		if b := backoff(s, p, 1); b != nil {
-			return Plan{Report: true, Outcome: *b, JSON: loop}
+			pl = Plan{Report: true, Outcome: *b, JSON: loop}
 		}
-		return Plan{Launch: 1, JSON: loop}
+		release(s, &pl, gate(s, p, &pl, nil))
+		return pl
 	}
 	v, l := verdict(s, p, rn)
 	pl := Plan{Ensure: rn.Live(), Report: true, Outcome: v.Outcome, Driver: rn.Head(), JSON: loop}
@@ -78,6 +91,12 @@ func Decide(s *Snapshot, p Policy) Plan {
 			pl.Launch = rn.Attempt() + 1
 		}
 	}
+	keep := gate(s, p, &pl, &v.Ended)
+	if keep == 0 && rn.Live() && pl.Stop == LimitNone {
+		keep = rn.Attempt()
+		pl.PodsReady = podsReady(s, p, rn)
+	}
+	release(s, &pl, keep)
 	if v.Final && pl.Stop == LimitNone && needsArchive(rn, p.Body) {
 		pl.Archive = true
 		pl.Outcome.Phase = wfv1.NodeRunning
@@ -121,6 +140,11 @@ func verdict(s *Snapshot, p Policy, rn *Run) (Verdict, Limit) {
 	})
 	pending := p.Body.PendingTimeout()
 	a, l := limits(a, rn.ObservedHead(), runStart(rn), s.Now, p.Timeout, pending)
+	if l == LimitNone && !a.Done {
+		if w, ok := s.WorkloadOf(rn.Attempt()); ok && w.Evicted {
+			return evicted(w, a, rn.Attempt(), p.Body)
+		}
+	}
 	ended := driverpod.EndedAt(head, s.Now)
 	switch {
 	case l == LimitTimeout:
@@ -141,8 +165,11 @@ func verdict(s *Snapshot, p Policy, rn *Run) (Verdict, Limit) {
 func tombVerdict(s *Snapshot, p Policy, rn *Run) Verdict {
 	ann := rn.Tomb.Annotations
 	a := state.Assessment{State: spark.StateFailing, Done: true, Reason: ann[spark.AnnotationStoppedReason], Detail: ann[spark.AnnotationStoppedDetail]}
-	if Limit(ann[spark.AnnotationStopped]) == LimitTimeout {
+	switch Limit(ann[spark.AnnotationStopped]) {
+	case LimitTimeout, LimitEvicted:
 		return Verdict{Final: true, Outcome: a.Outcome().WithNote(attemptSuffix(rn.Attempt(), p.Body.RestartPolicy))}
+	case LimitPreempted:
+		return requeue(a, rn.Attempt())
 	}
 	stoppedAt, err := time.Parse(time.RFC3339, ann[spark.AnnotationStoppedAt])
 	if err != nil {

@@ -26,6 +26,16 @@ const (
 	// LimitCannotStart: the driver waits on a reason that never resolves
 	// by itself (a bad image, a missing Secret). Same as LimitPending, at once.
 	LimitCannotStart Limit = "CannotStart"
+	// LimitPreempted: Kueue preempted the attempt's Workload and the step
+	// requeues (sparkplug.kueue.onPreemption Requeue, the default): the
+	// driver gives the quota back and a new attempt queues, whatever the
+	// restart policy says.
+	LimitPreempted Limit = "KueuePreempted"
+	// LimitEvicted: Kueue evicted the attempt's Workload otherwise (timed
+	// out waiting for its pods, stopped its queue, deactivated it), or
+	// preempted a step that does not requeue: the driver gives the quota
+	// back and the node fails.
+	LimitEvicted Limit = "KueueEvicted"
 )
 
 // limits applies the time limits to an attempt's assessment. runStart is

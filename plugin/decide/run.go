@@ -7,6 +7,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/sparkplug-io/sparkplug/plugin/driverpod"
+	"github.com/sparkplug-io/sparkplug/plugin/kueue"
 	"github.com/sparkplug-io/sparkplug/plugin/spec"
 )
 
@@ -35,6 +36,19 @@ type Snapshot struct {
 	Failures map[int]Failure
 	// Archiving: an upload of the newest driver's log is in flight.
 	Archiving bool
+	// Workloads are the node's Kueue Workloads (a queued step's), every
+	// attempt's and incarnation's still in the cluster.
+	Workloads []Workload
+	// WorkloadsKnown: Workloads is all there is (the cache synced).
+	WorkloadsKnown bool
+}
+
+// Workload is one of a node's Kueue Workloads, with the attempt it is
+// for and whether that attempt is of the current incarnation.
+type Workload struct {
+	kueue.View
+	Attempt int
+	Current bool
 }
 
 // Failure counts the refused submissions of one attempt.
@@ -92,4 +106,7 @@ type Policy struct {
 	// ProgressInterval is the step of the elapsed time a RUNNING message
 	// shows (state.Elapsed); 0: none.
 	ProgressInterval time.Duration
+	// Queue is the Kueue LocalQueue the step waits in before each
+	// attempt ("": the step is not queued).
+	Queue string
 }

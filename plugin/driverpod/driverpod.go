@@ -178,3 +178,11 @@ func Delete(ctx context.Context, kube kubernetes.Interface, p *corev1.Pod) (dele
 	}
 	return err == nil, err
 }
+
+// OwnWorkload reports whether w is the Kueue Workload sparkplug made for
+// the node and attempt its labels name, in workflow wf: its name, the
+// run's labels, the Workflow its owner.
+func OwnWorkload(w metav1.Object, wf spark.WorkflowRef) bool {
+	m := metav1.ObjectMeta{Labels: w.GetLabels(), Annotations: w.GetAnnotations()}
+	return Own(w, wf, runNames(m, wf).Workload)
+}

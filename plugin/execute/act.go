@@ -28,16 +28,28 @@ import (
 func (r *pass) act(snap *decide.Snapshot, pl decide.Plan) error {
 	rn := snap.Run
 	if pl.Abandon {
-		return r.abandon(rn)
+		if err := r.abandon(rn); err != nil {
+			return err
+		}
+		return r.dequeue(pl.Dequeue)
 	}
 	if pl.Stop != decide.LimitNone {
 		// The attempt was ended by a limit, not by Spark: stop its driver.
 		if err := r.stop(rn, pl.Stop, pl.Ended); err != nil {
 			return err
 		}
+		if pl.Stop == decide.LimitPreempted || pl.Stop == decide.LimitEvicted {
+			r.core.event(r.wf, corev1.EventTypeWarning, spark.ReasonEvicted,
+				fmt.Sprintf("stopped driver %s of node %s: %s", rn.Head().Name, r.node, pl.Ended.Detail))
+		}
+	}
+	// After the stop: an evicted attempt's quota goes back once its
+	// driver is on its way out.
+	if err := r.dequeue(pl.Dequeue); err != nil {
+		return err
 	}
 	if pl.Ensure && pl.Stop == decide.LimitNone {
-		failure, err := r.ensureCompanions(rn)
+		failure, err := r.ensureCompanions(rn, snap)
 		if err != nil {
 			return err
 		}
@@ -46,13 +58,31 @@ func (r *pass) act(snap *decide.Snapshot, pl decide.Plan) error {
 			return nil
 		}
 	}
+	if pl.Enqueue > 0 {
+		if failure := r.enqueue(pl.Enqueue); failure != nil {
+			r.report(*failure, nil, pl.JSON)
+			return nil
+		}
+		// The Workload is in the cache (Wrote): the next pass reports it.
+		r.core.queue.Add(flowKey(r.wf.UID, r.node))
+	}
 	if pl.Launch > 0 {
-		if _, failure := r.launch(pl.Launch); failure != nil {
+		body, failure := r.bodyOf(snap, pl.Launch)
+		if failure == nil {
+			_, failure = r.launch(pl.Launch, body)
+		}
+		if failure != nil {
 			r.report(*failure, nil, pl.JSON)
 			return nil
 		}
 		// The new driver is in the cache (Wrote): the next pass reports it.
 		r.core.queue.Add(flowKey(r.wf.UID, r.node))
+	}
+	if pl.PodsReady != nil {
+		if err := r.markPodsReady(pl.PodsReady); err != nil {
+			// Asked again on the next pass; the run goes on meanwhile.
+			r.log.Info("Kueue workload not marked PodsReady; trying again", "workload", pl.PodsReady.Name, "error", err.Error())
+		}
 	}
 	if pl.Archive {
 		r.archiveLog(rn)

@@ -35,10 +35,10 @@ import (
 // created by the step's launcher: natively here, or by spark-submit
 // (sparkSubmit). A launch that does not go through returns the outcome
 // instead.
-func (r *pass) launch(attempt int) (*corev1.Pod, *state.Outcome) {
+func (r *pass) launch(attempt int, body *spec.SparkApplicationSpec) (*corev1.Pod, *state.Outcome) {
 	br := r.step.Run(r.wf, r.node, attempt)
 	br.Incarnation = r.incarnation
-	objs, err := r.core.builder.Build(r.step.Body, br)
+	objs, err := r.core.builder.Build(body, br)
 	if err != nil {
 		out := state.SubmissionFailed(fmt.Sprintf("build driver objects: %s", err))
 		return nil, &out
@@ -108,14 +108,19 @@ type launchOrder struct {
 // A companion the API server refuses for good ends the attempt as a
 // refused submission, unless the driver already runs (keepsRunning): the
 // answer is then returned instead.
-func (r *pass) ensureCompanions(rn *decide.Run) (*state.Outcome, error) {
+func (r *pass) ensureCompanions(rn *decide.Run, snap *decide.Snapshot) (*state.Outcome, error) {
 	head := rn.Head()
 	if head.UID == "" || r.core.companions.has(head.UID) {
 		return nil, nil
 	}
+	// Built as it was launched: with its Workload's admission, if queued.
+	body, failure := r.bodyOf(snap, rn.Attempt())
+	if failure != nil {
+		return failure, nil
+	}
 	br := r.step.Run(r.wf, r.node, rn.Attempt())
 	br.Incarnation = head.Annotations[spark.AnnotationIncarnation]
-	objs, err := r.core.builder.Build(r.step.Body, br)
+	objs, err := r.core.builder.Build(body, br)
 	if err != nil {
 		return nil, fmt.Errorf("rebuild objects of %s: %w", head.Name, err)
 	}

@@ -85,6 +85,10 @@ type Options struct {
 	// controller) holds only the running ones. A sidecar, which serves one
 	// workflow and ends with it, leaves it off.
 	ReleaseEnded bool
+	// KueueQueue is the Kueue LocalQueue of the steps whose template
+	// names none (kueue.x-k8s.io/queue-name); "": such steps are not
+	// queued.
+	KueueQueue string
 	// Now is the clock.
 	Now func() time.Time
 }

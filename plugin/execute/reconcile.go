@@ -278,10 +278,10 @@ func (c *Core) reconcile(ctx context.Context, fl *flow, node string) error {
 	}
 	r := &pass{core: c, ctx: ctx, log: log.With("template", tmpl.Name), wf: sc.Workflow, scope: sc, flow: fl, node: node, step: st,
 		now: c.opts.Now(), incarnation: nodestatus.Incarnation(wf)}
-	r.policy = decide.Policy{Body: st.Body, Timeout: st.Timeout, NotFoundGrace: c.opts.NotFoundGrace, ProgressInterval: c.opts.ProgressInterval}
+	r.policy = decide.Policy{Body: st.Body, Timeout: st.Timeout, NotFoundGrace: c.opts.NotFoundGrace, ProgressInterval: c.opts.ProgressInterval, Queue: st.Queue}
 	snap := r.gather(ts, wf)
 	pl := decide.Decide(snap, r.policy)
-	changes := pl.Launch > 0 || pl.Stop != decide.LimitNone || pl.Abandon || pl.Archive ||
+	changes := pl.Launch > 0 || pl.Stop != decide.LimitNone || pl.Abandon || pl.Archive || pl.Enqueue > 0 || len(pl.Dequeue) > 0 ||
 		(pl.Report && (snap.Entry == nil || snap.Entry.Phase != pl.Outcome.Phase))
 	if changes && c.log.Enabled(ctx, slog.LevelDebug) {
 		// What a pass that changes something saw and chose; passes that
@@ -333,6 +333,7 @@ func (fl *flow) step(node string, tmpl *wfv1.Template, opts Options, admit func(
 		return nil, false, nil
 	}
 	if err == nil {
+		st.SetQueue(opts.KueueQueue)
 		err = admit(st)
 	}
 	fl.steps[node] = parsed{step: st, err: err}

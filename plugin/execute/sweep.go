@@ -11,6 +11,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/sparkplug-io/sparkplug/plugin/driverpod"
+	"github.com/sparkplug-io/sparkplug/plugin/kueue"
 	"github.com/sparkplug-io/sparkplug/plugin/scope"
 	"github.com/sparkplug-io/sparkplug/plugin/spark"
 )
@@ -39,10 +40,34 @@ func (c *Core) Sweep(ctx context.Context, sc *scope.Scope, why string) error {
 		c.event(sc.Workflow, corev1.EventTypeNormal, spark.ReasonDriverDeleted,
 			fmt.Sprintf("deleted driver %s of node %s: %s", p.Name, p.Annotations[spark.AnnotationNodeID], why))
 	}
+	errs = append(errs, c.sweepWorkloads(ctx, sc, why)...)
 	if len(errs) > 0 {
 		return fmt.Errorf("sweep workflow %s/%s: %v", sc.Workflow.Namespace, sc.Workflow.Name, errs)
 	}
 	return nil
+}
+
+// sweepWorkloads deletes the Kueue Workloads of an ending workflow, each
+// by its uid, so the quota of its queued and running steps goes back at
+// once (the Workflow owns them, but a stopped Workflow stays). Only the
+// Workloads this process watches are known: a queued step started the
+// watch.
+func (c *Core) sweepWorkloads(ctx context.Context, sc *scope.Scope, why string) []error {
+	var errs []error
+	for _, w := range sc.Workloads() {
+		if w.GetDeletionTimestamp() != nil || !driverpod.OwnWorkload(w, sc.Workflow) {
+			continue
+		}
+		uid := w.GetUID()
+		err := c.clients.Dynamic.Resource(kueue.WorkloadResource).Namespace(w.GetNamespace()).Delete(ctx, w.GetName(),
+			metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &uid}})
+		if err != nil && !apierrors.IsNotFound(err) && !apierrors.IsConflict(err) {
+			errs = append(errs, fmt.Errorf("delete Kueue Workload %s: %w", w.GetName(), err))
+			continue
+		}
+		c.log.Info("Kueue workload deleted: its workflow ended", "workflow", sc.Workflow.Name, "namespace", sc.Workflow.Namespace, "workload", w.GetName(), "why", why)
+	}
+	return errs
 }
 
 // endingSweepTimeout bounds one sweep of an ending workflow's drivers: a

@@ -55,6 +55,11 @@ type Set struct {
 	// checks (package policy), never created.
 	ExecutorTemplate *corev1.Pod
 	Conf             map[string]string
+	// Workload is the Kueue Workload of a queued step's attempt
+	// (workload.go), nil for the others. It is created, owned by the
+	// Workflow, before anything else, and the rest only once Kueue
+	// admits it.
+	Workload *unstructured.Unstructured
 }
 
 // Companions are the objects created after the driver and owned by it:
@@ -210,6 +215,9 @@ func (b *Builder) build(s *spec.SparkApplicationSpec, r Run, m deployMode) (*Set
 	}
 	if objs.PodGroup, err = podGroup(s, r, n, c, driver); err != nil {
 		return nil, fmt.Errorf("build pod group %s: %w", n.PodGroup, err)
+	}
+	if objs.Workload, err = workload(s, r, n, c, driver, template); err != nil {
+		return nil, fmt.Errorf("build Kueue workload %s: %w", n.Workload, err)
 	}
 	if err := checkMetadata(objs); err != nil {
 		return nil, err

@@ -24,6 +24,13 @@ var goldenRuns = map[string]Run{
 		TemplateKey: "0a1b2c3d4e5f60718293",
 		Attempt:     1,
 	},
+	"kueue": {
+		Workflow:    spark.WorkflowRef{Name: "queued-etl-4r8tw", Namespace: "data", UID: "3f2b1c0d-9e8f-4a7b-8c6d-5e4f3a2b1c0d"},
+		NodeID:      "queued-etl-4r8tw-1618033988",
+		TemplateKey: "1234567890abcdef1234",
+		Attempt:     1,
+		Queue:       "team-data",
+	},
 	"kitchen-sink": {
 		Workflow:    spark.WorkflowRef{Name: "kitchen-sink-9qz4m", Namespace: "analytics", UID: "0d6f9a52-8c1b-4f7e-b3a2-5e4d3c2b1a09"},
 		NodeID:      "kitchen-sink-9qz4m-2718281828",
@@ -85,6 +92,9 @@ func renderObjects(t *testing.T, objs *Set) string {
 		// An unstructured object encodes as JSON with sorted keys, its
 		// quantities as the strings the builder wrote: deterministic.
 		all = append(all, objs.PodGroup)
+	}
+	if objs.Workload != nil {
+		all = append(all, objs.Workload)
 	}
 	all = append(all, objs.Driver, objs.ConfigMap, objs.Service)
 	for _, o := range objs.Extra {

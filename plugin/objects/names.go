@@ -28,6 +28,9 @@ type Run struct {
 	// incarnation's run has names of its own. Empty for the runs of
 	// sparkplug versions before it, whose names it leaves as they were.
 	Incarnation string
+	// Queue is the Kueue LocalQueue the step waits in ("": none): Build
+	// then makes the attempt's Workload (workload.go).
+	Queue string
 }
 
 // Names are the names of everything one run creates. They are a pure
@@ -58,6 +61,9 @@ type Names struct {
 	// Tombstone is <prefix>-stopped, the ConfigMap that records a driver
 	// sparkplug stopped (Tombstone).
 	Tombstone string
+	// Workload is <prefix>-kueue, the Kueue Workload of a queued step's
+	// attempt (workload.go).
+	Workload string
 	// UIIngress is <prefix>-ui-ingress, the Ingress to the UI Service
 	// (the Spark operator's <app>-ui-ingress).
 	UIIngress string
@@ -81,6 +87,7 @@ const (
 	configMapSuffix = "-conf"
 	tombstoneSuffix = "-stopped"
 	podGroupSuffix  = "-pg"
+	workloadSuffix  = "-kueue"
 	// workflowPartMax is the most characters of the workflow name kept in
 	// the prefix.
 	workflowPartMax = 30
@@ -112,6 +119,7 @@ func NamesFor(r Run) Names {
 		UIService:      prefix + uiServiceSuffix,
 		Tombstone:      prefix + tombstoneSuffix,
 		PodGroup:       prefix + podGroupSuffix,
+		Workload:       prefix + workloadSuffix,
 		UIIngress:      prefix + uiIngressSuffix,
 		ExecutorPrefix: prefix,
 		AppID:          "spark-" + hexSum(node + "/" + strconv.Itoa(attempt))[:appIDHashChars],

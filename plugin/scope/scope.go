@@ -14,6 +14,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -24,6 +25,7 @@ import (
 	"k8s.io/client-go/tools/cache"
 
 	"github.com/sparkplug-io/sparkplug/plugin/identity"
+	"github.com/sparkplug-io/sparkplug/plugin/kueue"
 	"github.com/sparkplug-io/sparkplug/plugin/spark"
 )
 
@@ -273,6 +275,9 @@ type runCaches struct {
 	// workflows are a namespace's Workflows, in shared caches only (a
 	// sidecar watches its one Workflow by name).
 	workflows cache.Store
+	// workloads are the runs' Kueue Workloads, watched once a queued
+	// step asks (workloads.go); nil without a dynamic client.
+	workloads *workloadCache
 	synced    []cache.InformerSynced
 }
 
@@ -303,7 +308,8 @@ func (r *Registry) newRunCaches(ctx context.Context, namespace, selector string,
 		return cache.NewIntegerResourceVersionMutationCache(logr.FromSlogHandler(r.log.Handler()), inf.GetStore(), inf.GetIndexer(), mutationTTL, true)
 	}
 	c := &runCaches{pods: mutation(podInf), configMaps: mutation(cmInf), services: mutation(svcInf),
-		ingresses: mutation(ingInf), ingressesSynced: ingInf.HasSynced}
+		ingresses: mutation(ingInf), ingressesSynced: ingInf.HasSynced,
+		workloads: r.newWorkloadCache(ctx, namespace, bySelector, route)}
 	for _, inf := range []cache.SharedIndexInformer{podInf, cmInf, svcInf, ingInf} {
 		go inf.RunWithContext(ctx)
 		// Ready without the Ingresses, which only the runs of bodies
@@ -412,7 +418,7 @@ func (s *Scope) Cached(o metav1.Object) metav1.Object {
 func (s *Scope) Wrote(obj runtime.Object) {
 	obj = obj.DeepCopyObject()
 	_, _ = slim(obj)
-	switch obj.(type) {
+	switch o := obj.(type) {
 	case *corev1.Pod:
 		s.pods.Mutation(obj)
 	case *corev1.ConfigMap:
@@ -421,5 +427,9 @@ func (s *Scope) Wrote(obj runtime.Object) {
 		s.services.Mutation(obj)
 	case *networkingv1.Ingress:
 		s.ingresses.Mutation(obj)
+	case *unstructured.Unstructured:
+		if o.GetKind() == kueue.WorkloadKind {
+			s.wroteWorkload(o)
+		}
 	}
 }

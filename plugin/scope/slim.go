@@ -9,8 +9,10 @@ import (
 	"io"
 
 	wfv1 "github.com/argoproj/argo-workflows/v3/pkg/apis/workflow/v1alpha1"
+	"github.com/sparkplug-io/sparkplug/plugin/kueue"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 )
 
 // slim is what the caches keep of an object, which is what sparkplug
@@ -46,6 +48,12 @@ func slim(obj any) (any, error) {
 		o.Spec = corev1.PodSpec{Containers: names}
 	case *corev1.ConfigMap:
 		o.Data, o.BinaryData = nil, nil
+	case *unstructured.Unstructured:
+		if o.GetKind() == kueue.WorkloadKind {
+			// A pass reads a Workload's queue, conditions and admission,
+			// never its pod templates (most of its size).
+			unstructured.RemoveNestedField(o.Object, "spec", "podSets")
+		}
 	case *wfv1.Workflow:
 		// A Workflow over Argo's size limit (1 MiB: some 800 nodes) keeps
 		// its nodes gzipped in compressedNodes; sparkplug reads them (a

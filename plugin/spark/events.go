@@ -28,6 +28,16 @@ const (
 	ReasonObjectRefused = "SparkObjectRefused"
 )
 
+// Event reasons of a step queued with Kueue (execute/queue.go).
+const (
+	// ReasonQueued: an attempt's Workload was created; it waits for
+	// Kueue to admit it.
+	ReasonQueued = "SparkQueued"
+	// ReasonEvicted: Kueue evicted a running attempt's Workload and its
+	// driver was stopped.
+	ReasonEvicted = "SparkEvicted"
+)
+
 // Event reasons of log archiving.
 const (
 	ReasonDriverLogArchived    = "SparkDriverLogArchived"

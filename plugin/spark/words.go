@@ -123,6 +123,9 @@ const (
 	StateSubmissionFailed State = "SUBMISSION_FAILED"
 	StatePendingRerun     State = "PENDING_RERUN"
 	StateUnknown          State = "UNKNOWN"
+	// StateQueued is sparkplug's own: the step waits for Kueue to admit
+	// its first attempt; nothing of it runs yet.
+	StateQueued State = "QUEUED"
 )
 
 // Exit codes a container reports after a signal: SIGTERM (128+15), which a

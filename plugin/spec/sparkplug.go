@@ -32,6 +32,13 @@ func validateSparkplug(p *field.Path, s *SparkApplicationSpec) field.ErrorList {
 			errs = append(errs, field.NotSupported(p.Child("launcher"), *o.Launcher, []string{LauncherNative, LauncherSparkSubmit}))
 		}
 	}
+	if o.Kueue != nil && o.Kueue.OnPreemption != nil {
+		switch *o.Kueue.OnPreemption {
+		case OnPreemptionRequeue, OnPreemptionFail:
+		default:
+			errs = append(errs, field.NotSupported(p.Child("kueue", "onPreemption"), *o.Kueue.OnPreemption, []string{OnPreemptionRequeue, OnPreemptionFail}))
+		}
+	}
 	errs = append(errs, validateUIIngressOptions(p.Child("uiIngress"), o.UIIngress)...)
 	errs = append(errs, validateHistoryServerURL(p.Child("historyServerURL"), o.HistoryServerURL)...)
 	return errs
@@ -99,4 +106,21 @@ func (s *SparkApplicationSpec) PendingTimeout() time.Duration {
 		}
 	}
 	return DefaultPendingTimeout
+}
+
+// What a step queued with Kueue does when Kueue preempts it
+// (sparkplug.kueue.onPreemption).
+const (
+	// OnPreemptionRequeue stops the driver and queues a new attempt,
+	// which runs once Kueue admits it again (the default).
+	OnPreemptionRequeue = "Requeue"
+	// OnPreemptionFail stops the driver and fails the node.
+	OnPreemptionFail = "Fail"
+)
+
+// RequeuesOnPreemption: a preempted attempt of the step is followed by
+// another (sparkplug.kueue.onPreemption Requeue, the default).
+func (s *SparkApplicationSpec) RequeuesOnPreemption() bool {
+	o := s.Sparkplug
+	return o == nil || o.Kueue == nil || o.Kueue.OnPreemption == nil || *o.Kueue.OnPreemption != OnPreemptionFail
 }

@@ -31,7 +31,7 @@ var honouredPod = []string{
 }
 
 // honouredSparkplug is every field of the sparkplug block, sparkplug's own.
-var honouredSparkplug = []string{"pendingTimeout", "launcher", "uiIngress", "historyServerURL", "archiveLogs"}
+var honouredSparkplug = []string{"pendingTimeout", "launcher", "uiIngress", "historyServerURL", "archiveLogs", "kueue"}
 
 var honouredRole = map[string][]string{
 	"driver":   {"memoryLimit", "serviceAnnotations", "serviceLabels", "kubernetesMaster"},

@@ -47,8 +47,21 @@ type SparkApplicationSpec struct {
 	Sparkplug *SparkplugOptions `json:"sparkplug,omitempty"`
 }
 
+// KueueOptions are the settings of a step queued with Kueue.
+type KueueOptions struct {
+	// OnPreemption is OnPreemptionRequeue (default: stop the driver and
+	// queue a new attempt) or OnPreemptionFail (stop it and fail the
+	// node). Any other eviction (PodsReadyTimeout, a stopped or
+	// deactivated queue) fails the node.
+	OnPreemption *string `json:"onPreemption,omitempty"`
+}
+
 // SparkplugOptions are sparkplug's own settings of one Spark step.
 type SparkplugOptions struct {
+	// Kueue is what the step does when Kueue takes its quota back; the
+	// step is queued by the kueue.x-k8s.io/queue-name label of its
+	// template's metadata (or the plugin's --kueue-queue), not here.
+	Kueue *KueueOptions `json:"kueue,omitempty"`
 	// PendingTimeout fails an attempt whose driver has not started running
 	// within it (a Go duration such as 10m; default DefaultPendingTimeout).
 	// A driver waiting on a reason that never resolves by itself

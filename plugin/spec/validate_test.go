@@ -273,6 +273,11 @@ func TestValidate(t *testing.T) {
 		{"pendingTimeout not positive", func(s *spec) { s.Sparkplug = &SparkplugOptions{PendingTimeout: ptr("0s")} },
 			[]wantErr{{"spark.sparkplug.pendingTimeout", "must be positive"}}},
 		{"launcher spark-submit", func(s *spec) { s.Sparkplug = &SparkplugOptions{Launcher: ptr(LauncherSparkSubmit)} }, nil},
+		{"kueue onPreemption Fail", func(s *spec) {
+			s.Sparkplug = &SparkplugOptions{Kueue: &KueueOptions{OnPreemption: ptr(OnPreemptionFail)}}
+		}, nil},
+		{"kueue onPreemption unknown", func(s *spec) { s.Sparkplug = &SparkplugOptions{Kueue: &KueueOptions{OnPreemption: ptr("Retry")}} },
+			[]wantErr{{"spark.sparkplug.kueue.onPreemption", `Unsupported value: "Retry": supported values: "Requeue", "Fail"`}}},
 		{"launcher native", func(s *spec) { s.Sparkplug = &SparkplugOptions{Launcher: ptr(LauncherNative)} }, nil},
 		{"launcher unknown", func(s *spec) { s.Sparkplug = &SparkplugOptions{Launcher: ptr("spark-operator")} },
 			[]wantErr{{"spark.sparkplug.launcher", `Unsupported value: "spark-operator": supported values: "native", "spark-submit"`}}},

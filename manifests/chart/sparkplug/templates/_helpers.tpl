@@ -83,6 +83,7 @@ controller takes from monitor.* or has not. A JSON list.
   (list "allowed-ingress-annotation-prefixes" $s.allowedIngressAnnotationPrefixes true)
   (list "allow-ingress-snippets" $s.allowIngressSnippets true)
   (list "allowed-service-types" $s.allowedServiceTypes true)
+  (list "kueue-queue" (include "sparkplug.kueueQueue" .root) true)
 -}}
 {{- $flags := list -}}
 {{- range $all -}}
@@ -91,6 +92,20 @@ controller takes from monitor.* or has not. A JSON list.
 {{- end -}}
 {{- end -}}
 {{- include "sparkplug.flags" $flags -}}
+{{- end -}}
+
+{{/*
+The LocalQueue of steps without a queue label, --kueue-queue of serve and
+of the controller: kueue.defaultQueue, only with kueue.enabled (else
+nothing of Kueue is rendered); set without it fails, as it would queue
+steps whose account may not create Workloads.
+*/}}
+{{- define "sparkplug.kueueQueue" -}}
+{{- if .Values.kueue.enabled -}}
+{{- .Values.kueue.defaultQueue -}}
+{{- else if .Values.kueue.defaultQueue -}}
+{{- fail (printf "kueue.defaultQueue is %q but kueue.enabled is false: without kueue.enabled the steps' ServiceAccount may not create Kueue Workloads. Set --set kueue.enabled=true" .Values.kueue.defaultQueue) -}}
+{{- end -}}
 {{- end -}}
 
 {{/*
@@ -203,7 +218,7 @@ the sidecar's.
 
 {{/*
 The ServiceAccount that runs the Spark steps, for the extra Roles
-(spark-submit, log archive) of a job namespace ns: the sidecar's,
+(spark-submit, log archive, Kueue) of a job namespace ns: the sidecar's,
 spark-executor-plugin of ns, or in controller mode the controller's, in
 the release's namespace; and the prefix of those Roles' names. A JSON
 object: {"name", "namespace", "prefix"}. Called with (list $ ns).

@@ -1,0 +1,168 @@
+package decide
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	wfv1 "github.com/argoproj/argo-workflows/v3/pkg/apis/workflow/v1alpha1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/utils/ptr"
+
+	"github.com/sparkplug-io/sparkplug/plugin/kueue"
+	"github.com/sparkplug-io/sparkplug/plugin/spark"
+)
+
+// wl is the Workload of attempt n of node n1, current, as a cache shows
+// it; mods say what Kueue decided.
+func wl(n int, mods ...func(*Workload)) Workload {
+	w := Workload{View: kueue.View{Name: "wl-" + string(rune('0'+n)), UID: "uid-" + string(rune('0'+n)), Queue: "lq"}, Attempt: n, Current: true}
+	for _, m := range mods {
+		m(&w)
+	}
+	return w
+}
+
+func waitingFor(msg string) func(*Workload) { return func(w *Workload) { w.Waiting = msg } }
+
+func admittedWith(executors int32) func(*Workload) {
+	return func(w *Workload) {
+		w.Admitted, w.AdmittedAt = true, t0
+		w.Admission = &kueue.Admission{ClusterQueue: "cq", PodSetAssignments: []kueue.PodSetAssignment{
+			{Name: kueue.PodSetDriver, Count: ptr.To[int32](1)}, {Name: kueue.PodSetExecutor, Count: ptr.To(executors)}}}
+	}
+}
+
+func evictedFor(reason string) func(*Workload) {
+	return func(w *Workload) {
+		w.Admitted, w.Evicted, w.EvictedReason, w.EvictedMessage = false, true, reason, "to make room"
+	}
+}
+
+func withWorkloads(ws ...Workload) func(*Snapshot) {
+	return func(s *Snapshot) { s.Workloads, s.WorkloadsKnown = ws, true }
+}
+
+func executorPods(running int) []*corev1.Pod {
+	var out []*corev1.Pod
+	for range running {
+		out = append(out, &corev1.Pod{Status: corev1.PodStatus{Phase: corev1.PodRunning}})
+	}
+	return out
+}
+
+func dequeued(pl Plan) []int {
+	var out []int
+	for _, w := range pl.Dequeue {
+		out = append(out, w.Attempt)
+	}
+	return out
+}
+
+func TestDecideQueuedStep(t *testing.T) {
+	queued := policyOf(t, `"executor":{"instances":2}`, 0)
+	queued.Queue = "lq"
+	failOnPreemption := policyOf(t, `"executor":{"instances":2},"sparkplug":{"kueue":{"onPreemption":"Fail"}}`, 0)
+	failOnPreemption.Queue = "lq"
+	withExecutors := func(n int) func(*Snapshot) { return func(s *Snapshot) { s.Run.Executors = executorPods(n) } }
+
+	for _, row := range []struct {
+		name                      string
+		s                         *Snapshot
+		p                         Policy
+		launch, enqueue           int
+		admitted                  bool
+		stop                      Limit
+		phase                     wfv1.NodePhase
+		state                     spark.State
+		msg                       string
+		dequeue                   []int
+		podsReady, abandon, final bool
+	}{
+		{name: "no Workload yet: it is created, nothing launches, the node is QUEUED",
+			s: snap(t0, nil, withWorkloads()), p: queued,
+			enqueue: 1, phase: wfv1.NodePending, state: spark.StateQueued, msg: "QUEUED: waiting in LocalQueue lq for Kueue"},
+		{name: "the cache has not synced: nothing is created yet",
+			s: snap(t0, nil, func(s *Snapshot) { s.WorkloadsKnown = false }), p: queued,
+			phase: wfv1.NodePending, state: spark.StateQueued, msg: "QUEUED"},
+		{name: "a Workload Kueue has not admitted: the node says why it waits",
+			s: snap(t0, nil, withWorkloads(wl(1, waitingFor("couldn't assign flavors to pod set driver: insufficient quota for cpu")))), p: queued,
+			phase: wfv1.NodePending, state: spark.StateQueued, msg: "QUEUED: waiting in LocalQueue lq for Kueue to admit Workload wl-1: couldn't assign flavors to pod set driver: insufficient quota for cpu"},
+		{name: "an admitted Workload: attempt 1 launches with it",
+			s: snap(t0, nil, withWorkloads(wl(1, admittedWith(2)))), p: queued,
+			launch: 1, admitted: true},
+		{name: "a running driver keeps its Workload and is marked PodsReady once its admitted executors run",
+			s: snap(t0.Add(time.Minute), runOf(driver(1, running())), withWorkloads(wl(1, admittedWith(2))), withExecutors(2)), p: queued,
+			phase: wfv1.NodeRunning, state: spark.StateRunning, podsReady: true},
+		{name: "not PodsReady while an admitted executor is missing",
+			s: snap(t0.Add(time.Minute), runOf(driver(1, running())), withWorkloads(wl(1, admittedWith(2))), withExecutors(1)), p: queued,
+			phase: wfv1.NodeRunning, state: spark.StateRunning},
+		{name: "preempted while running: the driver stops and attempt 2 is queued at once",
+			s: snap(t0.Add(time.Minute), runOf(driver(1, running())), withWorkloads(wl(1, evictedFor(kueue.ReasonPreempted)))), p: queued,
+			stop: LimitPreempted, phase: wfv1.NodeRunning, state: spark.StatePendingRerun, enqueue: 2, dequeue: []int{1},
+			msg: "PENDING_RERUN: attempt 2 waits in LocalQueue lq for Kueue; after: FAILED: evicted by Kueue (Preempted): to make room"},
+		{name: "preempted, the step fails on preemption: the driver stops and the node fails",
+			s: snap(t0.Add(time.Minute), runOf(driver(1, running())), withWorkloads(wl(1, evictedFor(kueue.ReasonPreempted)))), p: failOnPreemption,
+			stop: LimitEvicted, phase: wfv1.NodeFailed, state: spark.StateFailed, dequeue: []int{1}, final: true,
+			msg: "FAILED: evicted by Kueue (Preempted): to make room"},
+		{name: "evicted for another reason: final, whatever onPreemption says",
+			s: snap(t0.Add(time.Minute), runOf(driver(1, running())), withWorkloads(wl(1, evictedFor("PodsReadyTimeout")))), p: queued,
+			stop: LimitEvicted, phase: wfv1.NodeFailed, state: spark.StateFailed, dequeue: []int{1}, final: true,
+			msg: "FAILED: evicted by Kueue (PodsReadyTimeout)"},
+		{name: "the preempted attempt's tombstone: attempt 2 waits for its own admission",
+			s: snap(t0.Add(2*time.Minute), tombOf(1, LimitPreempted, t0.Add(time.Minute)), withWorkloads(wl(2, waitingFor("insufficient quota")))), p: queued,
+			phase: wfv1.NodeRunning, state: spark.StatePendingRerun, msg: "attempt 2 waits in LocalQueue lq for Kueue to admit Workload wl-2 (insufficient quota); after: FAILED"},
+		{name: "the driver finished: its Workload goes, the node completes",
+			s: snap(t0.Add(time.Minute), runOf(driver(1, exited(0, "Completed"))), withWorkloads(wl(1, admittedWith(2)))), p: queued,
+			phase: wfv1.NodeSucceeded, state: spark.StateCompleted, dequeue: []int{1}, final: true},
+		{name: "Argo fulfilled a queued node (stop, terminate): its Workload goes",
+			s: snap(t0.Add(time.Minute), nil, withWorkloads(wl(1, waitingFor("insufficient quota"))), func(s *Snapshot) { s.Fulfilled = true }), p: queued,
+			dequeue: []int{1}},
+		{name: "Argo fulfilled a running node: the driver is abandoned and its Workload goes",
+			s: snap(t0.Add(time.Minute), runOf(driver(1, running())), withWorkloads(wl(1, admittedWith(2))), func(s *Snapshot) { s.Fulfilled = true }), p: queued,
+			abandon: true, dequeue: []int{1}},
+		{name: "a Workload of an older incarnation goes; the current one is created",
+			s: snap(t0, nil, withWorkloads(func() Workload { w := wl(1, admittedWith(2)); w.Current = false; return w }())), p: queued,
+			enqueue: 1, dequeue: []int{1}, phase: wfv1.NodePending, state: spark.StateQueued},
+	} {
+		t.Run(row.name, func(t *testing.T) {
+			pl := Decide(row.s, row.p)
+			if pl.Launch != row.launch || pl.Enqueue != row.enqueue || (pl.Admission != nil) != row.admitted || pl.Stop != row.stop ||
+				(pl.PodsReady != nil) != row.podsReady || pl.Abandon != row.abandon {
+				t.Errorf("launch %d enqueue %d admission %v stop %q podsReady %v abandon %v; want %d %d %v %q %v %v",
+					pl.Launch, pl.Enqueue, pl.Admission != nil, pl.Stop, pl.PodsReady != nil, pl.Abandon,
+					row.launch, row.enqueue, row.admitted, row.stop, row.podsReady, row.abandon)
+			}
+			if got := dequeued(pl); !equalInts(got, row.dequeue) {
+				t.Errorf("dequeue attempts %v, want %v", got, row.dequeue)
+			}
+			if row.phase != "" && (pl.Outcome.Phase != row.phase || pl.Outcome.State != row.state || !strings.Contains(pl.Outcome.Message(), row.msg)) {
+				t.Errorf("outcome %s %s %q, want %s %s containing %q", pl.Outcome.Phase, pl.Outcome.State, pl.Outcome.Message(), row.phase, row.state, row.msg)
+			}
+			if row.final != pl.Outcome.Phase.Completed() {
+				t.Errorf("outcome phase %s, final %v wanted", pl.Outcome.Phase, row.final)
+			}
+		})
+	}
+}
+
+// A step that is not queued is never held, whatever Workloads exist.
+func TestDecideUnqueuedStepIgnoresKueue(t *testing.T) {
+	p := policyOf(t, "", 0)
+	pl := Decide(snap(t0, nil, withWorkloads()), p)
+	if pl.Launch != 1 || pl.Enqueue != 0 || len(pl.Dequeue) != 0 {
+		t.Errorf("launch %d enqueue %d dequeue %v, want attempt 1 launched and nothing of Kueue", pl.Launch, pl.Enqueue, pl.Dequeue)
+	}
+}
+
+func equalInts(a, b []int) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}

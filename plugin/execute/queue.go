@@ -1,0 +1,243 @@
+package execute
+
+import (
+	"errors"
+	"fmt"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/dynamic"
+
+	"github.com/sparkplug-io/sparkplug/plugin/decide"
+	"github.com/sparkplug-io/sparkplug/plugin/kueue"
+	"github.com/sparkplug-io/sparkplug/plugin/spark"
+	"github.com/sparkplug-io/sparkplug/plugin/spec"
+	"github.com/sparkplug-io/sparkplug/plugin/state"
+)
+
+// A queued step's Kueue Workloads: created before anything else of an
+// attempt (enqueue), read back admitted to build the attempt's objects
+// with the admitted flavors (admittedBody), marked PodsReady once its
+// pods run (markPodsReady), deleted when the attempt or the node is over
+// (dequeue). Package decide says when.
+
+// fieldManager is who sparkplug's server-side applies are from.
+const fieldManager = "sparkplug"
+
+// workloads is the dynamic client of the workflow's namespace's
+// Workloads.
+func (r *pass) workloadClient() (dynamic.ResourceInterface, error) {
+	if r.core.clients.Dynamic == nil {
+		return nil, errors.New("no dynamic client to reach Kueue's Workloads with")
+	}
+	return r.core.clients.Dynamic.Resource(kueue.WorkloadResource).Namespace(r.wf.Namespace), nil
+}
+
+// enqueue creates the Workload of attempt, owned by the Workflow, with
+// the priority of the step's priority class. One of its name that exists
+// (a repeated pass, a restarted plugin) is taken if it is the run's;
+// someone else's fails the attempt. Kueue's API not being served is a
+// refused submission whose message says what to install.
+func (r *pass) enqueue(attempt int) *state.Outcome {
+	br := r.step.Run(r.wf, r.node, attempt)
+	br.Incarnation = r.incarnation
+	objs, err := r.core.builder.Build(r.step.Body, br)
+	if err != nil {
+		out := state.SubmissionFailed(fmt.Sprintf("build driver objects: %s", err))
+		return &out
+	}
+	want := objs.Workload
+	if want == nil {
+		out := state.SubmissionFailed("the step is queued but no Kueue Workload was built for it")
+		return &out
+	}
+	if out := r.withPriority(want, attempt); out != nil {
+		return out
+	}
+	res, err := r.workloadClient()
+	if err != nil {
+		return r.transient("%s", err)
+	}
+	made, err := res.Create(r.ctx, want, metav1.CreateOptions{})
+	switch {
+	case err == nil:
+		r.scope.Wrote(made)
+		r.log.Info("Kueue workload created", "workload", want.GetName(), "queue", r.step.Queue, "attempt", attempt)
+		r.core.event(r.wf, corev1.EventTypeNormal, spark.ReasonQueued,
+			fmt.Sprintf("node %s, attempt %d: Workload %s waits in LocalQueue %s", r.node, attempt, want.GetName(), r.step.Queue))
+		return nil
+	case apierrors.IsAlreadyExists(err):
+		found, err := res.Get(r.ctx, want.GetName(), metav1.GetOptions{})
+		if err != nil {
+			return r.transient("get existing Kueue Workload %s: %s", want.GetName(), err)
+		}
+		if err := ours(found, want); err != nil {
+			return r.rejected(attempt, err.Error())
+		}
+		r.scope.Wrote(found)
+		return nil
+	case apierrors.IsNotFound(err) || meta.IsNoMatchError(err):
+		return r.rejected(attempt, fmt.Sprintf("the step is queued in LocalQueue %s (%s) but the API server does not serve Kueue's %s/%s Workloads: install Kueue v0.15 or later, or remove the label",
+			r.step.Queue, kueue.LabelQueueName, kueue.Group, kueue.Version))
+	case isTransient(err):
+		return r.transient("create Kueue Workload %s: %s", want.GetName(), err)
+	default:
+		return r.rejected(attempt, fmt.Sprintf("create Kueue Workload %s: %s", want.GetName(), apiMessage(err)))
+	}
+}
+
+// withPriority gives a Workload its priority: the WorkloadPriorityClass
+// of the template's kueue.x-k8s.io/priority-class label, else the
+// driver's priorityClassName. Kueue's CRD requires the value with the
+// reference, and its webhook does not compute it for a Workload it did
+// not make, so sparkplug reads the class.
+func (r *pass) withPriority(w *unstructured.Unstructured, attempt int) *state.Outcome {
+	var ref kueue.PriorityClassRef
+	var value int32
+	if name := r.step.Template.Metadata.Labels[kueue.LabelPriorityClass]; name != "" {
+		if r.core.clients.Dynamic == nil {
+			return r.transient("no dynamic client to read WorkloadPriorityClass %s with", name)
+		}
+		pc, err := r.core.clients.Dynamic.Resource(kueue.WorkloadPriorityClassResource).Get(r.ctx, name, metav1.GetOptions{})
+		if err != nil {
+			return r.priorityRefused(attempt, "WorkloadPriorityClass", name, kueue.LabelPriorityClass, err)
+		}
+		v, _, _ := unstructured.NestedInt64(pc.Object, "value")
+		ref, value = kueue.PriorityClassRef{Group: kueue.Group, Kind: "WorkloadPriorityClass", Name: name}, int32(v)
+	} else if p := r.step.Body.Driver.PriorityClassName; p != nil && *p != "" {
+		pc, err := r.core.clients.Kube.SchedulingV1().PriorityClasses().Get(r.ctx, *p, metav1.GetOptions{})
+		if err != nil {
+			return r.priorityRefused(attempt, "PriorityClass", *p, "spark.driver.priorityClassName", err)
+		}
+		ref, value = kueue.PriorityClassRef{Group: "scheduling.k8s.io", Kind: "PriorityClass", Name: *p}, pc.Value
+	} else {
+		return nil
+	}
+	refMap, err := runtime.DefaultUnstructuredConverter.ToUnstructured(&ref)
+	if err == nil {
+		err = unstructured.SetNestedMap(w.Object, refMap, "spec", "priorityClassRef")
+	}
+	if err == nil {
+		err = unstructured.SetNestedField(w.Object, int64(value), "spec", "priority")
+	}
+	if err != nil {
+		out := state.SubmissionFailed(fmt.Sprintf("set the priority of Kueue Workload %s: %s", w.GetName(), err))
+		return &out
+	}
+	return nil
+}
+
+func (r *pass) priorityRefused(attempt int, kind, name, field string, err error) *state.Outcome {
+	if isTransient(err) {
+		return r.transient("get %s %s: %s", kind, name, err)
+	}
+	if apierrors.IsNotFound(err) || meta.IsNoMatchError(err) {
+		return r.rejected(attempt, fmt.Sprintf("%s %s (%s) does not exist: create it, or name another", kind, name, field))
+	}
+	return r.rejected(attempt, fmt.Sprintf("get %s %s (%s): %s", kind, name, field, apiMessage(err)))
+}
+
+// admittedBody is the step's body as Kueue's admission of w asks for it
+// (kueue.Admit): the admitted flavors' node labels and tolerations, the
+// executors capped at the admitted count, the Workload's annotation and
+// pod-set labels. A body Kueue's flavors contradict fails the attempt.
+func (r *pass) admittedBody(w *decide.Workload) (*spec.SparkApplicationSpec, error) {
+	flavors := map[string]kueue.ResourceFlavorSpec{}
+	for _, name := range w.Admission.Flavors() {
+		if r.core.clients.Dynamic == nil {
+			return nil, errors.New("no dynamic client to read ResourceFlavors with")
+		}
+		f, err := r.core.clients.Dynamic.Resource(kueue.ResourceFlavorResource).Get(r.ctx, name, metav1.GetOptions{})
+		if err != nil {
+			return nil, fmt.Errorf("get ResourceFlavor %s of Workload %s: %w", name, w.Name, err)
+		}
+		var fs kueue.ResourceFlavorSpec
+		if spec, ok, _ := unstructured.NestedMap(f.Object, "spec"); ok {
+			if err := runtime.DefaultUnstructuredConverter.FromUnstructured(spec, &fs); err != nil {
+				return nil, fmt.Errorf("read ResourceFlavor %s: %w", name, err)
+			}
+		}
+		flavors[name] = fs
+	}
+	return kueue.Admit(r.step.Body, w.Name, w.View, flavors)
+}
+
+// bodyOf is the body attempt's objects are built from: the step's, or
+// for a queued step the one its admitted Workload asks for
+// (admittedBody). A body the admission contradicts fails the attempt;
+// a flavor that cannot be read now is tried again.
+func (r *pass) bodyOf(snap *decide.Snapshot, attempt int) (*spec.SparkApplicationSpec, *state.Outcome) {
+	if r.step.Queue == "" {
+		return r.step.Body, nil
+	}
+	w, ok := snap.WorkloadOf(attempt)
+	if !ok || !w.Admitted || w.Admission == nil {
+		// A run whose Workload went (deleted by hand) runs on as built.
+		return r.step.Body, nil
+	}
+	body, err := r.admittedBody(&w)
+	var conflict *kueue.ConflictError
+	switch {
+	case errors.As(err, &conflict):
+		out := state.SubmissionFailed(err.Error())
+		return nil, &out
+	case err != nil:
+		return nil, r.transient("%s", err)
+	}
+	return body, nil
+}
+
+// dequeue deletes Workloads whose attempt, or node, is over: their quota
+// goes back at once. Each delete names the Workload's uid, so a Workload
+// made since under the name is left alone; one already gone is no error.
+func (r *pass) dequeue(ws []decide.Workload) error {
+	if len(ws) == 0 {
+		return nil
+	}
+	res, err := r.workloadClient()
+	if err != nil {
+		return err
+	}
+	for _, w := range ws {
+		uid := types.UID(w.UID)
+		err := res.Delete(r.ctx, w.Name, metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &uid}})
+		if err != nil && !apierrors.IsNotFound(err) && !apierrors.IsConflict(err) {
+			return fmt.Errorf("delete Kueue Workload %s: %w", w.Name, err)
+		}
+		r.log.Info("Kueue workload deleted", "workload", w.Name, "attempt", w.Attempt)
+	}
+	return nil
+}
+
+// markPodsReady sets the PodsReady condition of an admitted Workload
+// whose driver and executors run, as Kueue's job integrations do: a
+// ClusterQueue with waitForPodsReady evicts a Workload that lacks it in
+// time. It applies the one condition (server-side apply of the status,
+// whose conditions are a map by type), so Kueue's own are left as they
+// are.
+func (r *pass) markPodsReady(w *decide.Workload) error {
+	res, err := r.workloadClient()
+	if err != nil {
+		return err
+	}
+	patch := &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": kueue.Group + "/" + kueue.Version, "kind": kueue.WorkloadKind,
+		"metadata": map[string]any{"name": w.Name, "namespace": r.wf.Namespace, "uid": w.UID},
+		"status": map[string]any{"conditions": []any{map[string]any{
+			"type": kueue.ConditionPodsReady, "status": string(metav1.ConditionTrue), "reason": "PodsReady",
+			"message":            "the Spark driver and the executors Kueue admitted run",
+			"lastTransitionTime": metav1.NewTime(r.now).UTC().Format("2006-01-02T15:04:05Z"),
+		}}},
+	}}
+	updated, err := res.ApplyStatus(r.ctx, w.Name, patch, metav1.ApplyOptions{FieldManager: fieldManager, Force: true})
+	if err != nil {
+		return fmt.Errorf("mark Kueue Workload %s PodsReady: %w", w.Name, err)
+	}
+	r.scope.Wrote(updated)
+	return nil
+}

@@ -1,0 +1,114 @@
+package kueue
+
+import (
+	"fmt"
+	"time"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+)
+
+// View is what a Workload says, read once for one decision.
+type View struct {
+	Name string
+	UID  string
+	// Queue is the LocalQueue it waits in.
+	Queue string
+	// Deleting: it is being deleted; Kueue no longer counts it.
+	Deleting bool
+	// Admitted: Kueue admitted it (quota reserved and every admission
+	// check ready): the attempt may launch. At is when.
+	Admitted   bool
+	AdmittedAt time.Time
+	// Waiting is, while not admitted, why: the QuotaReserved condition's
+	// message ("couldn't assign flavors to pod set driver: insufficient
+	// quota for cpu ..."), or the Admitted one's once quota is reserved
+	// and admission checks are pending.
+	Waiting string
+	// Evicted: Kueue evicted it (EvictedReason: Preempted,
+	// PodsReadyTimeout, ClusterQueueStopped, Deactivated, ...); its
+	// driver must stop.
+	Evicted        bool
+	EvictedReason  string
+	EvictedMessage string
+	// PodsReady: sparkplug said its pods run.
+	PodsReady bool
+	// Admission is where and with which flavors it was admitted; nil
+	// before.
+	Admission *Admission
+}
+
+// Read reads a Workload as the informers and the API return it.
+func Read(u *unstructured.Unstructured) (View, error) {
+	var w Workload
+	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, &w); err != nil {
+		return View{}, fmt.Errorf("read Workload %s: %w", u.GetName(), err)
+	}
+	v := View{Name: w.Name, UID: string(w.UID), Queue: w.Spec.QueueName, Deleting: w.DeletionTimestamp != nil, Admission: w.Status.Admission}
+	conds := w.Status.Conditions
+	if c := meta.FindStatusCondition(conds, ConditionAdmitted); c != nil && c.Status == metav1.ConditionTrue {
+		v.Admitted, v.AdmittedAt = true, c.LastTransitionTime.Time
+	}
+	if c := meta.FindStatusCondition(conds, ConditionEvicted); c != nil && c.Status == metav1.ConditionTrue {
+		v.Evicted, v.EvictedReason, v.EvictedMessage = true, c.Reason, c.Message
+		// Kueue clears the admission of an evicted Workload once its
+		// pods are gone (Requeued); until then it still shows it.
+		v.Admitted, v.AdmittedAt = false, time.Time{}
+	}
+	v.PodsReady = meta.IsStatusConditionTrue(conds, ConditionPodsReady)
+	if !v.Admitted {
+		if c := meta.FindStatusCondition(conds, ConditionQuotaReserved); c != nil && c.Status != metav1.ConditionTrue {
+			v.Waiting = c.Message
+		} else if c := meta.FindStatusCondition(conds, ConditionAdmitted); c != nil && c.Status != metav1.ConditionTrue {
+			v.Waiting = c.Message
+		}
+	}
+	return v, nil
+}
+
+// Assigned is the admitted count of a pod set; ok is false when the
+// admission names none (the whole pod set was admitted).
+func (v View) Assigned(podSet string) (count int32, ok bool) {
+	if v.Admission == nil {
+		return 0, false
+	}
+	for _, a := range v.Admission.PodSetAssignments {
+		if a.Name == podSet && a.Count != nil {
+			return *a.Count, true
+		}
+	}
+	return 0, false
+}
+
+// Flavors are the names of the flavors an admission assigned, each once.
+func (a *Admission) Flavors() []string {
+	if a == nil {
+		return nil
+	}
+	seen := map[string]bool{}
+	var out []string
+	for _, ps := range a.PodSetAssignments {
+		for _, f := range ps.Flavors {
+			if !seen[f] {
+				seen[f] = true
+				out = append(out, f)
+			}
+		}
+	}
+	return out
+}
+
+// ToUnstructured is w as the dynamic client writes it.
+func ToUnstructured(w *Workload) (*unstructured.Unstructured, error) {
+	w.APIVersion, w.Kind = Group+"/"+Version, WorkloadKind
+	obj, err := runtime.DefaultUnstructuredConverter.ToUnstructured(w)
+	if err != nil {
+		return nil, fmt.Errorf("encode Workload %s: %w", w.Name, err)
+	}
+	u := &unstructured.Unstructured{Object: obj}
+	// An empty status is not the Workload's to set.
+	unstructured.RemoveNestedField(u.Object, "status")
+	return u, nil
+}
