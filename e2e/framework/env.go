@@ -432,7 +432,15 @@ func (e *Env) installSparkplug(ctx context.Context) error {
 	if err := argo.EnsureNamespace(ctx, e.Cluster, e.Namespace); err != nil {
 		return err
 	}
-	inst, err := RenderInstallFrom(ctx, e.RepoRoot, e.binDir, e.installDir(), e.Namespace)
+	var inst *Install
+	var err error
+	if e.opts.Kueue {
+		// What a user with Kueue installs: the mode's kustomization with
+		// the Kueue component's RBAC.
+		inst, err = RenderKueueInstall(ctx, e.RepoRoot, e.binDir, e.installDir(), e.Namespace, e.dir)
+	} else {
+		inst, err = RenderInstallFrom(ctx, e.RepoRoot, e.binDir, e.installDir(), e.Namespace)
+	}
 	if err != nil {
 		return err
 	}

@@ -49,7 +49,6 @@ const (
 	labelPriorityClass = "kueue.x-k8s.io/priority-class"
 	annotationWorkload = "kueue.x-k8s.io/workload"
 	labelPodSet        = "kueue.x-k8s.io/podset"
-	confOnPreemption   = "spark.sparkplug.kueue.onPreemption"
 )
 
 // An application as sparkplug's examples size it (examples/spark-pi.yaml):

@@ -5,6 +5,7 @@ package kueue
 import (
 	"context"
 	"fmt"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -141,14 +142,32 @@ func TestKueuePreemptsALowerPriorityStep(t *testing.T) {
 	highW := Given(t).Workflow(workflow(t, "kueue-high-",
 		app{name: "pi", labels: map[string]string{labelQueueName: q.LocalQueue, labelPriorityClass: high}, driver: sim.Succeed(runLong)},
 	)).When().SubmitWorkflow()
-	// While the high step runs, the preempted one waits in the queue again.
-	lowW.WaitForNode(framework.RootNode, framework.NodeMessage(`^QUEUED: `))
+	// The low step is followed (its node's states recorded) until the
+	// high step's Workload is gone: meanwhile it was preempted and its
+	// next attempt waited in the queue for as long as the high step ran.
+	highUID := highW.Workflow().UID
+	lowW.WaitForWorkflow(framework.WorkflowCondition{Name: "the high step's Workload to be deleted", Done: func(*wfv1.Workflow) (bool, error) {
+		for _, name := range wls.Names() {
+			if framework.OwnedBy(wls.Last(name).GetOwnerReferences(), string(highUID)) {
+				_, gone := wls.DeletedAt(name)
+				return gone, nil
+			}
+		}
+		return false, nil
+	}}, 2*time.Minute)
 	highW.WaitForWorkflow(framework.ToBeSucceeded, 2*time.Minute)
 	lowW.WaitForWorkflow(framework.ToBeSucceeded, 3*time.Minute).Then().
 		ExpectHistory(framework.RootNode, func(t *testing.T, states []framework.NodeState) {
 			t.Logf("the low step went through:\n  %v", states)
+			// After it first ran: requeued (PENDING_RERUN, naming Kueue)
+			// or queued again (QUEUED), for the whole of the high step's
+			// run (seconds: many of the fixture's polls).
+			ran := slices.IndexFunc(states, func(s framework.NodeState) bool { return strings.HasPrefix(s.Message, "RUNNING") })
+			requeued := regexp.MustCompile(`^(PENDING_RERUN: .*Kueue|QUEUED: )`)
+			if ran < 0 || !slices.ContainsFunc(states[ran:], func(s framework.NodeState) bool { return requeued.MatchString(s.Message) }) {
+				t.Errorf("the preempted step never said it was requeued or queued again (PENDING_RERUN: ... Kueue ..., or QUEUED: ) after it ran, while its next attempt waited for the high step: %v", states)
+			}
 		})
-	highUID := highW.Workflow().UID
 	waitNoWorkload(t, wls)
 
 	c, ok := wls.Ever(first, "Evicted")
@@ -195,8 +214,8 @@ func TestKueuePreemptsALowerPriorityStep(t *testing.T) {
 	admissionLatency(t, wls, pods, lowUID, highUID)
 }
 
-// TestKueuePreemptionFailsAStepThatSaysFail: with
-// spark.sparkplug.kueue.onPreemption Fail, a preempted step fails, says it
+// TestKueuePreemptionFailsAStepThatSaysFail: with the spark body's
+// sparkplug.kueue.onPreemption Fail, a preempted step fails, says it
 // was evicted by Kueue and why, and is not run again.
 func TestKueuePreemptionFailsAStepThatSaysFail(t *testing.T) {
 	t.Parallel()
@@ -209,7 +228,9 @@ func TestKueuePreemptionFailsAStepThatSaysFail(t *testing.T) {
 
 	lowW := Given(t).Workflow(workflow(t, "kueue-low-fail-",
 		app{name: "pi", labels: map[string]string{labelQueueName: q.LocalQueue, labelPriorityClass: low},
-			driver: sim.Driver{Forever: true}, conf: map[string]string{confOnPreemption: "Fail"}},
+			driver: sim.Driver{Forever: true}, edit: func(body map[string]any) {
+				body["sparkplug"] = map[string]any{"kueue": map[string]any{"onPreemption": "Fail"}}
+			}},
 	)).When().SubmitWorkflow().
 		WaitForNode(framework.RootNode, framework.NodeMessage(`^RUNNING`))
 	first := onlyWorkload(t, wls)
@@ -247,7 +268,9 @@ func TestKueuePreemptionFailsAStepThatSaysFail(t *testing.T) {
 // TestKueueFlavourPlacesTheApplication: the admitted ResourceFlavor's
 // node labels and tolerations reach the driver pod (which lands on the
 // one node that has the labels and the taint) and, for the executors, the
-// driver's spark.properties and executor pod template.
+// driver's ConfigMap: the node labels in the executors' nodeSelector as
+// Spark builds it from spark.properties and the executor pod template, the
+// tolerations in that template.
 func TestKueueFlavourPlacesTheApplication(t *testing.T) {
 	t.Parallel()
 	id := shortID(t)
@@ -284,13 +307,29 @@ func TestKueueFlavourPlacesTheApplication(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := props["spark.kubernetes.executor.node.selector."+poolKey]; got != id {
-			t.Errorf("spark.properties: spark.kubernetes.executor.node.selector.%s=%q, want %s", poolKey, got, id)
-		}
 		if props[spark.ConfExecutorPodTemplateFile] == "" {
 			t.Errorf("spark.properties has no %s: the executors get no tolerations", spark.ConfExecutorPodTemplateFile)
 		}
 		spec := podSpecOf(t, cm.Data[spark.ExecutorPodTemplateKey])
+		// An executor's nodeSelector as Spark builds it: the pod
+		// template's, then spark.kubernetes.node.selector.*, then
+		// spark.kubernetes.executor.node.selector.* (BasicExecutorFeatureStep).
+		selector := map[string]string{}
+		for k, v := range spec.NodeSelector {
+			selector[k] = v
+		}
+		for _, prefix := range []string{spark.ConfNodeSelectorPrefix, spark.ConfExecutorNodeSelectorPrefix} {
+			for k, v := range props {
+				if rest, ok := strings.CutPrefix(k, prefix); ok {
+					selector[rest] = v
+				}
+			}
+		}
+		if got := selector[poolKey]; got != id {
+			t.Errorf("executors' nodeSelector %v (%s's and spark.properties' node selectors), want %s=%s", selector, spark.ExecutorPodTemplateKey, poolKey, id)
+		}
+		t.Logf("executors select %s=%q through spark.properties (%s%s=%q) or their pod template (%q)", poolKey, selector[poolKey],
+			spark.ConfExecutorNodeSelectorPrefix, poolKey, props[spark.ConfExecutorNodeSelectorPrefix+poolKey], spec.NodeSelector[poolKey])
 		if !slices.ContainsFunc(spec.Tolerations, func(tn corev1.Toleration) bool {
 			return tn.Key == poolKey && tn.Value == id && tn.Effect == corev1.TaintEffectNoSchedule
 		}) {

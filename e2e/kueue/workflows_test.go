@@ -25,8 +25,6 @@ type app struct {
 	// example is the file under examples/ whose spark body the step runs:
 	// "spark-pi.yaml" unless set.
 	example string
-	// conf is added to the body's sparkConf.
-	conf map[string]string
 	// edit changes the spark body last.
 	edit func(body map[string]any)
 }
@@ -74,16 +72,6 @@ func workflow(t *testing.T, generateName string, apps ...app) string {
 			annotations[k] = v
 		}
 		driver["annotations"] = annotations
-		if len(a.conf) > 0 {
-			conf, _ := body["sparkConf"].(map[string]any)
-			if conf == nil {
-				conf = map[string]any{}
-			}
-			for k, v := range a.conf {
-				conf[k] = v
-			}
-			body["sparkConf"] = conf
-		}
 		if a.edit != nil {
 			a.edit(body)
 		}
