@@ -78,7 +78,7 @@ e2e-controller: tools servers ## the e2e suite in controller mode (manifests/mod
 # built by hack/kueue.sh into a cache of its own (cold ~3 min on top of make
 # tools), runs as a host process with its CRDs and webhooks.
 .PHONY: e2e-kueue
-e2e-kueue: tools ## Spark steps queued by a real Kueue (v0.19.2, built by hack/kueue.sh): quota for one application at a time, preemption, flavours, partial admission, stop/terminate (~3 min)
+e2e-kueue: tools ## Spark steps queued by a real Kueue (v0.19.2, built by hack/kueue.sh): quota for one application at a time, preemption, flavours, partial admission, stop/terminate (~1.5 min)
 	bash hack/kueue.sh build
 	SPARKPLUG_E2E_KUEUE=1 GO=$(GO) bash hack/e2e.sh -count=1 -tags e2e -timeout 20m -parallel 4 -v ./e2e/kueue/
 
@@ -133,7 +133,7 @@ fuzz: ## fuzz each target for FUZZTIME (3m): spark body, whole request, builder,
 	done
 
 .PHONY: verify
-verify: ## gofmt, go vet, go mod tidy, golden files and the plugin ConfigMap are clean
+verify: ## gofmt, go vet, go mod tidy, golden files, the plugin ConfigMap and the Markdown links are clean
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
 	$(GO) vet -tags integration ./...
@@ -142,6 +142,7 @@ verify: ## gofmt, go vet, go mod tidy, golden files and the plugin ConfigMap are
 	$(GO) vet -tags chart ./manifests/
 	$(GO) mod tidy -diff
 	$(GO) test -count=1 $(GOLDEN_PKGS) -run Golden
+	$(GO) test -count=1 ./hack/mdlinks/
 	@tmp=$$(mktemp); trap 'rm -f $$tmp' EXIT; \
 	for p in $(PLUGINS); do \
 		$(GO) run ./hack/genplugin -in $${p%%:*} -out $$tmp && \

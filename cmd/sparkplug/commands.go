@@ -16,6 +16,15 @@ import (
 // it is not, the version comes from the build information Go records.
 var version = cli.DevVersion
 
+// completeCommand is the hidden command the completion scripts ask for
+// the candidates of a command's arguments that come from the cluster
+// (runComplete); no usage lists it.
+const completeCommand = cli.CompleteCommand
+
+// fromCluster are the commands whose arguments complete from the
+// cluster (runComplete).
+var fromCluster = map[string]bool{"logs": true}
+
 type command struct {
 	name, summary string
 	// flags are the command's flags, bound to options of their own: what
@@ -76,6 +85,9 @@ func run(args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
 		_, err := io.WriteString(stdout, usage())
 		return err
+	}
+	if args[0] == completeCommand {
+		return runComplete(args[1:], stdout, stderr)
 	}
 	if args[0] == "--version" {
 		if len(args) > 1 {
@@ -256,7 +268,7 @@ func runCompletion(args []string, stdout, _ io.Writer) error {
 	}
 	var cmds []cli.Command
 	for _, c := range commands() {
-		cmds = append(cmds, cli.Command{Name: c.name, Summary: c.summary, Flags: c.flags(io.Discard), Words: c.words})
+		cmds = append(cmds, cli.Command{Name: c.name, Summary: c.summary, Flags: c.flags(io.Discard), Words: c.words, FromProgram: fromCluster[c.name]})
 	}
 	script, err := cli.Completion(fs.Arg(0), "sparkplug", cmds)
 	if err != nil {

@@ -1,16 +1,18 @@
 package main
 
 import (
+	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 
 	"github.com/spf13/pflag"
+	"sigs.k8s.io/yaml"
 
 	"github.com/sparkplug-io/sparkplug/plugin/convert"
 )
@@ -50,6 +52,7 @@ usage error.`
 type convertOptions struct {
 	files        []string
 	outputDir    string
+	output       outputFormat
 	strict       bool
 	allowFailing bool
 	run          convert.Options
@@ -72,10 +75,6 @@ func (o *convertOptions) validate() error {
 	if stdin > 1 {
 		return errors.New("-f - given more than once: stdin is read once")
 	}
-	// -o of kubectl and argo names a format, not a directory.
-	if slices.Contains([]string{"yaml", "yml", "json", "wide", "name"}, o.outputDir) {
-		return fmt.Errorf("-o %s: -o is --output-dir, a directory to write one file per object into, not a format: convert writes YAML, to stdout without -o (for a directory named %s, give ./%s)", o.outputDir, o.outputDir, o.outputDir)
-	}
 	return nil
 }
 
@@ -87,7 +86,9 @@ func runConvert(args []string, stdout, stderr io.Writer) error {
 func convertFlags(o *convertOptions, stdout io.Writer) *pflag.FlagSet {
 	flags := newFlagSet("convert", convertSummary, stdout)
 	flags.StringArrayVarP(&o.files, "filename", "f", nil, "a YAML file, a directory of them (recursively) or - for stdin; repeatable")
-	flags.StringVarP(&o.outputDir, "output-dir", "o", "", "write one file per object into this directory (created if missing) instead of to stdout")
+	flags.SetNormalizeFunc(fileIsFilename)
+	flags.StringVar(&o.outputDir, "output-dir", "", "write one file per object into this directory (created if missing) instead of to stdout")
+	bindOutput(flags, &o.output)
 	flags.BoolVar(&o.run.KeepNames, "keep-names", false, "name each Workflow after its SparkApplication instead of generateName <name>-")
 	flags.BoolVar(&o.strict, "strict", false, "exit 1 when anything was reported (the objects are written all the same)")
 	flags.BoolVar(&o.allowFailing, "allow-failing", false, "exit 0 even when an object written will certainly fail (a spark body the plugin refuses, a schedule Argo refuses)")
@@ -111,7 +112,7 @@ func convertMain(args []string, stdin io.Reader, stdout, stderr io.Writer) error
 	if err != nil {
 		return err
 	}
-	out := newConvertOutput(o.outputDir, stdout)
+	out := newConvertOutput(o.outputDir, o.output, stdout)
 	reported, objects, written, failing := 0, 0, 0, 0
 	for _, src := range sources {
 		if src.err != nil {
@@ -143,6 +144,9 @@ func convertMain(args []string, stdin io.Reader, stdout, stderr io.Writer) error
 				failing++
 			}
 		}
+	}
+	if err := out.flush(); err != nil {
+		return err
 	}
 	switch {
 	case objects == 0 && reported == 0:
@@ -247,13 +251,24 @@ func identify(r convert.Result) string {
 // into a directory.
 type convertOutput struct {
 	dir    string
+	format outputFormat
 	stdout io.Writer
 	docs   int
 	files  map[string]string // file name -> the input it was written for
+	// items are the objects of -o json to stdout, one List at the end.
+	items []json.RawMessage
 }
 
-func newConvertOutput(dir string, stdout io.Writer) *convertOutput {
-	return &convertOutput{dir: dir, stdout: stdout, files: map[string]string{}}
+func newConvertOutput(dir string, format outputFormat, stdout io.Writer) *convertOutput {
+	return &convertOutput{dir: dir, format: format, stdout: stdout, files: map[string]string{}}
+}
+
+// flush writes what is held until the end: -o json's List.
+func (o *convertOutput) flush() error {
+	if o.format != outputJSON || o.dir != "" {
+		return nil
+	}
+	return writeList(o.stdout, o.items)
 }
 
 // write writes one object. note, when not empty, says where it went
@@ -265,6 +280,23 @@ func (o *convertOutput) write(file string, r convert.Result) (note string, err e
 	}
 	from := locate(file, r)
 	header := "# Converted by sparkplug convert from " + from + "\n"
+	ext := ".yaml"
+	if o.format == outputJSON {
+		// JSON has no comments: the header and the YAML's go.
+		j, err := yaml.YAMLToJSON(y)
+		if err != nil {
+			return "", fmt.Errorf("encode %s as JSON: %w", from, err)
+		}
+		if o.dir == "" {
+			o.items = append(o.items, j)
+			return "", nil
+		}
+		var indented bytes.Buffer
+		if err := json.Indent(&indented, j, "", "  "); err != nil {
+			return "", fmt.Errorf("encode %s as JSON: %w", from, err)
+		}
+		y, header, ext = append(indented.Bytes(), '\n'), "", ".json"
+	}
 	if o.dir == "" {
 		sep := ""
 		if o.docs > 0 {
@@ -279,12 +311,12 @@ func (o *convertOutput) write(file string, r convert.Result) (note string, err e
 	}
 	name := strings.TrimSuffix(r.Object.GetName()+r.Object.GetGenerateName(), "-")
 	base := strings.ToLower(r.Object.GetObjectKind().GroupVersionKind().Kind) + "-" + name
-	fileName := base + ".yaml"
+	fileName := base + ext
 	for i := 2; o.files[fileName] != ""; i++ {
-		fileName = fmt.Sprintf("%s-%d.yaml", base, i)
+		fileName = fmt.Sprintf("%s-%d%s", base, i, ext)
 	}
-	if fileName != base+".yaml" {
-		note = fmt.Sprintf("written to %s: %s.yaml holds %s", fileName, base, o.files[base+".yaml"])
+	if fileName != base+ext {
+		note = fmt.Sprintf("written to %s: %s%s holds %s", fileName, base, ext, o.files[base+ext])
 	}
 	o.files[fileName] = from
 	path := filepath.Join(o.dir, fileName)

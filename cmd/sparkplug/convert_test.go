@@ -56,7 +56,7 @@ func TestConvertHelp(t *testing.T) {
 	if r.err != nil {
 		t.Fatal(r.err)
 	}
-	for _, want := range []string{"Usage: sparkplug convert [flags]", "-f, --filename", "-o, --output-dir", "--keep-names", "--allow-failing", "FILE:LINE:COLUMN", "generateName <name>-", "Exit status: 0"} {
+	for _, want := range []string{"Usage: sparkplug convert [flags]", "-f, --filename", "--output-dir", "-o, --output yaml|json", "--keep-names", "--allow-failing", "FILE:LINE:COLUMN", "generateName <name>-", "Exit status: 0"} {
 		if !strings.Contains(r.stdout, want) {
 			t.Errorf("convert --help does not say %q:\n%s", want, r.stdout)
 		}
@@ -93,8 +93,8 @@ func TestConvertExitStatus(t *testing.T) {
 		{"a file that does not exist", "", []string{"-f", filepath.Join(dir, "missing.yaml")}, 2, "no such file or directory (see sparkplug convert --help)"},
 		{"stdin twice", "", []string{"-f", "-", "-f", "-"}, 2, "stdin is read once"},
 		{"positional arguments", "", []string{ksoSparkPi}, 2, "give the files with -f"},
-		{"an unknown flag", "", []string{"-f", ksoSparkPi, "--output", "x"}, 2, "unknown flag: --output: did you mean --output-dir (or -o)?"},
-		{"-o a format", "", []string{"-f", ksoSparkPi, "-o", "yaml"}, 2, "-o is --output-dir, a directory to write one file per object into, not a format"},
+		{"an unknown flag", "", []string{"-f", ksoSparkPi, "--outptu-dir", "x"}, 2, "unknown flag: --outptu-dir: did you mean --output-dir?"},
+		{"-o not a format", "", []string{"-f", ksoSparkPi, "-o", "out/"}, 2, `"out/" is not an output format: yaml or json`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -170,7 +170,7 @@ func TestConvertOutputDir(t *testing.T) {
 		t.Fatal(err)
 	}
 	out := filepath.Join(dir, "out")
-	r := runCmd(t, "", "convert", "-f", inputs, "-o", out)
+	r := runCmd(t, "", "convert", "-f", inputs, "--output-dir", out)
 
 	wantFiles := []string{"workflow-spark-pi.yaml", "cronworkflow-spark-pi-scheduled.yaml", "workflow-spark-pi-2.yaml"}
 	var listed []string
@@ -230,7 +230,8 @@ func TestBinaryExitStatus(t *testing.T) {
 		{[]string{"convert", "-f", ksoSparkPi}, 0},
 		{[]string{"convert", "-f", ksoScheduled}, 0},
 		{[]string{"convert", "-f", ksoScheduled, "--strict"}, 1},
-		{[]string{"convert", "-f", ksoSparkPi, "-o", "yaml"}, 2},
+		{[]string{"convert", "-f", ksoSparkPi, "-o", "yaml"}, 0},
+		{[]string{"convert", "-f", ksoSparkPi, "-o", "xml"}, 2},
 		{[]string{"rendr"}, 2},
 		{[]string{"render", "-file", ksoSparkPi}, 2},
 		{[]string{"version"}, 0},

@@ -106,32 +106,79 @@ func runLogs(args []string, stdout, stderr io.Writer) error {
 	if err := o.validate(fs.Args()); err != nil {
 		return usageError("logs", err)
 	}
-	rules := clientcmd.NewDefaultClientConfigLoadingRules()
-	rules.ExplicitPath = o.kubeconfig
-	cc := clientcmd.NewNonInteractiveDeferredLoadingClientConfig(rules, &clientcmd.ConfigOverrides{CurrentContext: o.context})
-	cfg, err := cc.ClientConfig()
-	if err != nil {
-		return fmt.Errorf("kubeconfig: %w", err)
-	}
-	o.run.Namespace = o.namespace
-	if o.run.Namespace == "" {
-		if o.run.Namespace, _, err = cc.Namespace(); err != nil {
-			return fmt.Errorf("kubeconfig: %w", err)
-		}
-	}
-	kube, err := kubernetes.NewForConfig(cfg)
+	kube, wfc, ns, err := o.clients()
 	if err != nil {
 		return err
 	}
-	wfc, err := wfclient.NewForConfig(cfg)
-	if err != nil {
-		return err
-	}
+	o.run.Namespace = ns
 	o.run.Notices = stderr
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
 	if err := logs.Run(ctx, kube, wfc, o.run, stdout); err != nil && ctx.Err() == nil {
 		return err
+	}
+	return nil
+}
+
+// clients are the API clients of the kubeconfig and context the flags
+// name, and the namespace: --namespace, else the context's.
+func (o *logsOptions) clients() (kubernetes.Interface, wfclient.Interface, string, error) {
+	rules := clientcmd.NewDefaultClientConfigLoadingRules()
+	rules.ExplicitPath = o.kubeconfig
+	cc := clientcmd.NewNonInteractiveDeferredLoadingClientConfig(rules, &clientcmd.ConfigOverrides{CurrentContext: o.context})
+	cfg, err := cc.ClientConfig()
+	if err != nil {
+		return nil, nil, "", fmt.Errorf("kubeconfig: %w", err)
+	}
+	ns := o.namespace
+	if ns == "" {
+		if ns, _, err = cc.Namespace(); err != nil {
+			return nil, nil, "", fmt.Errorf("kubeconfig: %w", err)
+		}
+	}
+	kube, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		return nil, nil, "", err
+	}
+	wfc, err := wfclient.NewForConfig(cfg)
+	if err != nil {
+		return nil, nil, "", err
+	}
+	return kube, wfc, ns, nil
+}
+
+// completeTimeout bounds a completion's requests: a shell waits for it.
+const completeTimeout = 5 * time.Second
+
+// runComplete is the hidden command the completion scripts run for the
+// arguments of a command that completes from the cluster (logs: its
+// workflows, then a workflow's Spark nodes): args are the command's
+// name and the words typed after it so far. It prints one candidate per
+// line; a cluster it cannot reach gives none.
+func runComplete(args []string, stdout, stderr io.Writer) error {
+	if len(args) == 0 || args[0] != "logs" {
+		return nil
+	}
+	o := logsOptions{}
+	fs := logsFlags(&o, io.Discard)
+	fs.ParseErrorsAllowlist.UnknownFlags = true
+	_ = fs.Parse(args[1:]) // a half-typed line: what parsed is enough
+	_, wfc, ns, err := o.clients()
+	if err != nil {
+		fmt.Fprintln(stderr, err)
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), completeTimeout)
+	defer cancel()
+	words, err := logs.Candidates(ctx, wfc, ns, fs.Args())
+	if err != nil {
+		fmt.Fprintln(stderr, err)
+		return nil
+	}
+	for _, w := range words {
+		if _, err := fmt.Fprintln(stdout, w); err != nil {
+			return err
+		}
 	}
 	return nil
 }

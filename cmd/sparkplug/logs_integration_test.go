@@ -391,3 +391,40 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 		}
 	}
 }
+
+// Completion of sparkplug logs, through the hidden command the scripts
+// run: the namespace's workflows, then a workflow's Spark nodes, read
+// with the documented permissions and list on workflows; an unknown
+// workflow or an unreachable cluster completes nothing and fails nothing.
+func TestLogsCompletesWorkflowsAndNodes(t *testing.T) {
+	e := newEnv(t, "logs-complete")
+	sparkNodes(t, e, "pi-a", "pi-b")
+	ctx := context.Background()
+	if _, err := e.wfc.ArgoprojV1alpha1().Workflows(e.ns).Create(ctx, &wfv1.Workflow{
+		ObjectMeta: metav1.ObjectMeta{Name: "other"}, Spec: wfv1.WorkflowSpec{Entrypoint: "main"}}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	rules := append(slices.Clone(logsRules), rbacv1.PolicyRule{APIGroups: []string{"argoproj.io"}, Resources: []string{"workflows"}, Verbs: []string{"list"}})
+	kubeconfig := reader(t, e, "log-completer", rules)
+	complete := func(words ...string) []string {
+		t.Helper()
+		var out, errs strings.Builder
+		args := append([]string{completeCommand, "logs", "--kubeconfig", kubeconfig, "-n", e.ns}, words...)
+		if err := run(args, &out, &errs); err != nil {
+			t.Fatalf("%q: %v", args, err)
+		}
+		return strings.Fields(out.String())
+	}
+	if got := complete(); !slices.Contains(got, e.wf.Name) || !slices.Contains(got, "other") || len(got) != 2 {
+		t.Errorf("workflows %q, want %s and other", got, e.wf.Name)
+	}
+	if got := complete(e.wf.Name); !slices.Equal(got, []string{"pi-a", "pi-b"}) {
+		t.Errorf("nodes of %s: %q, want pi-a pi-b (its Spark nodes, in the order they started)", e.wf.Name, got)
+	}
+	if got := complete("no-such-workflow"); len(got) != 0 {
+		t.Errorf("nodes of a workflow that does not exist: %q, want none", got)
+	}
+	if got := complete(e.wf.Name, "pi-a"); len(got) != 0 {
+		t.Errorf("after NODE: %q, want nothing", got)
+	}
+}

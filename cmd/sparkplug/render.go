@@ -23,7 +23,7 @@ import (
 const renderSummary = `Print the objects the plugin would create for each spark step of a file (driver pod,
 ConfigMap with spark.properties and the executor pod template, driver Service, the UI
 Service of sparkUIOptions, Ingresses), and the spark-submit run of a step launched by
-spark-submit, as YAML, without a cluster.
+spark-submit, as YAML (-o json: one List), without a cluster.
 
 The file (-f, or - for stdin) holds a bare spark body, a plugin: {spark: ...} snippet,
 an Argo template, or Workflows, WorkflowTemplates, ClusterWorkflowTemplates and
@@ -53,6 +53,7 @@ name, and exits 1.`
 
 type renderOptions struct {
 	file         string
+	output       outputFormat
 	templatesDir string
 	params       []string
 	run          render.Options
@@ -105,9 +106,11 @@ func runRender(args []string, stdout, stderr io.Writer) error {
 // renderFlags binds render's flags to o.
 func renderFlags(o *renderOptions, stdout io.Writer) *pflag.FlagSet {
 	flags := newFlagSet("render", renderSummary, stdout)
-	flags.StringVarP(&o.file, "file", "f", "", "the file to render; - reads stdin")
+	flags.StringVarP(&o.file, "filename", "f", "", "the file to render; - reads stdin")
+	flags.SetNormalizeFunc(fileIsFilename)
+	bindOutput(flags, &o.output)
 	flags.StringVar(&o.run.Workflow, "workflow", "", "the workflow's name (default: the document's name, else its generateName + xxxxx)")
-	flags.StringVar(&o.run.Namespace, "namespace", "", "the namespace (default: the document's, else default)")
+	flags.StringVarP(&o.run.Namespace, "namespace", "n", "", "the namespace (default: the document's, else default)")
 	flags.StringVar(&o.run.UID, "uid", "", "the workflow's uid (default: "+render.PlaceholderUID+")")
 	flags.StringVar(&o.run.NodeID, "node", "", "the Argo node id, for every step (default: <workflow>-<fnv32a of the template name>)")
 	flags.IntVar(&o.run.Attempt, "attempt", 1, "the restart-policy attempt")
@@ -172,7 +175,15 @@ func renderMain(args []string, stdin io.Reader, stdout, stderr io.Writer) error 
 	for _, p := range render.UnknownParameters(steps, o.run) {
 		fmt.Fprintf(stderr, "warning: %s: -p %s: no step declares or uses a parameter %s; it changes nothing\n", name, p, p)
 	}
-	if err := render.Write(stdout, steps); err != nil {
+	if o.output == outputJSON {
+		items, err := render.Objects(steps)
+		if err == nil {
+			err = writeList(stdout, items)
+		}
+		if err != nil {
+			return err
+		}
+	} else if err := render.Write(stdout, steps); err != nil {
 		return err
 	}
 	if err := render.Errors(steps); err != nil {

@@ -143,9 +143,10 @@ func TestScheduleExitStatus(t *testing.T) {
 	}
 }
 
-// The README's sparkplug schedule example is what the command prints.
+// The sparkplug schedule example of docs/migration.md is what the command
+// prints.
 func TestReadmeScheduleExample(t *testing.T) {
-	readme, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	readme, err := os.ReadFile(filepath.Join("..", "..", "docs", "migration.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -153,7 +154,7 @@ func TestReadmeScheduleExample(t *testing.T) {
 	text := string(readme)
 	start := strings.Index(text, prompt)
 	if start < 0 {
-		t.Fatal("README.md has no sparkplug schedule example")
+		t.Fatal("docs/migration.md has no sparkplug schedule example")
 	}
 	block := text[start:]
 	block = block[:strings.Index(block, "```")]
@@ -167,7 +168,7 @@ func TestReadmeScheduleExample(t *testing.T) {
 		t.Fatal(r.err)
 	}
 	if got := r.stdout + r.stderr; got != want {
-		t.Errorf("README.md shows\n%s\nsparkplug %s prints\n%s", want, strings.Join(args, " "), got)
+		t.Errorf("docs/migration.md shows\n%s\nsparkplug %s prints\n%s", want, strings.Join(args, " "), got)
 	}
 }
 

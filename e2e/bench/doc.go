@@ -40,13 +40,14 @@
 // its plugin sidecar). Above SPARKPLUG_BENCH_MAX_AGENTS (200) one-step
 // workflows, sidecar-wf is not run, and controller-wf leaves the agent
 // pods unplayed (Argo creates them, KWOK runs them, no process plays
-// them): controller mode needs no agent to run a Spark step, and the
-// README states the acknowledgers' cost beside the measured figures.
+// them): controller mode needs no agent to run a Spark step, and
+// docs/operations.md states the acknowledgers' cost beside the measured
+// figures.
 //
 // It merges its results into docs/bench/scale.json (a run replaces the
 // launchers and sizes it measured and keeps the others), and writes the
-// tables into README.md's "How fast" section and a plot of pods created
-// over time per N into docs/bench.
+// tables into the "How fast" section of docs/operations.md and a plot of
+// pods created over time per N into docs/bench.
 //
 // Argo and sparkplug run with their own defaults (framework.Options
 // Defaults): what a cluster runs, not the e2e suite's fast requeues.

@@ -216,7 +216,7 @@ func Sorted(results []Result) []Result {
 
 // Merge is old with every result of the same launcher and N replaced by
 // the new one's, and the new ones added: one run may measure some sizes
-// or launchers, and the README keeps the others' last figures.
+// or launchers, and docs/operations.md keeps the others' last figures.
 func Merge(old, new []Result) []Result {
 	out := slices.DeleteFunc(slices.Clone(old), func(o Result) bool {
 		return slices.ContainsFunc(new, func(r Result) bool { return r.Kind == o.Kind && r.N == o.N })
@@ -343,8 +343,8 @@ func Plot(path string, n int, results []Result) error {
 	return p.Save(9*vg.Inch, 5*vg.Inch, path)
 }
 
-// Section is the README's block between BeginMarker and EndMarker: the
-// machine, the table, the plots.
+// Section is the block of docs/operations.md between BeginMarker and
+// EndMarker: the machine, the table, the plots (paths relative to docs/).
 func Section(machine string, results []Result, plots []string) string {
 	results = Sorted(results)
 	var b strings.Builder
@@ -416,7 +416,7 @@ func Save(path string, results []Result) error {
 	return os.WriteFile(path, append(b, '\n'), 0o644)
 }
 
-// The README's markers around the benchmark's section.
+// The markers around the benchmark's section in docs/operations.md.
 const (
 	BeginMarker = "<!-- bench-e2e: begin (make bench-e2e rewrites this block) -->"
 	EndMarker   = "<!-- bench-e2e: end -->"

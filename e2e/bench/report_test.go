@@ -163,11 +163,11 @@ func TestPlotAndRewrite(t *testing.T) {
 		t.Errorf("plot is %v, want a readable size", b)
 	}
 
-	readme := filepath.Join(dir, "README.md")
+	readme := filepath.Join(dir, "operations.md")
 	if err := os.WriteFile(readme, []byte("# x\n\nbefore\n"+BeginMarker+"\nold\n"+EndMarker+"\nafter\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if err := Rewrite(readme, Section("a machine", results(), []string{"docs/bench/scale-4.png"})); err != nil {
+	if err := Rewrite(readme, Section("a machine", results(), []string{"bench/scale-4.png"})); err != nil {
 		t.Fatal(err)
 	}
 	b, _ := os.ReadFile(readme)
@@ -175,10 +175,10 @@ func TestPlotAndRewrite(t *testing.T) {
 	for _, want := range []string{
 		"before\n" + BeginMarker + "\nMeasured by `make bench-e2e` on a machine; N=4 on 2026-11-26, 2026-11-27.\n",
 		"- `controller-wf`: controller mode: N workflows, 1 Spark step each\n",
-		"![scale-4](docs/bench/scale-4.png)\n" + EndMarker + "\nafter\n",
+		"![scale-4](bench/scale-4.png)\n" + EndMarker + "\nafter\n",
 	} {
 		if !strings.Contains(got, want) {
-			t.Errorf("rewritten README lacks %q:\n%s", want, got)
+			t.Errorf("rewritten operations.md lacks %q:\n%s", want, got)
 		}
 	}
 	if strings.Contains(got, "old") {

@@ -136,13 +136,14 @@ func TestScale(t *testing.T) {
 	}
 	fmt.Println(Table(results))
 	if os.Getenv("SPARKPLUG_BENCH_WRITE") == "" {
-		t.Log("SPARKPLUG_BENCH_WRITE unset: README.md and docs/bench left as they are")
+		t.Log("SPARKPLUG_BENCH_WRITE unset: docs/operations.md and docs/bench left as they are")
 	}
 }
 
 // write merges results into docs/bench/scale.json (the sizes and
 // launchers of earlier runs this one did not measure keep their figures)
-// and rewrites README.md's How fast section and the plots from it, if
+// and rewrites the How fast section of docs/operations.md and the plots
+// from it (linked relative to docs/), if
 // SPARKPLUG_BENCH_WRITE is set: after each launcher's run, so that a
 // failure later in a long run loses none of the figures before it.
 func write(t *testing.T, results []Result) {
@@ -169,16 +170,16 @@ func write(t *testing.T, results []Result) {
 	}
 	var plots []string
 	for _, n := range sizes(all) {
-		rel := fmt.Sprintf("docs/bench/scale-%d.png", n)
-		if err := Plot(filepath.Join(root, rel), n, all); err != nil {
+		rel := fmt.Sprintf("bench/scale-%d.png", n)
+		if err := Plot(filepath.Join(root, "docs", rel), n, all); err != nil {
 			t.Fatal(err)
 		}
 		plots = append(plots, rel)
 	}
-	if err := Rewrite(filepath.Join(root, "README.md"), Section(machine(), all, plots)); err != nil {
+	if err := Rewrite(filepath.Join(root, "docs", "operations.md"), Section(machine(), all, plots)); err != nil {
 		t.Fatal(err)
 	}
-	t.Logf("wrote README.md's How fast tables, %s and %s", saved, strings.Join(plots, ", "))
+	t.Logf("wrote the How fast tables of docs/operations.md, %s and docs/%s", saved, strings.Join(plots, ", docs/"))
 }
 
 // driverRun is how long each simulated driver runs: long enough that all
@@ -983,7 +984,7 @@ func poll(t *testing.T, wf *wfv1.Workflow, addr string, count int) []time.Durati
 	return lat
 }
 
-// machine describes this machine for the README.
+// machine describes this machine for docs/operations.md.
 func machine() string {
 	model := "unknown CPU"
 	if b, err := os.ReadFile("/proc/cpuinfo"); err == nil {

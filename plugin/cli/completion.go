@@ -18,7 +18,16 @@ type Command struct {
 	// Words are the arguments it takes, when they are a fixed set (the
 	// shells of completion); nil completes file names.
 	Words []string
+	// FromProgram: its arguments complete from what
+	// `PROG __complete NAME WORDS...` prints, one per line, WORDS being
+	// the words typed after the command so far (logs: the cluster's
+	// workflows, then a workflow's nodes).
+	FromProgram bool
 }
+
+// CompleteCommand is the hidden command the scripts run for a
+// FromProgram command's arguments.
+const CompleteCommand = "__complete"
 
 // Completion is the completion script of program prog with commands cmds
 // for shell (bash, zsh or fish). Every command also completes --help, and
@@ -119,7 +128,11 @@ func bash(prog string, cmds []Command) string {
 		}
 		b.WriteString("        if [[ $cur == -* ]]; then\n")
 		fmt.Fprintf(&b, "            COMPREPLY=($(compgen -W %q -- \"$cur\"))\n", strings.Join(all, " "))
-		if c.Words != nil {
+		switch {
+		case c.FromProgram:
+			b.WriteString("        else\n")
+			fmt.Fprintf(&b, "            COMPREPLY=($(compgen -W \"$(%s %s %s \"${COMP_WORDS[@]:2:COMP_CWORD-2}\" 2>/dev/null)\" -- \"$cur\"))\n", prog, CompleteCommand, c.Name)
+		case c.Words != nil:
 			b.WriteString("        else\n")
 			fmt.Fprintf(&b, "            COMPREPLY=($(compgen -W %q -- \"$cur\"))\n", strings.Join(c.Words, " "))
 		}
@@ -169,9 +182,14 @@ func zsh(prog string, cmds []Command) string {
 				fmt.Fprintf(&b, "            %s \\\n", spec("-"+f.short))
 			}
 		}
-		if c.Words != nil {
+		switch {
+		case c.FromProgram:
+			// words[1] is the command (shifted above): the arguments typed
+			// so far are words[2] to the one before the cursor.
+			fmt.Fprintf(&b, "            '*:%s:{local -a c; c=(${(f)\"$(%s %s %s ${words[2,CURRENT-1]} 2>/dev/null)\"}); compadd -a c}'\n", c.Name, prog, CompleteCommand, c.Name)
+		case c.Words != nil:
 			fmt.Fprintf(&b, "            '1:%s:(%s)'\n", c.Name, strings.Join(c.Words, " "))
-		} else {
+		default:
 			b.WriteString("            '*:file:_files'\n")
 		}
 		b.WriteString("        ;;\n")
@@ -203,9 +221,14 @@ func fish(prog string, cmds []Command) string {
 			}
 			fmt.Fprintf(&b, "%s -d '%s'\n", line, f.usage)
 		}
-		if c.Words != nil {
+		switch {
+		case c.FromProgram:
+			// Not for a flag being typed; and no error of fish's own when
+			// the program is not on PATH.
+			fmt.Fprintf(&b, "complete -c %[1]s -n '__fish_seen_subcommand_from %[3]s; and not string match -q -- \"-*\" (commandline -ct)' -a '(command -q %[1]s; and %[1]s %[2]s %[3]s (commandline -opc | tail -n +3) 2>/dev/null)'\n", prog, CompleteCommand, c.Name)
+		case c.Words != nil:
 			fmt.Fprintf(&b, "complete -c %s %s -a '%s'\n", prog, cond, strings.Join(c.Words, " "))
-		} else {
+		default:
 			fmt.Fprintf(&b, "complete -c %s %s -F\n", prog, cond)
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -26,7 +27,7 @@ func testCommands() []Command {
 	return []Command{
 		{Name: "render", Summary: "print the objects", Flags: render},
 		{Name: "convert", Summary: "turn SparkApplications into Workflows", Flags: convert},
-		{Name: "logs", Summary: "print or follow the driver logs of a workflow's Spark nodes", Flags: logs},
+		{Name: "logs", Summary: "print or follow the driver logs of a workflow's Spark nodes", Flags: logs, FromProgram: true},
 		{Name: "completion", Summary: "print a completion script", Words: Shells()},
 		{Name: "version", Summary: "print the version"},
 	}
@@ -157,6 +158,73 @@ func TestFishCompletion(t *testing.T) {
 		}
 		if strings.Join(got, " ") != want {
 			t.Errorf("%q: %q, want %q", line, got, want)
+		}
+	}
+}
+
+// stubProgram puts on PATH a sparkplug whose __complete prints how many
+// words it was given and the last of them, as candidates.
+func stubProgram(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	stub := "#!/bin/sh\n[ \"$1\" = __complete ] || exit 1\n[ \"$2\" = logs ] || exit 1\nshift 2\necho \"words$#\"\nlast=none\nfor a do last=$a; done\necho \"last-$last\"\n"
+	if err := os.WriteFile(filepath.Join(dir, "sparkplug"), []byte(stub), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return dir + string(os.PathListSeparator) + os.Getenv("PATH")
+}
+
+// A command whose arguments come from the program (logs: workflows,
+// then nodes) asks it with the words typed after the command, flags and
+// their values included, in bash and fish.
+func TestCompletionAsksTheProgram(t *testing.T) {
+	t.Setenv("PATH", stubProgram(t))
+	bashScript, err := Completion("bash", "sparkplug", testCommands())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		words []string
+		want  string
+	}{
+		{[]string{"sparkplug", "logs", ""}, "words0 last-none"},
+		{[]string{"sparkplug", "logs", "w"}, "words0"},
+		{[]string{"sparkplug", "logs", "-n", "ns", "wf-a", ""}, "words3 last-wf-a"},
+		// A flag's value is not asked for.
+		{[]string{"sparkplug", "logs", "-n", ""}, ""},
+		// Other commands complete files.
+		{[]string{"sparkplug", "render", "x"}, ""},
+	} {
+		if got := strings.Join(complete(t, bashScript, tt.words...), " "); got != tt.want {
+			t.Errorf("bash %q: %q, want %q", tt.words, got, tt.want)
+		}
+	}
+	if _, err := exec.LookPath("fish"); err != nil {
+		t.Fatal("fish is not installed: bash hack/debs.sh installs it (make test-unit runs it)")
+	}
+	fishScript, err := Completion("fish", "sparkplug", testCommands())
+	if err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(t.TempDir(), "sparkplug.fish")
+	if err := os.WriteFile(file, []byte(fishScript), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for line, want := range map[string]string{
+		"sparkplug logs ":          "last-none words0",
+		"sparkplug logs -n ns wf ": "last-wf words3",
+	} {
+		out, err := exec.Command("fish", "--no-config", "-c", "source "+file+"; complete -C '"+line+"'").CombinedOutput()
+		if err != nil {
+			t.Fatalf("fish: %v\n%s", err, out)
+		}
+		var got []string
+		for _, l := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+			got = append(got, strings.SplitN(l, "\t", 2)[0])
+		}
+		slices.Sort(got)
+		if strings.Join(got, " ") != want {
+			t.Errorf("fish %q: %q, want %q", line, got, want)
 		}
 	}
 }

@@ -22,30 +22,30 @@ const moduleRoot = "../.."
 // the tree.
 const modulePath = "github.com/sparkplug-io/sparkplug"
 
-// eventRow is a row of README's Events table.
+// eventRow is a row of the Events table of docs/operations.md.
 type eventRow struct {
 	reason, typ, object, when string
 }
 
-// readmeEvents parses the table of README's "### Events" section:
+// readmeEvents parses the table of docs/operations.md's "## Events" section:
 // | `reason` | type | on which object | when |.
 func readmeEvents(t *testing.T) map[string]eventRow {
 	t.Helper()
-	raw, err := os.ReadFile(filepath.Join(moduleRoot, "README.md"))
+	raw, err := os.ReadFile(filepath.Join(moduleRoot, "docs", "operations.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	text := string(raw)
-	start := strings.Index(text, "\n### Events\n")
+	start := strings.Index(text, "\n## Events\n")
 	if start < 0 {
-		t.Fatal(`README.md has no "### Events" section`)
+		t.Fatal(`docs/operations.md has no "## Events" section`)
 	}
 	section := text[start+1:]
 	if end := strings.Index(section[1:], "\n#"); end >= 0 {
 		section = section[:end+1]
 	}
 	if !strings.Contains(section, "| reason | type | on which object | when |") {
-		t.Fatal("README's Events section has no table | reason | type | on which object | when |")
+		t.Fatal("docs/operations.md's Events section has no table | reason | type | on which object | when |")
 	}
 	rows := map[string]eventRow{}
 	for _, line := range strings.Split(section, "\n") {
@@ -54,30 +54,30 @@ func readmeEvents(t *testing.T) map[string]eventRow {
 		}
 		cells := strings.Split(line, "|")
 		if len(cells) != 6 {
-			t.Errorf("README Events row %q: want | `reason` | type | on which object | when |", line)
+			t.Errorf("docs/operations.md Events row %q: want | `reason` | type | on which object | when |", line)
 			continue
 		}
 		r := eventRow{reason: strings.Trim(strings.TrimSpace(cells[1]), "`"), typ: strings.TrimSpace(cells[2]),
 			object: strings.TrimSpace(cells[3]), when: strings.TrimSpace(cells[4])}
 		if _, dup := rows[r.reason]; dup {
-			t.Errorf("README's Events table lists %s twice", r.reason)
+			t.Errorf("docs/operations.md's Events table lists %s twice", r.reason)
 		}
 		if r.typ != corev1.EventTypeNormal && r.typ != corev1.EventTypeWarning {
-			t.Errorf("README Events row %s: type %q, want Normal or Warning", r.reason, r.typ)
+			t.Errorf("docs/operations.md Events row %s: type %q, want Normal or Warning", r.reason, r.typ)
 		}
 		if r.object == "" || r.when == "" {
-			t.Errorf("README Events row %s does not say on which object and when", r.reason)
+			t.Errorf("docs/operations.md Events row %s does not say on which object and when", r.reason)
 		}
 		rows[r.reason] = r
 	}
 	if len(rows) == 0 {
-		t.Fatal("README's Events table has no rows")
+		t.Fatal("docs/operations.md's Events table has no rows")
 	}
 	return rows
 }
 
 // Every Event reason the code records, here or in any other package, has
-// a row in README's Events table, with its type; and every row is a
+// a row in docs/operations.md's Events table, with its type; and every row is a
 // reason the code records.
 func TestReadmeListsEveryEventReason(t *testing.T) {
 	rows := readmeEvents(t)
@@ -88,24 +88,24 @@ func TestReadmeListsEveryEventReason(t *testing.T) {
 	for reason, where := range recorded {
 		row, ok := rows[reason]
 		if !ok {
-			t.Errorf("%s records Events with reason %s, which README's Events table lacks", where.at, reason)
+			t.Errorf("%s records Events with reason %s, which docs/operations.md's Events table lacks", where.at, reason)
 			continue
 		}
 		for typ, at := range where.types {
 			if row.typ != typ {
-				t.Errorf("%s records %s as %s; README's Events table says %s", at, reason, typ, row.typ)
+				t.Errorf("%s records %s as %s; docs/operations.md's Events table says %s", at, reason, typ, row.typ)
 			}
 		}
 	}
 	for reason := range rows {
 		if _, ok := recorded[reason]; !ok {
-			t.Errorf("README's Events table lists %s, which no code records", reason)
+			t.Errorf("docs/operations.md's Events table lists %s, which no code records", reason)
 		}
 	}
 	// The states' Events get their type from stateEventType.
 	for s, reason := range eventReasons {
 		if row, ok := rows[reason]; ok && row.typ != stateEventType(s) {
-			t.Errorf("state %s: README says %s is %s, stateEventType says %s", s, reason, row.typ, stateEventType(s))
+			t.Errorf("state %s: docs/operations.md says %s is %s, stateEventType says %s", s, reason, row.typ, stateEventType(s))
 		}
 	}
 }

@@ -86,6 +86,9 @@ func (r *pass) enqueue(attempt int) *state.Outcome {
 			r.step.Queue, kueue.LabelQueueName, kueue.Group, kueue.Version))
 	case isTransient(err):
 		return r.transient("create Kueue Workload %s: %s", want.GetName(), err)
+	case apierrors.IsForbidden(err):
+		return r.rejected(attempt, fmt.Sprintf("create Kueue Workload %s: %s: give sparkplug's ServiceAccount the Kueue rules (manifests/components/kueue, or the chart's kueue.enabled)",
+			want.GetName(), apiMessage(err)))
 	default:
 		return r.rejected(attempt, fmt.Sprintf("create Kueue Workload %s: %s", want.GetName(), apiMessage(err)))
 	}

@@ -419,6 +419,10 @@ func buildStep(b *objects.Builder, st *Step, o Options) {
 		return
 	}
 	st.Run.TemplateKey = ps.Key
+	// A step queued with Kueue by its label shows its Workload (the
+	// plugin's --kueue-queue default is not known here).
+	ps.SetQueue("")
+	st.Run.Queue = ps.Queue
 	objs, err := b.Build(ps.Body, st.Run)
 	if err != nil {
 		st.Err = errors.New(state.SubmissionFailed("build driver objects: " + err.Error()).Message())

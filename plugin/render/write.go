@@ -28,18 +28,7 @@ func Write(w io.Writer, steps []Step) error {
 		if st.Objects == nil {
 			continue
 		}
-		var objs []any
-		if st.Objects.PodGroup != nil {
-			objs = append(objs, st.Objects.PodGroup)
-		}
-		if st.Submit != nil {
-			objs = append(objs, shown(st.Submit))
-		} else {
-			objs = append(objs, st.Objects.Driver)
-		}
-		for _, o := range st.Objects.Companions() {
-			objs = append(objs, o)
-		}
+		objs := objectsOf(st)
 		for i, o := range objs {
 			var b strings.Builder
 			if !first {
@@ -76,8 +65,64 @@ func Write(w io.Writer, steps []Step) error {
 	return nil
 }
 
+// objectsOf are what a rendered step shows, in the order the plugin
+// creates them: the Kueue Workload, the PodGroup, the driver (or the
+// spark-submit run that creates it), its companions.
+func objectsOf(st Step) []any {
+	var objs []any
+	if st.Objects.Workload != nil {
+		objs = append(objs, st.Objects.Workload)
+	}
+	if st.Objects.PodGroup != nil {
+		objs = append(objs, st.Objects.PodGroup)
+	}
+	if st.Submit != nil {
+		objs = append(objs, shown(st.Submit))
+	} else {
+		objs = append(objs, st.Objects.Driver)
+	}
+	for _, o := range st.Objects.Companions() {
+		objs = append(objs, o)
+	}
+	return objs
+}
+
+// Objects are the rendered steps' objects, as Write shows them (redacted,
+// without the fields only the API server fills), each as JSON: what
+// render -o json lists.
+func Objects(steps []Step) ([]json.RawMessage, error) {
+	var out []json.RawMessage
+	for _, st := range steps {
+		if st.Objects == nil {
+			continue
+		}
+		for _, o := range objectsOf(st) {
+			m, err := cleanMap(o)
+			if err != nil {
+				return nil, err
+			}
+			b, err := json.Marshal(m)
+			if err != nil {
+				return nil, fmt.Errorf("encode: %w", err)
+			}
+			out = append(out, b)
+		}
+	}
+	return out, nil
+}
+
 // clean encodes an object without the fields only the API server fills.
 func clean(o any) ([]byte, error) {
+	m, err := cleanMap(o)
+	if err != nil {
+		return nil, err
+	}
+	return yaml.Marshal(m)
+}
+
+// cleanMap is an object without the fields only the API server fills,
+// its secrets redacted.
+func cleanMap(o any) (map[string]any, error) {
 	raw, err := json.Marshal(o)
 	if err != nil {
 		return nil, fmt.Errorf("encode: %w", err)
@@ -91,7 +136,7 @@ func clean(o any) ([]byte, error) {
 		delete(meta, "creationTimestamp")
 	}
 	redactObject(m)
-	return yaml.Marshal(m)
+	return m, nil
 }
 
 // redactObject hides the secret values an object shows (redact.Object:

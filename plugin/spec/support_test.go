@@ -136,28 +136,27 @@ func TestUnsupportedRowsAreRejected(t *testing.T) {
 	}
 }
 
-// referenceRow is a row of README's field reference: the fields it names
+// referenceRow is a row of the field reference, docs/reference.md: the fields it names
 // (rooted at "spark"), with a value when the row is about one value only.
 type referenceRow struct {
 	path, value string
 	rejected    bool
 }
 
-// readmeReference parses the table of README's "The spark body: field
-// reference" section: | `field`[, `field`...] | honoured or rejected | how |,
+// readmeReference parses the table of docs/reference.md's "The spark body:
+// field reference" section: | `field`[, `field`...] | honoured or rejected | how |,
 // a field written `path: value` for one value of it.
 func readmeReference(t *testing.T) []referenceRow {
 	t.Helper()
-	raw, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	raw, err := os.ReadFile(filepath.Join("..", "..", "docs", "reference.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	text := string(raw)
-	start := strings.Index(text, "\n## The spark body: field reference\n")
-	if start < 0 {
-		t.Fatal(`README.md has no "## The spark body: field reference" section`)
+	if !strings.HasPrefix(text, "# The spark body: field reference\n") {
+		t.Fatal(`docs/reference.md does not open with "# The spark body: field reference"`)
 	}
-	section := text[start+1:]
+	section := text
 	if end := strings.Index(section[1:], "\n## "); end >= 0 {
 		section = section[:end+1]
 	}
@@ -168,16 +167,16 @@ func readmeReference(t *testing.T) []referenceRow {
 		}
 		cells := strings.Split(line, "|")
 		if len(cells) < 4 {
-			t.Errorf("README reference row %q: want | field | honoured or rejected | how |", line)
+			t.Errorf("docs/reference.md row %q: want | field | honoured or rejected | how |", line)
 			continue
 		}
 		status := strings.TrimSpace(cells[2])
 		if status != "honoured" && status != "rejected" {
-			t.Errorf("README reference row %q: status %q, want honoured or rejected", line, status)
+			t.Errorf("docs/reference.md row %q: status %q, want honoured or rejected", line, status)
 			continue
 		}
 		if strings.TrimSpace(cells[3]) == "" {
-			t.Errorf("README reference row %q says nothing about how", line)
+			t.Errorf("docs/reference.md row %q says nothing about how", line)
 		}
 		for _, m := range regexp.MustCompile("`([^`]+)`").FindAllStringSubmatch(cells[1], -1) {
 			path, value, _ := strings.Cut(m[1], ": ")
@@ -185,12 +184,12 @@ func readmeReference(t *testing.T) []referenceRow {
 		}
 	}
 	if len(rows) == 0 {
-		t.Fatal("README's field reference has no rows")
+		t.Fatal("docs/reference.md has no rows")
 	}
 	return rows
 }
 
-// README's field reference says of every field what Unsupported says:
+// docs/reference.md says of every field what Unsupported says:
 // rejected exactly when it has a row there. It names every field of the
 // types, and every field of a struct only partly honoured.
 func TestReadmeReferenceMatchesSupport(t *testing.T) {
@@ -200,7 +199,7 @@ func TestReadmeReferenceMatchesSupport(t *testing.T) {
 	for _, r := range rows {
 		k := key{r.path, r.value}
 		if _, dup := listed[k]; dup {
-			t.Errorf("README lists %s %s twice", r.path, r.value)
+			t.Errorf("docs/reference.md lists %s %s twice", r.path, r.value)
 		}
 		listed[k] = r
 	}
@@ -210,14 +209,14 @@ func TestReadmeReferenceMatchesSupport(t *testing.T) {
 		r, ok := listed[key{u.Path, u.Value}]
 		switch {
 		case !ok:
-			t.Errorf("README's field reference does not list %s (rejected: %s)", show(u.Path, u.Value), u.Why)
+			t.Errorf("docs/reference.md does not list %s (rejected: %s)", show(u.Path, u.Value), u.Why)
 		case !r.rejected:
-			t.Errorf("README says %s is honoured, but it is in Unsupported: %s", show(u.Path, u.Value), u.Why)
+			t.Errorf("docs/reference.md says %s is honoured, but it is in Unsupported: %s", show(u.Path, u.Value), u.Why)
 		}
 	}
 	for _, r := range rows {
 		if r.rejected && !unsupported[key{r.path, r.value}] {
-			t.Errorf("README says %s is rejected, but it is not in Unsupported", show(r.path, r.value))
+			t.Errorf("docs/reference.md says %s is rejected, but it is not in Unsupported", show(r.path, r.value))
 		}
 	}
 
@@ -247,7 +246,7 @@ func TestReadmeReferenceMatchesSupport(t *testing.T) {
 	slices.Sort(want)
 	for _, f := range slices.Compact(want) {
 		if _, ok := listed[key{f, ""}]; !ok {
-			t.Errorf("README's field reference does not list %s", f)
+			t.Errorf("docs/reference.md does not list %s", f)
 		}
 	}
 }
