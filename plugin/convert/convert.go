@@ -362,7 +362,7 @@ var kueueMoved = map[string]string{
 	LabelKueueQueueName: "moved to the step's template metadata.labels (templates[0].metadata.labels), where sparkplug reads it: " +
 		"sparkplug queues the step in this LocalQueue by creating the Kueue Workload itself, one per attempt, driver and executors " +
 		"admitted together. Not on the Workflow, which Kueue does not queue, and never in spec.podMetadata: Argo copies that onto " +
-		"the agent pod, which Kueue would then gate. Needs sparkplug's Kueue RBAC (README, Kueue)",
+		"the agent pod, which Kueue would then gate. Needs sparkplug's Kueue RBAC (docs/steps.md, Kueue)",
 	LabelKueuePriorityClass: "moved to the step's template metadata.labels (templates[0].metadata.labels), beside the queue " +
 		"label: the WorkloadPriorityClass of the step's Kueue Workload",
 }

@@ -64,7 +64,7 @@ func (t *tracker) pod(p *corev1.Pod) {
 // Workflow. Labels alone are not enough: whoever may create pods in a job
 // namespace could make pods with Spark's and sparkplug's labels and
 // inflate every spark_* series. What is left (a pod that copies a live
-// Workflow's uid into both) only admission can stop; README, Hardening.
+// Workflow's uid into both) only admission can stop; docs/operations.md, Hardening.
 func (t *tracker) counted(p *corev1.Pod) bool {
 	uid := p.Labels[spark.LabelWorkflowUID]
 	if uid == "" || t.labels.workflow == nil || t.labels.workflow(p.Namespace, uid) == nil {

@@ -75,7 +75,7 @@ func DefaultConfig() Config {
 		// than Argo's controller creates pods at its own defaults (20,
 		// 30). The budget is spent only while launching; the API
 		// server's priority and fairness keeps it in the workload-low
-		// level, one flow per ServiceAccount (README, "How fast").
+		// level, one flow per ServiceAccount (docs/operations.md, "How fast").
 		QPS:          135,
 		Burst:        270,
 		ServerLimits: edge.DefaultLimits(),
