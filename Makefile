@@ -23,7 +23,7 @@ tools: ## build the test control plane from pinned Go modules (cold ~15 min, the
 	bash hack/tools.sh build
 
 .PHONY: test
-test: verify vuln test-unit test-chart test-integration e2e e2e-controller e2e-node ## every test tier: verify, vuln, unit, chart, integration, e2e (KWOK), e2e-controller (the same in controller mode), e2e-node (a real kubelet)
+test: verify vuln test-unit test-chart test-integration e2e e2e-controller e2e-kueue e2e-node ## every test tier: verify, vuln, unit, chart, integration, e2e (KWOK), e2e-controller (the same in controller mode), e2e-kueue (Spark steps queued by a real Kueue), e2e-node (a real kubelet)
 
 .PHONY: debs
 debs: ## install the Debian packages the tests need if missing (zsh and fish, for the completion scripts)
@@ -73,6 +73,14 @@ e2e: tools servers ## end-to-end tests: real Argo controller and agent, the plug
 e2e-controller: tools servers ## the e2e suite in controller mode (manifests/modes/controller: sparkplug controller's replicas, the acknowledger in agent pods) with the leader kill and handover tests (~11 min: the tests that restart the controller run alone)
 	$(if $(ARGO),bash hack/argo.sh build $(ARGO))
 	SPARKPLUG_E2E_MODE=controller SPARKPLUG_E2E_ARGO=$(ARGO) GO=$(GO) bash hack/e2e.sh -count=1 -tags e2e -timeout 30m -parallel 8 -v ./e2e/
+
+# Spark steps queued by a real Kueue (e2e/kueue): Kueue's controller manager,
+# built by hack/kueue.sh into a cache of its own (cold ~3 min on top of make
+# tools), runs as a host process with its CRDs and webhooks.
+.PHONY: e2e-kueue
+e2e-kueue: tools ## Spark steps queued by a real Kueue (v0.19.2, built by hack/kueue.sh): quota for one application at a time, preemption, flavours, partial admission, stop/terminate (~1.5 min)
+	bash hack/kueue.sh build
+	SPARKPLUG_E2E_KUEUE=1 GO=$(GO) bash hack/e2e.sh -count=1 -tags e2e -timeout 20m -parallel 4 -v ./e2e/kueue/
 
 # The real node (e2e/node, and e2e/realnode's Spark steps on it with
 # sparkplug installed from the release): containerd, runc and the CNI plugins from

@@ -105,6 +105,18 @@ func (w *When) TryKillAgent() bool {
 	return true
 }
 
+// Stop stops the workflow as `argo stop` does (its exit handlers still
+// run).
+func (w *When) Stop() *When {
+	w.t.Helper()
+	patch := []byte(`{"spec":{"shutdown":"Stop"}}`)
+	if _, err := w.env.Workflows.ArgoprojV1alpha1().Workflows(w.wf.Namespace).Patch(w.ctx(), w.wf.Name, types.MergePatchType, patch, metav1.PatchOptions{}); err != nil {
+		w.t.Fatalf("stop %s: %v", w.wf.Name, err)
+	}
+	w.t.Log("stopped the workflow")
+	return w
+}
+
 // Terminate terminates the workflow as `argo terminate` does.
 func (w *When) Terminate() *When {
 	w.t.Helper()

@@ -92,16 +92,26 @@ type Options struct {
 	// profiles on a loopback port of its own
 	// (SparkplugControllers.PprofAddr).
 	ControllerPprof bool
+	// Kueue runs Kueue's controller manager (hack/kueue.sh's build, or
+	// $SPARKPLUG_KUEUE_BIN) as a host process: its CRDs installed with
+	// Argo's, its webhooks registered; Env.Kueue.
+	Kueue bool
 }
 
 // Versions are the versions of what runs.
 type Versions struct {
 	Kubernetes, Argo, KWOK string
+	// Kueue is empty unless Options.Kueue.
+	Kueue string
 }
 
 func (v Versions) String() string {
-	return fmt.Sprintf("Kubernetes %s (kube-apiserver, kube-controller-manager, kube-scheduler), KWOK %s, Argo Workflows %s (workflow-controller, argoexec)",
+	s := fmt.Sprintf("Kubernetes %s (kube-apiserver, kube-controller-manager, kube-scheduler), KWOK %s, Argo Workflows %s (workflow-controller, argoexec)",
 		v.Kubernetes, v.KWOK, v.Argo)
+	if v.Kueue != "" {
+		s += ", Kueue " + v.Kueue
+	}
+	return s
 }
 
 // Env is a running e2e environment.
@@ -131,6 +141,8 @@ type Env struct {
 	// with node.OnNode (its toleration and node selector); their images
 	// come from Node.ImportImage or a registry Node.TrustRegistry names.
 	Node *node.Node
+	// Kueue is Kueue's controller manager (Options.Kueue), or nil.
+	Kueue *Kueue
 
 	opts      Options
 	dir       string
@@ -261,6 +273,12 @@ func Start(ctx context.Context, opts Options) (_ *Env, err error) {
 		pluginBuild <- b
 	}()
 
+	var kueueBin string
+	if opts.Kueue {
+		if kueueBin, err = KueueBinDir(ctx, e.RepoRoot); err != nil {
+			return nil, err
+		}
+	}
 	stageFiles, err := stages.Write(filepath.Join(e.dir, "stages"))
 	if err != nil {
 		return nil, err
@@ -278,7 +296,14 @@ func Start(ctx context.Context, opts Options) (_ *Env, err error) {
 		// collector knows Workflows (which own the drivers) from its start.
 		BeforeControllers: func(ctx context.Context, c *cluster.Cluster) error {
 			step("installing Argo's CRDs and the workflow-controller ConfigMap")
-			return argo.Install(ctx, c, e.moduleDir)
+			if err := argo.Install(ctx, c, e.moduleDir); err != nil {
+				return err
+			}
+			if kueueBin == "" {
+				return nil
+			}
+			step("installing Kueue's CRDs (%s/crds)", kueueBin)
+			return installKueueCRDs(ctx, c, kueueBin)
 		},
 	})
 	if err != nil {
@@ -304,6 +329,17 @@ func Start(ctx context.Context, opts Options) (_ *Env, err error) {
 		Kubernetes: e.Cluster.Version,
 		Argo:       argo.Version(ctx, e.argoBinDir),
 		KWOK:       kwokVersion(ctx, e.binDir),
+	}
+	if opts.Kueue {
+		step("starting Kueue's controller manager and registering its webhooks (log: %s)", filepath.Join(e.opts.LogDir, "kueue.log"))
+		kdir := filepath.Join(e.dir, "kueue")
+		if err := os.MkdirAll(kdir, 0o755); err != nil {
+			return nil, err
+		}
+		if e.Kueue, err = startKueue(ctx, e.Cluster, kueueBin, e.RepoRoot, kdir); err != nil {
+			return nil, err
+		}
+		e.Versions.Kueue = e.Kueue.Version
 	}
 
 	step("installing sparkplug (%s mode) into namespace %s: kubectl kustomize %s/", opts.Mode, e.Namespace, e.installDir())
@@ -396,7 +432,15 @@ func (e *Env) installSparkplug(ctx context.Context) error {
 	if err := argo.EnsureNamespace(ctx, e.Cluster, e.Namespace); err != nil {
 		return err
 	}
-	inst, err := RenderInstallFrom(ctx, e.RepoRoot, e.binDir, e.installDir(), e.Namespace)
+	var inst *Install
+	var err error
+	if e.opts.Kueue {
+		// What a user with Kueue installs: the mode's kustomization with
+		// the Kueue component's RBAC.
+		inst, err = RenderKueueInstall(ctx, e.RepoRoot, e.binDir, e.installDir(), e.Namespace, e.dir)
+	} else {
+		inst, err = RenderInstallFrom(ctx, e.RepoRoot, e.binDir, e.installDir(), e.Namespace)
+	}
 	if err != nil {
 		return err
 	}
@@ -500,6 +544,9 @@ func (e *Env) CheckAlive() error {
 	if e.Node != nil {
 		errs = append(errs, e.Node.CheckAlive())
 	}
+	if e.Kueue != nil {
+		errs = append(errs, e.Kueue.checkAlive())
+	}
 	return errors.Join(errs...)
 }
 
@@ -519,6 +566,9 @@ func (e *Env) DumpLogs(w io.Writer, lines int) {
 	}
 	if e.Node != nil {
 		e.Node.DumpLogs(w, lines)
+	}
+	if e.Kueue != nil {
+		fmt.Fprintf(w, "===== kueue: last %d lines of %s\n%s\n", lines, e.Kueue.LogPath(), e.Kueue.LogTail(lines))
 	}
 }
 
@@ -542,6 +592,9 @@ func (e *Env) Stop() error {
 	// control plane stops.
 	if e.Node != nil {
 		errs = append(errs, e.Node.Stop())
+	}
+	if e.Kueue != nil {
+		errs = append(errs, e.Kueue.stop())
 	}
 	if e.Cluster != nil {
 		errs = append(errs, e.Cluster.Stop())

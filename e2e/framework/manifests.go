@@ -97,16 +97,47 @@ func RenderInstall(ctx context.Context, repoRoot, binDir, namespace string) (*In
 // RenderInstallFrom is RenderInstall of another kustomization of the
 // repository, dir relative to its root (ControllerInstallDir).
 func RenderInstallFrom(ctx context.Context, repoRoot, binDir, dir, namespace string) (*Install, error) {
-	path := filepath.Join(repoRoot, dir)
+	return renderInstallAt(ctx, binDir, filepath.Join(repoRoot, dir), dir, namespace)
+}
+
+// KueueComponentDir is the Kueue component (its RBAC) of the repository.
+const KueueComponentDir = "manifests/components/kueue"
+
+// RenderKueueInstall renders the kustomization of the repository at dir
+// (SidecarInstallDir, ControllerInstallDir) with the Kueue component added
+// as its kustomization says a user adds it: a kustomization of one's own in
+// tmp with namespace:, dir under resources:, the component under
+// components: and its per-namespace/ under transformers:.
+func RenderKueueInstall(ctx context.Context, repoRoot, binDir, dir, namespace, tmp string) (*Install, error) {
+	own := filepath.Join(tmp, "install-kueue")
+	if err := os.MkdirAll(own, 0o755); err != nil {
+		return nil, err
+	}
+	rel, err := filepath.Rel(own, repoRoot)
+	if err != nil {
+		return nil, err
+	}
+	rel = filepath.ToSlash(rel)
+	body := fmt.Sprintf("namespace: %s\nresources: [%s/%s]\ncomponents: [%s/%s]\ntransformers: [%s/%s/per-namespace]\n",
+		namespace, rel, dir, rel, KueueComponentDir, rel, KueueComponentDir)
+	if err := os.WriteFile(filepath.Join(own, "kustomization.yaml"), []byte(body), 0o644); err != nil {
+		return nil, err
+	}
+	return renderInstallAt(ctx, binDir, own, dir+" with "+KueueComponentDir, namespace)
+}
+
+// renderInstallAt renders the kustomization at path (what names it in
+// errors) and places it in namespace.
+func renderInstallAt(ctx context.Context, binDir, path, what, namespace string) (*Install, error) {
 	if _, err := os.Stat(filepath.Join(path, "kustomization.yaml")); err != nil {
-		return nil, fmt.Errorf("%s/kustomization.yaml: %w", dir, err)
+		return nil, fmt.Errorf("%s/kustomization.yaml: %w", what, err)
 	}
 	cmd := exec.CommandContext(ctx, filepath.Join(binDir, "kubectl"), "kustomize", path)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
 	if err != nil {
-		return nil, fmt.Errorf("kubectl kustomize %s/: %w: %s", dir, err, stderr.String())
+		return nil, fmt.Errorf("kubectl kustomize %s/: %w: %s", what, err, stderr.String())
 	}
 	return placeInstall(out, namespace)
 }
