@@ -90,7 +90,10 @@ func ownedBy(ts *wfv1.WorkflowTaskSet, uid string) bool {
 //   - never a result without a phase;
 //   - a node whose final entry vanished while it is still listed is held
 //     (Rules.Hold);
-//   - a change of the message alone waits out Rules.ProgressInterval.
+//   - a change of a Running node's message alone, its state the same
+//     (progress: executors, elapsed time), waits out
+//     Rules.ProgressInterval; a Pending node's says why it waits (QUEUED:
+//     Kueue's reason, SUBMITTED: the driver's) and is written at once.
 //
 // It updates mem as it sees entries. The caller checked MayWrite.
 func Pick(ts *wfv1.WorkflowTaskSet, wf *wfv1.Workflow, want map[string]Want, mem *Memory, r Rules, now time.Time) Verdict {
@@ -128,7 +131,7 @@ func Pick(ts *wfv1.WorkflowTaskSet, wf *wfv1.Workflow, want map[string]Want, mem
 			continue
 		case has && Same(cur, res):
 			continue
-		case has && messageOnly(cur, res) && sameState(cur.Message, res.Message) && !res.Phase.Completed() &&
+		case has && messageOnly(cur, res) && sameState(cur.Message, res.Message) && res.Phase == wfv1.NodeRunning &&
 			r.ProgressInterval > 0 && now.Sub(w.Written) < r.ProgressInterval:
 			continue
 		}
