@@ -80,6 +80,16 @@ func Decide(s *Snapshot, p Policy) Plan {
 		return pl
 	}
 	v, l := verdict(s, p, rn)
+	if (l == LimitPreempted || l == LimitEvicted) && needsArchive(rn, p.Body) {
+		// Kueue took the quota back, but holds it for the Workload until
+		// sparkplug deletes it: the driver's log is stored first, then
+		// the driver stops.
+		out := v.Outcome.WithNote("; archiving the driver log before stopping the driver")
+		out.Phase = wfv1.NodeRunning
+		pl := Plan{Archive: true, Report: true, Outcome: out, Driver: rn.Head(), JSON: loop}
+		release(s, &pl, rn.Attempt())
+		return pl
+	}
 	pl := Plan{Ensure: rn.Live(), Report: true, Outcome: v.Outcome, Driver: rn.Head(), JSON: loop}
 	if l != LimitNone && (v.Relaunch || v.Final) {
 		pl.Stop, pl.Ended = l, v.Ended

@@ -65,6 +65,8 @@ func TestDecideQueuedStep(t *testing.T) {
 	failOnPreemption := policyOf(t, `"executor":{"instances":2},"sparkplug":{"kueue":{"onPreemption":"Fail"}}`, 0)
 	failOnPreemption.Queue = "lq"
 	withExecutors := func(n int) func(*Snapshot) { return func(s *Snapshot) { s.Run.Executors = executorPods(n) } }
+	archivesLogs := policyOf(t, `"executor":{"instances":2},"sparkplug":{"archiveLogs":true}`, 0)
+	archivesLogs.Queue = "lq"
 
 	for _, row := range []struct {
 		name                      string
@@ -78,6 +80,7 @@ func TestDecideQueuedStep(t *testing.T) {
 		msg                       string
 		dequeue                   []int
 		podsReady, abandon, final bool
+		archive                   bool
 	}{
 		{name: "no Workload yet: it is created, nothing launches, the node is QUEUED",
 			s: snap(t0, nil, withWorkloads()), p: queued,
@@ -101,6 +104,12 @@ func TestDecideQueuedStep(t *testing.T) {
 			s: snap(t0.Add(time.Minute), runOf(driver(1, running())), withWorkloads(wl(1, evictedFor(kueue.ReasonPreempted)))), p: queued,
 			stop: LimitPreempted, phase: wfv1.NodeRunning, state: spark.StatePendingRerun, enqueue: 2, dequeue: []int{1},
 			msg: "PENDING_RERUN: attempt 2 waits in LocalQueue lq for Kueue; after: FAILED: evicted by Kueue (Preempted): to make room"},
+		{name: "preempted, the step archives logs: the log is stored first, the driver and its Workload stay meanwhile",
+			s: snap(t0.Add(time.Minute), runOf(driver(1, running())), withWorkloads(wl(1, evictedFor(kueue.ReasonPreempted)))), p: archivesLogs,
+			archive: true, phase: wfv1.NodeRunning, state: spark.StatePendingRerun, msg: "archiving the driver log before stopping the driver"},
+		{name: "preempted, its log stored: the driver stops and attempt 2 is queued",
+			s: snap(t0.Add(time.Minute), runOf(driver(1, running(), annotated(spark.AnnotationDriverLog, "k"))), withWorkloads(wl(1, evictedFor(kueue.ReasonPreempted)))), p: archivesLogs,
+			stop: LimitPreempted, enqueue: 2, dequeue: []int{1}, phase: wfv1.NodeRunning, state: spark.StatePendingRerun},
 		{name: "preempted, the step fails on preemption: the driver stops and the node fails",
 			s: snap(t0.Add(time.Minute), runOf(driver(1, running())), withWorkloads(wl(1, evictedFor(kueue.ReasonPreempted)))), p: failOnPreemption,
 			stop: LimitEvicted, phase: wfv1.NodeFailed, state: spark.StateFailed, dequeue: []int{1}, final: true,
@@ -128,7 +137,7 @@ func TestDecideQueuedStep(t *testing.T) {
 		t.Run(row.name, func(t *testing.T) {
 			pl := Decide(row.s, row.p)
 			if pl.Launch != row.launch || pl.Enqueue != row.enqueue || (pl.Admission != nil) != row.admitted || pl.Stop != row.stop ||
-				(pl.PodsReady != nil) != row.podsReady || pl.Abandon != row.abandon {
+				(pl.PodsReady != nil) != row.podsReady || pl.Abandon != row.abandon || pl.Archive != row.archive {
 				t.Errorf("launch %d enqueue %d admission %v stop %q podsReady %v abandon %v; want %d %d %v %q %v %v",
 					pl.Launch, pl.Enqueue, pl.Admission != nil, pl.Stop, pl.PodsReady != nil, pl.Abandon,
 					row.launch, row.enqueue, row.admitted, row.stop, row.podsReady, row.abandon)
