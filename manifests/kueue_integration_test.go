@@ -54,7 +54,8 @@ func TestKueueRBACGrants(t *testing.T) {
 	type res struct{ group, resource, subresource string }
 	workloads := res{kueueGroup, "workloads", ""}
 	workloadStatus := res{kueueGroup, "workloads", "status"}
-	namespaced := []res{workloads, workloadStatus, {kueueGroup, "localqueues", ""}}
+	pending := res{"visibility.kueue.x-k8s.io", "localqueues", "pendingworkloads"}
+	namespaced := []res{workloads, workloadStatus, {kueueGroup, "localqueues", ""}, pending, {"visibility.kueue.x-k8s.io", "clusterqueues", "pendingworkloads"}}
 	clusterScoped := []res{
 		{kueueGroup, "resourceflavors", ""}, {kueueGroup, "workloadpriorityclasses", ""}, {kueueGroup, "clusterqueues", ""},
 		{"scheduling.k8s.io", "priorityclasses", ""},
@@ -69,6 +70,8 @@ func TestKueueRBACGrants(t *testing.T) {
 			return read[verb] || verb == "create" || verb == "delete"
 		case r == workloadStatus && ns == home:
 			return verb == "get" || verb == "patch"
+		case r == pending && ns == home:
+			return verb == "get"
 		case ns == "" && r.group == kueueGroup && (r.resource == "resourceflavors" || r.resource == "workloadpriorityclasses"):
 			return read[verb]
 		case ns == "" && r.resource == "priorityclasses":

@@ -23,10 +23,12 @@ const (
 var (
 	// kueueRoleRules: in the namespace, Workloads created, followed and
 	// deleted, and their status read and patched (PodsReady). Never
-	// updated or patched.
+	// updated or patched. A LocalQueue's pending workloads read (a
+	// waiting Workload's place) where Kueue serves its visibility API.
 	kueueRoleRules = []rbacv1.PolicyRule{
 		{APIGroups: []string{kueueGroup}, Resources: []string{"workloads"}, Verbs: []string{"get", "list", "watch", "create", "delete"}},
 		{APIGroups: []string{kueueGroup}, Resources: []string{"workloads/status"}, Verbs: []string{"get", "patch"}},
+		{APIGroups: []string{"visibility.kueue.x-k8s.io"}, Resources: []string{"localqueues/pendingworkloads"}, Verbs: []string{"get"}},
 	}
 	// kueueReadRules: cluster-scoped objects, read only.
 	kueueReadRules = []rbacv1.PolicyRule{

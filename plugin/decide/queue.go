@@ -2,6 +2,7 @@ package decide
 
 import (
 	"fmt"
+	"strings"
 
 	wfv1 "github.com/argoproj/argo-workflows/v3/pkg/apis/workflow/v1alpha1"
 	corev1 "k8s.io/api/core/v1"
@@ -49,7 +50,18 @@ func gate(s *Snapshot, p Policy, pl *Plan, ended *state.Assessment) int {
 		return 0
 	case ok:
 		pl.Launch = 0
-		pl.Report, pl.Outcome = true, queued(p, n, ended, w.Name, w.Waiting)
+		why := w.Waiting
+		if w.Position != nil {
+			ahead := fmt.Sprintf("%d Workloads ahead of it", *w.Position)
+			switch *w.Position {
+			case 0:
+				ahead = "next in line"
+			case 1:
+				ahead = "1 Workload ahead of it"
+			}
+			why = strings.TrimSuffix(ahead+"; "+why, "; ")
+		}
+		pl.Report, pl.Outcome = true, queued(p, n, ended, w.Name, why)
 		return n
 	default:
 		pl.Launch = 0

@@ -49,6 +49,9 @@ type Workload struct {
 	kueue.View
 	Attempt int
 	Current bool
+	// Position is, while it waits, its place in its LocalQueue (0: the
+	// next to be admitted), when Kueue's visibility API gives it.
+	Position *int32
 }
 
 // Failure counts the refused submissions of one attempt.

@@ -56,6 +56,9 @@ type Core struct {
 	progress ProgressSource
 	// reviews are the answers of the access reviews, by namespace.
 	reviews accessReviews
+	// positions are the queue positions Kueue's visibility API gave, by
+	// LocalQueue (queue.go).
+	positions queuePositions
 	// sweeps are the sweeps of ending workflows in flight.
 	sweeps sync.WaitGroup
 

@@ -40,7 +40,10 @@ func (r *pass) gather(ts *wfv1.WorkflowTaskSet, wf *wfv1.Workflow) *decide.Snaps
 
 // workloads are the node's Kueue Workloads, every attempt's and
 // incarnation's that this workflow owns under the name sparkplug gives
-// them, and whether the cache has synced. Only a queued step starts the
+// them, and whether the cache has synced; a waiting one with its
+// position in its LocalQueue, which Kueue's visibility API gives when it
+// is served (the one request a gather may make, cached per LocalQueue:
+// queuePositions). Only a queued step starts the
 // Workload cache; a step that is not queued reads it only once another
 // started it (a Workload left from a queue label since removed is
 // deleted all the same).
@@ -60,7 +63,14 @@ func (r *pass) workloads() ([]decide.Workload, bool) {
 			continue
 		}
 		m := metav1.ObjectMeta{Labels: o.GetLabels(), Annotations: o.GetAnnotations()}
-		out = append(out, decide.Workload{View: v, Attempt: attemptOf(&corev1.Pod{ObjectMeta: m}), Current: r.current(m)})
+		w := decide.Workload{View: v, Attempt: attemptOf(&corev1.Pod{ObjectMeta: m}), Current: r.current(m)}
+		if w.Current && !v.Admitted && !v.Evicted && !v.Deleting && v.Queue != "" {
+			// Where it waits, when Kueue's visibility API says.
+			if p, ok := r.core.position(r.ctx, r.wf.Namespace, v.Queue, v.Name); ok {
+				w.Position = &p
+			}
+		}
+		out = append(out, w)
 	}
 	return out, synced
 }

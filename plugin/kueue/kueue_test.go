@@ -212,3 +212,23 @@ func TestQueueOfPrefersTheTemplateLabel(t *testing.T) {
 		t.Errorf("unlabelled without a default: %q", got)
 	}
 }
+
+// A pendingworkloads answer, as Kueue's visibility API gives it.
+func TestPositionsReadsThePendingWorkloads(t *testing.T) {
+	body := `{"kind":"PendingWorkloadsSummary","apiVersion":"visibility.kueue.x-k8s.io/v1beta2","metadata":{},"items":[
+	 {"metadata":{"name":"a-kueue","namespace":"data"},"priority":0,"localQueueName":"lq","positionInClusterQueue":3,"positionInLocalQueue":0},
+	 {"metadata":{"name":"b-kueue","namespace":"data"},"priority":0,"localQueueName":"lq","positionInClusterQueue":5,"positionInLocalQueue":1}]}`
+	got, err := Positions([]byte(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 2 || got["a-kueue"] != 0 || got["b-kueue"] != 1 {
+		t.Errorf("Positions = %v, want a-kueue 0 and b-kueue 1", got)
+	}
+	if _, err := Positions([]byte("not json")); err == nil {
+		t.Error("a body that is not JSON is read without an error")
+	}
+	if p := PendingPath("data", "lq"); p != "/apis/visibility.kueue.x-k8s.io/v1beta2/namespaces/data/localqueues/lq/pendingworkloads" {
+		t.Errorf("PendingPath = %s", p)
+	}
+}
