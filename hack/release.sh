@@ -102,7 +102,8 @@ if [[ -n ${SOURCE_DATE_EPOCH:-} ]]; then
 else
 	created=$(git log -1 --format=%cI 2>/dev/null || date -u +%Y-%m-%dT%H:%M:%SZ)
 fi
-go run ./hack/release/sbom -name sparkplug -version "$version" -created "$created" \
+revision=$(git rev-parse HEAD 2>/dev/null || true)
+go run ./hack/release/sbom -name sparkplug -version "$version" -revision "$revision" -created "$created" \
 	-out "$out/sparkplug-$version.spdx.json" "$work"/linux-*/sparkplug "$work"/linux-*/sparkplug-ack
 
 if [[ -n ${HELM:-} && -d manifests/chart/sparkplug ]]; then

@@ -228,8 +228,8 @@ func checkSBOM(t *testing.T, path string) {
 	var doc struct {
 		SPDXVersion string `json:"spdxVersion"`
 		Packages    []struct {
-			Name, SPDXID, VersionInfo string
-			ExternalRefs              []struct{ ReferenceType, ReferenceLocator string }
+			Name, SPDXID, VersionInfo, SourceInfo string
+			ExternalRefs                          []struct{ ReferenceType, ReferenceLocator string }
 		}
 		Relationships []struct{ SpdxElementID, RelationshipType, RelatedSpdxElement string }
 	}
@@ -239,9 +239,16 @@ func checkSBOM(t *testing.T, path string) {
 	if doc.SPDXVersion != "SPDX-2.3" || len(doc.Packages) < 10 {
 		t.Fatalf("the SBOM: %s, %d packages", doc.SPDXVersion, len(doc.Packages))
 	}
+	head, err := exec.Command("git", "rev-parse", "HEAD").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
 	ids := map[string]string{}
 	purls := map[string]string{}
 	for _, p := range doc.Packages {
+		if p.Name == "sparkplug" && !strings.HasSuffix(p.SourceInfo, " at revision "+strings.TrimSpace(string(head))) {
+			t.Errorf("the SBOM's sparkplug: sourceInfo %q, want the commit %s", p.SourceInfo, head)
+		}
 		ids[p.Name] = p.SPDXID
 		for _, r := range p.ExternalRefs {
 			if r.ReferenceType == "purl" {

@@ -6,7 +6,7 @@
 // relationships DESCRIBES (the document, sparkplug) and DEPENDS_ON
 // (sparkplug, each other package).
 //
-//	go run ./hack/release/sbom -version vX.Y.Z -created 2026-01-02T03:04:05Z -out sparkplug-vX.Y.Z.spdx.json BINARY...
+//	go run ./hack/release/sbom -version vX.Y.Z -revision COMMIT -created 2026-01-02T03:04:05Z -out sparkplug-vX.Y.Z.spdx.json BINARY...
 //
 // hack/release.sh runs it on the binaries in the release's images. The
 // document is a function of its flags and the binaries: the same release
@@ -37,6 +37,7 @@ func run(args []string, stderr io.Writer) error {
 	var o Options
 	fs.StringVar(&o.Name, "name", "sparkplug", "the product's name, the document's and its main package's")
 	fs.StringVar(&o.Version, "version", "", "the release's version (vX.Y.Z), the main package's versionInfo")
+	fs.StringVar(&o.Revision, "revision", "", "the commit the binaries were built from (default: their vcs.revision, if stamped)")
 	created := fs.String("created", "", "the document's creation time, RFC 3339 (the release commit's time keeps it reproducible)")
 	out := fs.String("out", "", "the file to write")
 	if err := fs.Parse(args); err != nil {

@@ -76,6 +76,9 @@ type Options struct {
 	Name    string    // the product, sparkplug
 	Version string    // the release, vX.Y.Z
 	Created time.Time // the document's creation time
+	// Revision is the commit built; empty: the binaries' vcs.revision
+	// (none when built with -buildvcs=false).
+	Revision string
 }
 
 // module is one module version compiled into a binary.
@@ -92,6 +95,9 @@ func Build(o Options, infos []*debug.BuildInfo) (*Document, error) {
 	}
 	mainPath := infos[0].Main.Path
 	var goVersions, revisions []string
+	if o.Revision != "" {
+		revisions = []string{o.Revision}
+	}
 	seen := map[module]bool{}
 	var mods []module
 	for _, bi := range infos {
@@ -100,7 +106,7 @@ func Build(o Options, infos []*debug.BuildInfo) (*Document, error) {
 		}
 		goVersions = appendNew(goVersions, strings.Fields(bi.GoVersion)[0])
 		for _, s := range bi.Settings {
-			if s.Key == "vcs.revision" {
+			if s.Key == "vcs.revision" && o.Revision == "" {
 				revisions = appendNew(revisions, s.Value)
 			}
 		}

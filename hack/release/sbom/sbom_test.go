@@ -35,7 +35,7 @@ func TestSBOMOfAKnownBinary(t *testing.T) {
 	}
 
 	out := filepath.Join(dir, "sbom.spdx.json")
-	if err := run([]string{"-version", "v1.2.3", "-created", "2026-01-02T03:04:05Z", "-out", out, bin, bin}, io.Discard); err != nil {
+	if err := run([]string{"-version", "v1.2.3", "-revision", "0123abc", "-created", "2026-01-02T03:04:05Z", "-out", out, bin, bin}, io.Discard); err != nil {
 		t.Fatal(err)
 	}
 	raw, err := os.ReadFile(out)
@@ -83,6 +83,9 @@ func TestSBOMOfAKnownBinary(t *testing.T) {
 	main := byName["sparkplug"]
 	if main == nil || main["versionInfo"] != "v1.2.3" || purlOf(main) != "pkg:golang/github.com/sparkplug-io/sparkplug@v1.2.3" {
 		t.Fatalf("main package %v", main)
+	}
+	if main["sourceInfo"] != "built from github.com/sparkplug-io/sparkplug at revision 0123abc" {
+		t.Errorf("main package's sourceInfo %v", main["sourceInfo"])
 	}
 	if p := byName["stdlib"]; p == nil || !strings.HasPrefix(purlOf(p), "pkg:golang/stdlib@go1.") {
 		t.Errorf("stdlib package %v", p)
