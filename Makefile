@@ -192,7 +192,7 @@ bench-ack: ## the acknowledger's figures: binary and image size, resident memory
 	$(GO) run ./hack/ackbench -binary bin/linux-$(IMAGE_ARCH)/sparkplug-ack -image bin/sparkplug-ack-image.tar
 
 .PHONY: release
-release: tools helm ## VERSION=vX.Y.Z: image indexes (amd64, arm64) of sparkplug and its acknowledger as OCI archives, plugin ConfigMap, install bundle, kustomize base, chart, all pinned by digest, SHA256SUMS, in bin/release/VERSION
+release: tools helm ## VERSION=vX.Y.Z: image indexes (amd64, arm64) of sparkplug and its acknowledger as OCI archives, plugin ConfigMap, install bundle, kustomize base, chart, all pinned by digest, an SPDX SBOM, SHA256SUMS, in bin/release/VERSION
 	KUBECTL=$(SPARKPLUG_TOOLS_BIN)/kubectl HELM=$(HELM) IMAGE=$(IMAGE) ACK_IMAGE=$(ACK_IMAGE) bash hack/release.sh $(VERSION) bin/release/$(VERSION)
 
 .PHONY: demo

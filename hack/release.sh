@@ -18,6 +18,8 @@
 #                                          ConfigMap, to use as a kustomize base, the optional
 #                                          monitor/ (its Deployment on the same image) and monitoring/,
 #                                          and modes/controller/, pinned as its bundle
+#   sparkplug-VERSION.spdx.json            the SBOM: SPDX 2.3 JSON, one package per Go module
+#                                          compiled into the binaries above (hack/release/sbom)
 #   sparkplug-CHART_VERSION.tgz            the Helm chart (manifests/chart/sparkplug), its
 #                                          images pinned by digest, when HELM names a helm binary
 #   SHA256SUMS                             the checksums of all of the above
@@ -91,6 +93,18 @@ sed -i "s|^\( *image: \).*\$|\1$pinned|" "$work/manifests/modes/controller/deplo
 "$KUBECTL" kustomize "$work/manifests/modes/controller" >"$out/sparkplug-$version-controller-install.yaml"
 tar -C "$work" --sort=name --owner=0 --group=0 --numeric-owner --mtime=@0 \
 	-czf "$out/sparkplug-$version-kustomize.tar.gz" manifests
+
+# The SBOM, from the module graph the binaries record (go version -m); its
+# creation time is the commit's (or SOURCE_DATE_EPOCH's), so that the same
+# commit writes the same document.
+if [[ -n ${SOURCE_DATE_EPOCH:-} ]]; then
+	created=$(date -u -d "@$SOURCE_DATE_EPOCH" +%Y-%m-%dT%H:%M:%SZ)
+else
+	created=$(git log -1 --format=%cI 2>/dev/null || date -u +%Y-%m-%dT%H:%M:%SZ)
+fi
+revision=$(git rev-parse HEAD 2>/dev/null || true)
+go run ./hack/release/sbom -name sparkplug -version "$version" -revision "$revision" -created "$created" \
+	-out "$out/sparkplug-$version.spdx.json" "$work"/linux-*/sparkplug "$work"/linux-*/sparkplug-ack
 
 if [[ -n ${HELM:-} && -d manifests/chart/sparkplug ]]; then
 	cp -r manifests/chart/sparkplug "$work/chart"

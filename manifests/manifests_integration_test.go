@@ -90,7 +90,7 @@ func TestInstallGrantsLeastPrivilege(t *testing.T) {
 	createNamespace(t, nsA)
 	createNamespace(t, nsB)
 
-	// As README.md says: kubectl apply -k manifests/ -n NAMESPACE,
+	// As manifests/README.md says: kubectl apply -k manifests/ -n NAMESPACE,
 	// server-side.
 	kubectl(t, ".", "apply", "--server-side", "--field-manager=sparkplug-test", "-k", ".", "-n", nsA)
 

@@ -10,11 +10,14 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"strings"
+	"sync"
 	"testing"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -27,12 +30,26 @@ const (
 	image   = "ghcr.io/sparkplug-io/sparkplug"
 )
 
-// A release built as `make release` builds it: the image index holds
-// linux/amd64 and linux/arm64 (and so does the acknowledger's), and the plugin ConfigMap, the install
-// bundle, the kustomize base and the packaged chart all run that index (and in
-// controller mode the acknowledger's index, in its ConfigMap, bundle, base and chart),
-// pinned by its digest; SHA256SUMS checks every file.
-func TestReleaseIsOneIndexPinnedEverywhere(t *testing.T) {
+// TestMain removes the release the tests share.
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if shared.dir != "" {
+		os.RemoveAll(shared.dir)
+	}
+	os.Exit(code)
+}
+
+// shared is the release the tests build once, as `make release` builds it.
+var shared struct {
+	once      sync.Once
+	dir, helm string
+	err       error
+}
+
+// buildRelease runs hack/release.sh once for all tests: the release's
+// directory and the helm it packaged the chart with.
+func buildRelease(t *testing.T) (out, helm string) {
+	t.Helper()
 	root, err := filepath.Abs("../..")
 	if err != nil {
 		t.Fatal(err)
@@ -41,14 +58,33 @@ func TestReleaseIsOneIndexPinnedEverywhere(t *testing.T) {
 	if _, err := os.Stat(kubectl); err != nil {
 		t.Fatalf("kubectl of the tools: %v (run make tools, or set SPARKPLUG_TOOLS_BIN)", err)
 	}
-	helm := buildHelm(t, root)
-	out := t.TempDir()
-	cmd := exec.Command("bash", "hack/release.sh", version, out)
-	cmd.Dir = root
-	cmd.Env = append(os.Environ(), "KUBECTL="+kubectl, "HELM="+helm)
-	if b, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("hack/release.sh: %v\n%s", err, b)
+	helm = buildHelm(t, root)
+	shared.once.Do(func() {
+		if shared.dir, shared.err = os.MkdirTemp("", "sparkplug-release-"); shared.err != nil {
+			return
+		}
+		shared.helm = helm
+		cmd := exec.Command("bash", "hack/release.sh", version, filepath.Join(shared.dir, "out"))
+		cmd.Dir = root
+		cmd.Env = append(os.Environ(), "KUBECTL="+kubectl, "HELM="+helm)
+		if b, err := cmd.CombinedOutput(); err != nil {
+			shared.err = fmt.Errorf("hack/release.sh: %w\n%s", err, b)
+		}
+	})
+	if shared.err != nil {
+		t.Fatal(shared.err)
 	}
+	return filepath.Join(shared.dir, "out"), shared.helm
+}
+
+// A release built as `make release` builds it: the image index holds
+// linux/amd64 and linux/arm64 (and so does the acknowledger's), and the plugin ConfigMap, the install
+// bundle, the kustomize base and the packaged chart all run that index (and in
+// controller mode the acknowledger's index, in its ConfigMap, bundle, base and chart),
+// pinned by its digest, and so do the chart's Artifact Hub images; the SBOM
+// names sparkplug's direct dependencies; SHA256SUMS checks every file.
+func TestReleaseIsOneIndexPinnedEverywhere(t *testing.T) {
+	out, helm := buildRelease(t)
 
 	digest, platforms := indexOf(t, filepath.Join(out, "sparkplug-"+version+"-image.oci.tar"))
 	if strings.Join(platforms, ",") != "linux/amd64,linux/arm64" {
@@ -136,7 +172,32 @@ func TestReleaseIsOneIndexPinnedEverywhere(t *testing.T) {
 		t.Errorf("the packaged chart's controller runs %q, want %q", got, pinned)
 	}
 
+	// The Artifact Hub images of the packaged chart: both indexes, pinned.
+	shown, err := exec.Command(helm, "show", "chart", chart).Output()
+	if err != nil {
+		t.Fatalf("helm show chart: %v", err)
+	}
+	var meta struct {
+		Annotations map[string]string `json:"annotations"`
+	}
+	if err := yaml.Unmarshal(shown, &meta); err != nil {
+		t.Fatal(err)
+	}
+	var images []map[string]string
+	if err := yaml.Unmarshal([]byte(meta.Annotations["artifacthub.io/images"]), &images); err != nil {
+		t.Fatal(err)
+	}
+	if want := []map[string]string{{"name": "sparkplug", "image": pinned}, {"name": "sparkplug-ack", "image": ackPinned}}; !reflect.DeepEqual(images, want) {
+		t.Errorf("the packaged chart's artifacthub.io/images %v, want %v", images, want)
+	}
+	if p := meta.Annotations["artifacthub.io/prerelease"]; p != "true" {
+		t.Errorf("artifacthub.io/prerelease %q for %s, want true", p, version)
+	}
+
+	checkSBOM(t, filepath.Join(out, "sparkplug-"+version+".spdx.json"))
+
 	sums := read(t, filepath.Join(out, "SHA256SUMS"))
+	listed := map[string]bool{}
 	files := 0
 	sc := bufio.NewScanner(strings.NewReader(string(sums)))
 	for sc.Scan() {
@@ -148,10 +209,79 @@ func TestReleaseIsOneIndexPinnedEverywhere(t *testing.T) {
 		if hex.EncodeToString(h[:]) != sum {
 			t.Errorf("SHA256SUMS: %s does not match", name)
 		}
+		listed[name] = true
 		files++
 	}
-	if entries, _ := os.ReadDir(out); files != len(entries)-1 || files != 7 {
-		t.Errorf("SHA256SUMS lists %d files; the release has %d besides it, want 7", files, len(entries)-1)
+	if entries, _ := os.ReadDir(out); files != len(entries)-1 || files != 8 {
+		t.Errorf("SHA256SUMS lists %d files; the release has %d besides it, want 8", files, len(entries)-1)
+	}
+	if !listed["sparkplug-"+version+".spdx.json"] {
+		t.Error("SHA256SUMS does not list the SBOM")
+	}
+}
+
+// checkSBOM: the release's SBOM is SPDX 2.3 and describes sparkplug at
+// the release's version, which DEPENDS_ON its direct dependencies at the
+// versions go.mod requires.
+func checkSBOM(t *testing.T, path string) {
+	t.Helper()
+	var doc struct {
+		SPDXVersion string `json:"spdxVersion"`
+		Packages    []struct {
+			Name, SPDXID, VersionInfo, SourceInfo string
+			ExternalRefs                          []struct{ ReferenceType, ReferenceLocator string }
+		}
+		Relationships []struct{ SpdxElementID, RelationshipType, RelatedSpdxElement string }
+	}
+	if err := json.Unmarshal(read(t, path), &doc); err != nil {
+		t.Fatalf("the SBOM: %v", err)
+	}
+	if doc.SPDXVersion != "SPDX-2.3" || len(doc.Packages) < 10 {
+		t.Fatalf("the SBOM: %s, %d packages", doc.SPDXVersion, len(doc.Packages))
+	}
+	head, err := exec.Command("git", "rev-parse", "HEAD").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ids := map[string]string{}
+	purls := map[string]string{}
+	for _, p := range doc.Packages {
+		if p.Name == "sparkplug" && !strings.HasSuffix(p.SourceInfo, " at revision "+strings.TrimSpace(string(head))) {
+			t.Errorf("the SBOM's sparkplug: sourceInfo %q, want the commit %s", p.SourceInfo, head)
+		}
+		ids[p.Name] = p.SPDXID
+		for _, r := range p.ExternalRefs {
+			if r.ReferenceType == "purl" {
+				purls[p.Name] = r.ReferenceLocator
+			}
+		}
+	}
+	main := ids["sparkplug"]
+	if purls["sparkplug"] != "pkg:golang/github.com/sparkplug-io/sparkplug@"+version {
+		t.Errorf("the SBOM's sparkplug: %q", purls["sparkplug"])
+	}
+	dependsOn := map[string]bool{}
+	described := false
+	for _, r := range doc.Relationships {
+		switch {
+		case r.SpdxElementID == "SPDXRef-DOCUMENT" && r.RelationshipType == "DESCRIBES" && r.RelatedSpdxElement == main:
+			described = true
+		case r.SpdxElementID == main && r.RelationshipType == "DEPENDS_ON":
+			dependsOn[r.RelatedSpdxElement] = true
+		}
+	}
+	if !described {
+		t.Error("the SBOM DESCRIBES no sparkplug")
+	}
+	for _, mod := range []string{"github.com/argoproj/argo-workflows/v3", "k8s.io/client-go", "github.com/gin-gonic/gin"} {
+		v, err := exec.Command("go", "list", "-m", "-f", "{{.Version}}", mod).Output()
+		if err != nil {
+			t.Fatalf("go list -m %s: %v", mod, err)
+		}
+		want := "pkg:golang/" + mod + "@" + strings.TrimSpace(string(v))
+		if purls[mod] != want || !dependsOn[ids[mod]] {
+			t.Errorf("the SBOM's %s: purl %q, want %q; sparkplug DEPENDS_ON it: %v", mod, purls[mod], want, dependsOn[ids[mod]])
+		}
 	}
 }
 

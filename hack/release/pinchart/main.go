@@ -3,7 +3,9 @@
 // chart's values.yaml, and the same of ackImage (controller mode's
 // acknowledger, same tag) when -ack-digest is given, keeping its comments,
 // so that `helm install` of the packaged chart runs exactly the released
-// images, in either mode.
+// images, in either mode. In Chart.yaml it pins the same images in the
+// Artifact Hub annotation artifacthub.io/images and sets
+// artifacthub.io/prerelease to whether -tag has a pre-release suffix.
 //
 //	go run ./hack/release/pinchart -chart DIR -repository REPO -tag vX.Y.Z -digest sha256:... [-ack-repository REPO -ack-digest sha256:...]
 //
@@ -18,6 +20,9 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
+	"strconv"
+	"strings"
 
 	"gopkg.in/yaml.v3"
 )
@@ -61,7 +66,74 @@ func run(args []string, stderr io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("%s: %w", path, err)
 	}
+	if err := os.WriteFile(path, out, 0o644); err != nil {
+		return err
+	}
+	images := map[string]string{"sparkplug": *repository + ":" + *tag + "@" + *digest}
+	if *ackDigest != "" {
+		images["sparkplug-ack"] = *ackRepository + ":" + *tag + "@" + *ackDigest
+	}
+	path = filepath.Join(*chart, "Chart.yaml")
+	if in, err = os.ReadFile(path); err != nil {
+		return err
+	}
+	if out, err = annotate(in, images, strings.Contains(*tag, "-")); err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
 	return os.WriteFile(path, out, 0o644)
+}
+
+// imageEntry is one image of the artifacthub.io/images annotation.
+type imageEntry struct {
+	Name  string `yaml:"name"`
+	Image string `yaml:"image"`
+}
+
+// annotate sets the image of each entry of Chart.yaml's
+// artifacthub.io/images annotation that images names (by entry name; each
+// must be there), and artifacthub.io/prerelease.
+func annotate(chart []byte, images map[string]string, prerelease bool) ([]byte, error) {
+	var doc yaml.Node
+	if err := yaml.Unmarshal(chart, &doc); err != nil {
+		return nil, err
+	}
+	if doc.Kind != yaml.DocumentNode || len(doc.Content) != 1 || doc.Content[0].Kind != yaml.MappingNode {
+		return nil, fmt.Errorf("Chart.yaml is not a mapping")
+	}
+	ann := lookup(doc.Content[0], "annotations")
+	if ann == nil || ann.Kind != yaml.MappingNode {
+		return nil, fmt.Errorf("no annotations")
+	}
+	imagesNode, pre := lookup(ann, "artifacthub.io/images"), lookup(ann, "artifacthub.io/prerelease")
+	if imagesNode == nil || pre == nil {
+		return nil, fmt.Errorf("no artifacthub.io/images or artifacthub.io/prerelease annotation")
+	}
+	var list []imageEntry
+	if err := yaml.Unmarshal([]byte(imagesNode.Value), &list); err != nil {
+		return nil, fmt.Errorf("artifacthub.io/images: %w", err)
+	}
+	for name, image := range images {
+		i := slices.IndexFunc(list, func(e imageEntry) bool { return e.Name == name })
+		if i < 0 {
+			return nil, fmt.Errorf("artifacthub.io/images has no %s", name)
+		}
+		list[i].Image = image
+	}
+	var b bytes.Buffer
+	enc := yaml.NewEncoder(&b)
+	enc.SetIndent(2)
+	if err := enc.Encode(list); err != nil {
+		return nil, err
+	}
+	imagesNode.Value, imagesNode.Style = b.String(), yaml.LiteralStyle
+	pre.Value, pre.Style, pre.Tag = strconv.FormatBool(prerelease), yaml.DoubleQuotedStyle, "!!str"
+	b.Reset()
+	enc = yaml.NewEncoder(&b)
+	enc.SetIndent(2)
+	if err := enc.Encode(&doc); err != nil {
+		return nil, err
+	}
+	return b.Bytes(), enc.Close()
 }
 
 // pin sets the keys of values' top-level mapping named key (image,

@@ -61,3 +61,54 @@ func TestRunRejectsABadDigest(t *testing.T) {
 		t.Error("an -ack-digest without -ack-repository was accepted")
 	}
 }
+
+// The chart's own Chart.yaml, annotated: the Artifact Hub images name the
+// pinned images, prerelease follows the tag, the rest stays.
+func TestAnnotateTheChartsImages(t *testing.T) {
+	in, err := os.ReadFile("../../../manifests/chart/sparkplug/Chart.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	images := map[string]string{
+		"sparkplug":     "example.com/sp:v1.2.3-rc.1@sha256:" + strings.Repeat("ab", 32),
+		"sparkplug-ack": "example.com/sp-ack:v1.2.3-rc.1@sha256:" + strings.Repeat("cd", 32),
+	}
+	out, err := annotate(in, images, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var before, after struct {
+		Annotations map[string]string `json:"annotations"`
+	}
+	if err := yaml.Unmarshal(in, &before); err != nil {
+		t.Fatal(err)
+	}
+	if err := yaml.Unmarshal(out, &after); err != nil {
+		t.Fatal(err)
+	}
+	var list []map[string]string
+	if err := yaml.Unmarshal([]byte(after.Annotations["artifacthub.io/images"]), &list); err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	for _, e := range list {
+		got[e["name"]] = e["image"]
+	}
+	if len(got) != 2 || got["sparkplug"] != images["sparkplug"] || got["sparkplug-ack"] != images["sparkplug-ack"] {
+		t.Errorf("artifacthub.io/images %v, want %v", got, images)
+	}
+	if p := after.Annotations["artifacthub.io/prerelease"]; p != "true" {
+		t.Errorf("artifacthub.io/prerelease %q, want true", p)
+	}
+	for k, v := range before.Annotations {
+		if k != "artifacthub.io/images" && k != "artifacthub.io/prerelease" && after.Annotations[k] != v {
+			t.Errorf("annotation %s changed: %q", k, after.Annotations[k])
+		}
+	}
+	if !strings.Contains(string(out), "# Artifact Hub") || !strings.Contains(string(out), "\nappVersion: v0.1.0\n") {
+		t.Error("comments or other fields lost")
+	}
+	if _, err := annotate(in, map[string]string{"other": "x"}, false); err == nil {
+		t.Error("an image the annotation does not name was accepted")
+	}
+}
