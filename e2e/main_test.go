@@ -6,9 +6,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"os/signal"
-	"strings"
-	"syscall"
 	"testing"
 
 	"github.com/sparkplug-io/sparkplug/e2e/argo"
@@ -44,29 +41,7 @@ func run(m *testing.M) int {
 	fmt.Fprintf(os.Stderr, "e2e: versions: %s; sparkplug in %s mode\n", e.Versions, e.Mode())
 	fmt.Fprintf(os.Stderr, "e2e: agents get the plugin token via %s; logs in %s\n", e.Agents.Mode(), e.LogDir())
 
-	signals := make(chan os.Signal, 1)
-	signal.Notify(signals, os.Interrupt, syscall.SIGTERM)
-	defer signal.Stop(signals)
-	go func() {
-		sig := <-signals
-		fmt.Fprintf(os.Stderr, "e2e: %v: stopping the environment\n", sig)
-		_ = e.Stop()
-		os.Exit(1)
-	}()
-
-	code := m.Run()
-	if code != 0 {
-		e.DumpLogs(os.Stderr, 40)
-		// The dump above is long; say last which tests failed.
-		fmt.Fprintf(os.Stderr, "e2e: failed tests: %s\n", strings.Join(e.FailedTests(), ", "))
-	}
-	if err := e.Stop(); err != nil {
-		fmt.Fprintf(os.Stderr, "e2e: stop the environment: %v\n", err)
-		if code == 0 {
-			code = 1
-		}
-	}
-	return code
+	return framework.RunSuite(m, e, "e2e")
 }
 
 // inParallel is t.Parallel for a test that, in controller mode, changes

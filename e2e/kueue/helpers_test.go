@@ -291,11 +291,7 @@ func watchWorkloads(t *testing.T, lq string) *workloads {
 	t.Helper()
 	w := &workloads{lq: lq}
 	factory := dynamicinformer.NewFilteredDynamicSharedInformerFactory(env.Cluster.Dynamic, 0, env.Namespace, nil)
-	inf := factory.ForResource(gvrWorkload).Informer()
-	record := func(obj any, deleted bool) {
-		if d, ok := obj.(cache.DeletedFinalStateUnknown); ok {
-			obj = d.Obj
-		}
+	record(t, "Workload", factory.ForResource(gvrWorkload).Informer(), factory.Start, func(obj any, deleted bool) {
 		u, ok := obj.(*unstructured.Unstructured)
 		if !ok || queueName(u) != lq {
 			return
@@ -303,20 +299,7 @@ func watchWorkloads(t *testing.T, lq string) *workloads {
 		w.mu.Lock()
 		w.events = append(w.events, wlEvent{At: time.Now(), Deleted: deleted, Obj: u.DeepCopy()})
 		w.mu.Unlock()
-	}
-	if _, err := inf.AddEventHandler(cache.ResourceEventHandlerFuncs{
-		AddFunc:    func(obj any) { record(obj, false) },
-		UpdateFunc: func(_, obj any) { record(obj, false) },
-		DeleteFunc: func(obj any) { record(obj, true) },
-	}); err != nil {
-		t.Fatal(err)
-	}
-	stop := make(chan struct{})
-	t.Cleanup(func() { close(stop) })
-	factory.Start(stop)
-	if !cache.WaitForCacheSync(stop, inf.HasSynced) {
-		t.Fatal("Workload watch did not sync")
-	}
+	})
 	t.Cleanup(func() {
 		if t.Failed() {
 			t.Logf("Workloads of LocalQueue %s, every change seen:\n%s", lq, w)
@@ -442,11 +425,7 @@ func watchSparkPods(t *testing.T) *sparkPods {
 	}
 	factory := informers.NewSharedInformerFactoryWithOptions(env.Kube, 0, informers.WithNamespace(env.Namespace),
 		informers.WithTweakListOptions(func(o *metav1.ListOptions) { o.LabelSelector = sel.String() }))
-	inf := factory.Core().V1().Pods().Informer()
-	record := func(obj any, deleted bool) {
-		if d, ok := obj.(cache.DeletedFinalStateUnknown); ok {
-			obj = d.Obj
-		}
+	record(t, "pod", factory.Core().V1().Pods().Informer(), factory.Start, func(obj any, deleted bool) {
 		pod, ok := obj.(*corev1.Pod)
 		if !ok {
 			return
@@ -454,21 +433,34 @@ func watchSparkPods(t *testing.T) *sparkPods {
 		p.mu.Lock()
 		p.events = append(p.events, podEvent{At: time.Now(), Deleted: deleted, Pod: pod.DeepCopy()})
 		p.mu.Unlock()
+	})
+	return p
+}
+
+// record tells add of every change inf sees (deleted: a deletion) from
+// now until the test ends: start starts inf's factory, and record waits
+// for its first list. what names the watch in a failure.
+func record(t *testing.T, what string, inf cache.SharedIndexInformer, start func(<-chan struct{}), add func(obj any, deleted bool)) {
+	t.Helper()
+	seen := func(obj any, deleted bool) {
+		if d, ok := obj.(cache.DeletedFinalStateUnknown); ok {
+			obj = d.Obj
+		}
+		add(obj, deleted)
 	}
 	if _, err := inf.AddEventHandler(cache.ResourceEventHandlerFuncs{
-		AddFunc:    func(obj any) { record(obj, false) },
-		UpdateFunc: func(_, obj any) { record(obj, false) },
-		DeleteFunc: func(obj any) { record(obj, true) },
+		AddFunc:    func(obj any) { seen(obj, false) },
+		UpdateFunc: func(_, obj any) { seen(obj, false) },
+		DeleteFunc: func(obj any) { seen(obj, true) },
 	}); err != nil {
 		t.Fatal(err)
 	}
 	stop := make(chan struct{})
 	t.Cleanup(func() { close(stop) })
-	factory.Start(stop)
+	start(stop)
 	if !cache.WaitForCacheSync(stop, inf.HasSynced) {
-		t.Fatal("pod watch did not sync")
+		t.Fatalf("%s watch did not sync", what)
 	}
-	return p
 }
 
 // Events returns the changes of the pods of the workflows with uids.

@@ -6,9 +6,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"os/signal"
-	"strings"
-	"syscall"
 	"testing"
 
 	"github.com/sparkplug-io/sparkplug/e2e/framework"
@@ -47,28 +44,7 @@ func run(m *testing.M) int {
 	env = e
 	fmt.Fprintf(os.Stderr, "kueue: versions: %s; sparkplug in %s mode; logs in %s\n", e.Versions, e.Mode(), e.LogDir())
 
-	signals := make(chan os.Signal, 1)
-	signal.Notify(signals, os.Interrupt, syscall.SIGTERM)
-	defer signal.Stop(signals)
-	go func() {
-		sig := <-signals
-		fmt.Fprintf(os.Stderr, "kueue: %v: stopping the environment\n", sig)
-		_ = e.Stop()
-		os.Exit(1)
-	}()
-
-	code := m.Run()
-	if code != 0 {
-		e.DumpLogs(os.Stderr, 40)
-		fmt.Fprintf(os.Stderr, "kueue: failed tests: %s\n", strings.Join(e.FailedTests(), ", "))
-	}
-	if err := e.Stop(); err != nil {
-		fmt.Fprintf(os.Stderr, "kueue: stop the environment: %v\n", err)
-		if code == 0 {
-			code = 1
-		}
-	}
-	return code
+	return framework.RunSuite(m, e, "kueue")
 }
 
 // Given starts a test's fixture.

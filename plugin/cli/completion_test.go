@@ -148,15 +148,7 @@ func TestFishCompletion(t *testing.T) {
 		"sparkplug logs --fol":    "--follow",
 		"sparkplug logs -f --na":  "--namespace",
 	} {
-		out, err := exec.Command("fish", "--no-config", "-c", "source "+file+"; complete -C '"+line+"'").CombinedOutput()
-		if err != nil {
-			t.Fatalf("fish: %v\n%s", err, out)
-		}
-		var got []string
-		for _, l := range strings.Split(strings.TrimSpace(string(out)), "\n") {
-			got = append(got, strings.SplitN(l, "\t", 2)[0])
-		}
-		if strings.Join(got, " ") != want {
+		if got := fishComplete(t, file, line); strings.Join(got, " ") != want {
 			t.Errorf("%q: %q, want %q", line, got, want)
 		}
 	}
@@ -214,17 +206,25 @@ func TestCompletionAsksTheProgram(t *testing.T) {
 		"sparkplug logs ":          "last-none words0",
 		"sparkplug logs -n ns wf ": "last-wf words3",
 	} {
-		out, err := exec.Command("fish", "--no-config", "-c", "source "+file+"; complete -C '"+line+"'").CombinedOutput()
-		if err != nil {
-			t.Fatalf("fish: %v\n%s", err, out)
-		}
-		var got []string
-		for _, l := range strings.Split(strings.TrimSpace(string(out)), "\n") {
-			got = append(got, strings.SplitN(l, "\t", 2)[0])
-		}
+		got := fishComplete(t, file, line)
 		slices.Sort(got)
 		if strings.Join(got, " ") != want {
 			t.Errorf("fish %q: %q, want %q", line, got, want)
 		}
 	}
+}
+
+// fishComplete is what fish, with the script in file, completes line
+// with: each candidate without its description.
+func fishComplete(t *testing.T, file, line string) []string {
+	t.Helper()
+	out, err := exec.Command("fish", "--no-config", "-c", "source "+file+"; complete -C '"+line+"'").CombinedOutput()
+	if err != nil {
+		t.Fatalf("fish: %v\n%s", err, out)
+	}
+	var got []string
+	for _, l := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		got = append(got, strings.SplitN(l, "\t", 2)[0])
+	}
+	return got
 }
