@@ -150,8 +150,9 @@ verify: ## gofmt, go vet, go mod tidy, golden files, the plugin ConfigMap and th
 		diff -u $${p#*:} $$tmp || { echo "$${p#*:} is stale: run make plugin"; exit 1; }; \
 	done
 
-# Packages whose tests compare with golden files (testdata/*.golden.yaml, .golden.txt).
-GOLDEN_PKGS := ./plugin/objects/ ./plugin/convert/ ./plugin/submit/ ./cmd/sparkplug/
+# Packages whose tests compare with golden files (testdata/*.golden.yaml,
+# .golden.txt; manifests/: the chart README's values table, no helm needed).
+GOLDEN_PKGS := ./plugin/objects/ ./plugin/convert/ ./plugin/submit/ ./cmd/sparkplug/ ./manifests/
 
 .PHONY: update
 update: ## rewrite golden files from the current code

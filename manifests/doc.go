@@ -17,5 +17,7 @@
 // test-chart) run the pinned helm (hack/helm.sh): lint, golden helm
 // template output under chart/testdata, and the chart's plugin ConfigMap
 // and Role against the generated ConfigMap and rbac.yaml, so least
-// privilege is written down once.
+// privilege is written down once. The chart README's values table is
+// generated from values.schema.json and values.yaml by a golden test that
+// needs no helm (make update writes it, make verify checks it).
 package manifests
