@@ -20,6 +20,9 @@
 //     with its executors, and its refused submissions. It writes nothing;
 //   - package decide plans the pass (launch, stop, abandon, archive) and
 //     the outcome the node reports;
+//   - queue.go creates, reads back admitted, marks PodsReady and deletes
+//     a queued step's Kueue Workloads, as the plan says, and position.go
+//     asks Kueue's visibility API where a waiting one stands;
 //   - act.go, launch.go, submit.go and archive.go carry the plan out:
 //     create what package objects builds (a batch scheduler's PodGroup
 //     first, then the driver, natively or by spark-submit, then what it
