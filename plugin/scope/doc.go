@@ -27,5 +27,7 @@
 // containers' names but no other spec, no ConfigMap data, of the Workflow
 // its phase, shutdown and node statuses, decompressed when Argo compressed
 // them), and a pass reads only its own node's share: pods and ConfigMaps
-// are indexed by node and application id.
+// are indexed by node and application id. The runs' Kueue Workloads are
+// watched only once a queued step asks (workloads.go), their pod
+// templates dropped.
 package scope
