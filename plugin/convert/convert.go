@@ -1,7 +1,6 @@
 package convert
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -13,7 +12,6 @@ import (
 	"gopkg.in/yaml.v3"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
-	sigsyaml "sigs.k8s.io/yaml"
 
 	"github.com/sparkplug-io/sparkplug/plugin/spec"
 )
@@ -161,72 +159,6 @@ func Convert(data []byte, opts Options) []Result {
 	return results
 }
 
-// document is one YAML document of the input.
-type document struct {
-	raw []byte
-	// line is the first line that is neither blank nor a comment, from
-	// 1; 0 when there is none.
-	line int
-	// first is the line raw starts on, from 1.
-	first int
-}
-
-// splitDocuments splits a YAML stream at its separator lines ("---",
-// possibly followed by a comment) as Kubernetes' YAML reader does, and
-// leaves out blank documents. Unlike that reader it keeps the line each
-// document starts on.
-func splitDocuments(data []byte) []document {
-	var docs []document
-	var cur []byte
-	start := 0 // the first line of cur that is neither blank nor a comment
-	first := 1 // the line cur starts on
-	flush := func() {
-		if len(bytes.TrimSpace(cur)) > 0 {
-			docs = append(docs, document{raw: cur, line: start, first: first})
-		}
-		cur, start = nil, 0
-	}
-	for n, line := range bytes.SplitAfter(data, []byte("\n")) {
-		if isSeparator(line) {
-			flush()
-			first = n + 2
-			continue
-		}
-		if t := bytes.TrimSpace(line); start == 0 && len(t) > 0 && t[0] != '#' {
-			start = n + 1
-		}
-		cur = append(cur, line...)
-	}
-	flush()
-	return docs
-}
-
-// isSeparator says whether a line separates two YAML documents.
-func isSeparator(line []byte) bool {
-	rest, ok := bytes.CutPrefix(line, []byte("---"))
-	if !ok {
-		return false
-	}
-	rest = bytes.TrimSpace(rest)
-	return len(rest) == 0 || rest[0] == '#'
-}
-
-// decode is a YAML document as a JSON tree: numbers stay json.Number, so
-// that they are written again as they were; duplicate fields are errors.
-func decode(raw []byte) (any, error) {
-	j, err := sigsyaml.YAMLToJSONStrict(raw)
-	if err != nil {
-		return nil, err
-	}
-	d := json.NewDecoder(bytes.NewReader(j))
-	d.UseNumber()
-	var tree any
-	if err := d.Decode(&tree); err != nil {
-		return nil, err
-	}
-	return tree, nil
-}
-
 // findings collects the Findings of one object.
 type findings []Finding
 
@@ -347,48 +279,6 @@ func convertMeta(v any, f *findings) metav1.ObjectMeta {
 		}
 	}
 	return meta
-}
-
-// The labels of the Spark operator's Kueue integration (alpha): on a
-// SparkApplication's metadata they queue it in a LocalQueue, with a
-// WorkloadPriorityClass. sparkplug reads them on the step's template.
-const (
-	LabelKueueQueueName     = "kueue.x-k8s.io/queue-name"
-	LabelKueuePriorityClass = "kueue.x-k8s.io/priority-class"
-)
-
-// kueueMoved are the Findings of the Kueue labels moved.
-var kueueMoved = map[string]string{
-	LabelKueueQueueName: "moved to the step's template metadata.labels (templates[0].metadata.labels), where sparkplug reads it: " +
-		"sparkplug queues the step in this LocalQueue by creating the Kueue Workload itself, one per attempt, driver and executors " +
-		"admitted together. Not on the Workflow, which Kueue does not queue, and never in spec.podMetadata: Argo copies that onto " +
-		"the agent pod, which Kueue would then gate. Needs sparkplug's Kueue RBAC (docs/steps.md, Kueue)",
-	LabelKueuePriorityClass: "moved to the step's template metadata.labels (templates[0].metadata.labels), beside the queue " +
-		"label: the WorkloadPriorityClass of the step's Kueue Workload",
-}
-
-// takeKueueLabels removes the Kueue labels from meta (the new object's
-// labels, and a CronWorkflow's runs') and returns them, for the step's
-// template metadata.labels, with a Finding for each: sparkplug creates the
-// Workload itself, from the template's labels.
-func takeKueueLabels(meta *metav1.ObjectMeta, f *findings) map[string]string {
-	var taken map[string]string
-	for _, k := range []string{LabelKueueQueueName, LabelKueuePriorityClass} {
-		v, ok := meta.Labels[k]
-		if !ok {
-			continue
-		}
-		if taken == nil {
-			taken = map[string]string{}
-		}
-		taken[k] = v
-		delete(meta.Labels, k)
-		f.add("metadata.labels."+k, "%s", kueueMoved[k])
-	}
-	if len(meta.Labels) == 0 {
-		meta.Labels = nil
-	}
-	return taken
 }
 
 // templatesOf are the templates of a Workflow or CronWorkflow.
