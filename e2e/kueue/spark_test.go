@@ -112,6 +112,19 @@ func TestKueueRunsOneApplicationAtATime(t *testing.T) {
 	admissionLatency(t, wls, pods, uid)
 }
 
+// preemptionSetting is what both preemption tests start from: a queue
+// that fits one application and preempts by priority, a low and a high
+// WorkloadPriorityClass of the test's own, and the recorders of its
+// Workloads and of the Spark pods.
+func preemptionSetting(t *testing.T) (q queue, low, high string, wls *workloads, pods *sparkPods) {
+	t.Helper()
+	q = newQueue(t, queueSpec{CPU: appCPU, Memory: appMemoryRoom, Preempt: true})
+	id := shortID(t)
+	low = newPriorityClass(t, "low-"+id, 100)
+	high = newPriorityClass(t, "high-"+id, 1000)
+	return q, low, high, watchWorkloads(t, q.LocalQueue), watchSparkPods(t)
+}
+
 // TestKueuePreemptsALowerPriorityStep runs a step of low priority, then
 // one of high priority in the same full queue: Kueue preempts the first,
 // whose driver sparkplug stops before the second's driver exists; the
@@ -119,12 +132,7 @@ func TestKueueRunsOneApplicationAtATime(t *testing.T) {
 // a new attempt.
 func TestKueuePreemptsALowerPriorityStep(t *testing.T) {
 	t.Parallel()
-	q := newQueue(t, queueSpec{CPU: appCPU, Memory: appMemoryRoom, Preempt: true})
-	id := shortID(t)
-	low := newPriorityClass(t, "low-"+id, 100)
-	high := newPriorityClass(t, "high-"+id, 1000)
-	wls := watchWorkloads(t, q.LocalQueue)
-	pods := watchSparkPods(t)
+	q, low, high, wls, pods := preemptionSetting(t)
 
 	// The low step's driver runs longer than KueuePodsReadyTimeout: it is
 	// evicted for being preempted, not for want of PodsReady.
@@ -219,12 +227,7 @@ func TestKueuePreemptsALowerPriorityStep(t *testing.T) {
 // was evicted by Kueue and why, and is not run again.
 func TestKueuePreemptionFailsAStepThatSaysFail(t *testing.T) {
 	t.Parallel()
-	q := newQueue(t, queueSpec{CPU: appCPU, Memory: appMemoryRoom, Preempt: true})
-	id := shortID(t)
-	low := newPriorityClass(t, "low-"+id, 100)
-	high := newPriorityClass(t, "high-"+id, 1000)
-	wls := watchWorkloads(t, q.LocalQueue)
-	pods := watchSparkPods(t)
+	q, low, high, wls, pods := preemptionSetting(t)
 
 	lowW := Given(t).Workflow(workflow(t, "kueue-low-fail-",
 		app{name: "pi", labels: map[string]string{labelQueueName: q.LocalQueue, labelPriorityClass: low},
