@@ -17,6 +17,7 @@ import (
 	"math/rand"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -28,6 +29,7 @@ import (
 	"github.com/sparkplug-io/sparkplug/e2e/faults"
 	"github.com/sparkplug-io/sparkplug/e2e/framework"
 	"github.com/sparkplug-io/sparkplug/e2e/sim"
+	"github.com/sparkplug-io/sparkplug/e2e/stages"
 	"github.com/sparkplug-io/sparkplug/plugin/spark"
 )
 
@@ -145,54 +147,35 @@ func TestAPIFaultsNeverLoseOrDuplicateAJob(t *testing.T) {
 		_ = proxy.Close()
 	})
 
+	// The twins' drivers run until every disruption has been done, so
+	// that all of them hit a running workflow however long each took;
+	// then they end and the second stage runs under the faults and more
+	// sidecar kills.
 	w := Given(t).
 		Workflow(faultWorkflow).
-		Simulate(sim.Succeed(20*time.Second), "spark-item", "twin").
+		Simulate(sim.Succeed(20*time.Second), "spark-item").
+		Simulate(sim.Driver{Forever: true}, "twin").
 		Simulate(sim.Fail(10*time.Second, 1, "java.lang.IllegalStateException: boom"), "fails").
 		When().
 		SubmitWorkflow()
-	// The one-off disruptions come at random turns among sidecar kills,
-	// early enough that the workflow still runs; one that cannot happen at
-	// its turn (no agent to kill yet) waits for the next turn it can.
-	type oneOff struct {
-		d    disruption
-		turn int
-	}
-	var pending []oneOff
-	oneOffs := []disruption{killAgent, restartController, restartAPIServer}
+	// The one-off disruptions and two sidecar kills, in a random order; one
+	// that cannot be done at its turn (no agent or sidecar yet) is tried
+	// again at the next.
+	plan := []disruption{killSidecar, killSidecar, killAgent, restartController, restartAPIServer}
 	if env.SparkplugControllers != nil {
-		oneOffs = append(oneOffs, killSparkplug)
+		plan = append(plan, killSparkplug)
 	}
-	for _, d := range oneOffs {
-		pending = append(pending, oneOff{d, 1 + rng.Intn(4)})
-	}
+	want := slices.Clone(plan)
+	rng.Shuffle(len(plan), func(i, j int) { plan[i], plan[j] = plan[j], plan[i] })
 	done := map[disruption]int{}
 	start := time.Now()
 	ctx := context.Background()
-	for turn := 0; time.Since(start) < faultRunTimeout; turn++ {
-		time.Sleep(faultDisruptionGap/2 + time.Duration(rng.Int63n(int64(faultDisruptionGap))))
-		if w.Observe().Workflow().Status.Phase.Completed() {
-			break
-		}
-		d := killSidecar
-		for i, o := range pending {
-			if o.turn <= turn && (o.d != killAgent || pluginNodeOpen(w.Workflow())) {
-				d = o.d
-				pending = append(pending[:i], pending[i+1:]...)
-				break
-			}
-		}
+	disrupt := func(d disruption) bool {
 		switch d {
 		case killSidecar:
-			if !w.KillPlugin() {
-				continue
-			}
+			return w.KillPlugin()
 		case killAgent:
-			if !w.TryKillAgent() {
-				// Not started yet: its turn comes again.
-				pending = append(pending, oneOff{killAgent, turn + 1})
-				continue
-			}
+			return pluginNodeOpen(w.Workflow()) && w.TryKillAgent()
 		case restartController:
 			if err := env.RestartController(ctx); err != nil {
 				t.Fatal(err)
@@ -214,14 +197,41 @@ func TestAPIFaultsNeverLoseOrDuplicateAJob(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		done[d]++
-		t.Logf("%v: %s", time.Since(start).Round(100*time.Millisecond), d)
+		return true
+	}
+	pause := func() {
+		time.Sleep(faultDisruptionGap/2 + time.Duration(rng.Int63n(int64(faultDisruptionGap))))
+	}
+	for len(plan) > 0 && time.Since(start) < faultRunTimeout {
+		pause()
+		if phase := w.Observe().Workflow().Status.Phase; phase.Completed() {
+			t.Fatalf("workflow %s while its twins' drivers were still to run, with %v left to do", phase, plan)
+		}
+		if d := plan[0]; disrupt(d) {
+			plan = plan[1:]
+			done[d]++
+			t.Logf("%v: %s", time.Since(start).Round(100*time.Millisecond), d)
+		}
+	}
+	w.WaitFor("the two twins' drivers", func() bool { return len(heldDrivers(t, w.Workflow())) >= 2 }, time.Minute)
+	for _, d := range heldDrivers(t, w.Workflow()) {
+		finish(t, d)
+	}
+	for time.Since(start) < faultRunTimeout {
+		pause()
+		if w.Observe().Workflow().Status.Phase.Completed() {
+			break
+		}
+		if disrupt(killSidecar) {
+			done[killSidecar]++
+			t.Logf("%v: %s", time.Since(start).Round(100*time.Millisecond), killSidecar)
+		}
 	}
 	w.WaitForWorkflow(framework.ToBeFailed, faultRunTimeout)
 	counts := proxy.Counts()
 	t.Logf("seed %d; %s; the workflow took %v", seed, describeFaults(counts, done), time.Since(start).Round(time.Second))
 
-	for _, d := range append([]disruption{killSidecar}, oneOffs...) {
+	for _, d := range want {
 		if done[d] == 0 {
 			t.Errorf("never did %q while the workflow ran", d)
 		}
@@ -286,6 +296,23 @@ func TestAPIFaultsNeverLoseOrDuplicateAJob(t *testing.T) {
 			t.Errorf("%d drivers for %d Spark nodes, want one each", len(drivers), len(sparkNodes))
 		}
 	})
+}
+
+// heldDrivers are wf's drivers that run until the test ends them
+// (simulated with no run time), not yet ended.
+func heldDrivers(t *testing.T, wf *wfv1.Workflow) []corev1.Pod {
+	t.Helper()
+	drivers, err := env.Drivers(context.Background(), wf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var held []corev1.Pod
+	for _, d := range drivers {
+		if _, timed := d.Annotations[stages.AnnotationRunSeconds]; !timed {
+			held = append(held, d)
+		}
+	}
+	return held
 }
 
 // describeFaults is one line: the faults injected and the disruptions.
