@@ -2,6 +2,8 @@ package decide
 
 import (
 	"fmt"
+	"strconv"
+	"strings"
 	"time"
 
 	wfv1 "github.com/argoproj/argo-workflows/v3/pkg/apis/workflow/v1alpha1"
@@ -142,7 +144,7 @@ func verdict(s *Snapshot, p Policy, rn *Run) (Verdict, Limit) {
 		Driver:           rn.ObservedHead(),
 		Executors:        rn.Executors,
 		Expected:         expectedExecutors(p.Body),
-		Dynamic:          p.Body.DynamicAllocation != nil && p.Body.DynamicAllocation.Enabled,
+		Dynamic:          p.Body.DynamicAllocationEnabled(),
 		SubmittedAt:      submittedAt(rn),
 		Now:              s.Now,
 		NotFoundGrace:    p.NotFoundGrace,
@@ -238,12 +240,20 @@ func runStart(rn *Run) time.Time {
 	return rn.Attempts[0].CreationTimestamp.Time
 }
 
+// expectedExecutors is how many executors a running application should
+// have, as the driver's conf says (objects.Properties: sparkConf beats the
+// field): sparkConf's spark.executor.instances, else executor.instances,
+// else 1 (spec defaulting's); none is expected under dynamic allocation,
+// by the field or by sparkConf.
 func expectedExecutors(s *spec.SparkApplicationSpec) int32 {
-	if s.DynamicAllocation != nil && s.DynamicAllocation.Enabled {
+	if s.DynamicAllocationEnabled() {
 		return 0
 	}
-	if s.Executor.Instances == nil {
-		return 1
+	if n, err := strconv.ParseInt(strings.TrimSpace(s.SparkConf[spark.ConfExecutorInstances]), 10, 32); err == nil && n >= 0 {
+		return int32(n)
 	}
-	return *s.Executor.Instances
+	if s.Executor.Instances != nil {
+		return *s.Executor.Instances
+	}
+	return 1
 }

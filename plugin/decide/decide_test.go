@@ -265,3 +265,24 @@ func TestAfterRefusal(t *testing.T) {
 		})
 	}
 }
+
+// A running node's RUNNING x/y counts y as the driver's conf has it:
+// sparkConf's spark.executor.instances beats executor.instances, and
+// dynamic allocation, by either, expects none.
+func TestExpectedExecutorsAsTheConfHasThem(t *testing.T) {
+	for _, tc := range []struct {
+		extra string
+		want  int32
+	}{
+		{"", 1},
+		{`"executor":{"instances":3}`, 3},
+		{`"sparkConf":{"spark.executor.instances":"4"}`, 4},
+		{`"executor":{"instances":3},"sparkConf":{"spark.executor.instances":"4"}`, 4},
+		{`"dynamicAllocation":{"enabled":true,"maxExecutors":5}`, 0},
+		{`"executor":{"instances":3},"sparkConf":{"spark.dynamicAllocation.enabled":"true","spark.dynamicAllocation.maxExecutors":"5"}`, 0},
+	} {
+		if got := expectedExecutors(sparkBody(t, tc.extra)); got != tc.want {
+			t.Errorf("%s: %d expected executors, want %d", tc.extra, got, tc.want)
+		}
+	}
+}

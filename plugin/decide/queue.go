@@ -137,7 +137,7 @@ func podsReady(s *Snapshot, p Policy, rn *Run) *Workload {
 	if !ok || !w.Admitted || w.PodsReady || w.Evicted || rn.Head().Status.Phase != corev1.PodRunning {
 		return nil
 	}
-	if d := p.Body.DynamicAllocation; d == nil || !d.Enabled {
+	if !p.Body.DynamicAllocationEnabled() {
 		want, ok := w.Assigned(kueue.PodSetExecutor)
 		if !ok {
 			want = expectedExecutors(p.Body)
