@@ -38,6 +38,7 @@ func TestUIIngressExample(t *testing.T) {
 			if len(o.Drivers) != 2 || len(o.Ingresses) != 2 {
 				t.Fatalf("objects %s; want 2 drivers and an Ingress each", o)
 			}
+			clientConfs := 0
 			for _, d := range o.Drivers {
 				drivers[d.Name] = d
 				run := objects.RunName(d.Name)
@@ -62,13 +63,17 @@ func TestUIIngressExample(t *testing.T) {
 				}
 				for _, cm := range o.ConfigMaps {
 					conf, client := cm.Data[spark.ClientDefaultsFile]
-					if cm.Name != objects.ConfigMapName(d.Name) || !client {
+					if cm.Name != objects.ConfigMapOf(&d) || !client {
 						continue
 					}
+					clientConfs++
 					if want := "spark.ui.proxyBase=/" + ns + "/" + run + "\n"; !strings.Contains(conf, want) {
 						t.Errorf("the client-mode driver's spark-defaults.conf lacks %q:\n%s", want, conf)
 					}
 				}
+			}
+			if clientConfs != 1 {
+				t.Errorf("%d client-mode drivers' ConfigMaps found, want 1", clientConfs)
 			}
 		}).
 		ExpectPluginNodes(func(t *testing.T, nodes []wfv1.NodeStatus) {

@@ -98,11 +98,14 @@ spec:
           driver: {cores: 1, memory: 512m, serviceAccount: spark}
 `
 
-// A ConfigMap, a Service or a pod made in advance by another
-// ServiceAccount under the names the victim's Spark step will use, with
-// its labels copied, fails the step's attempt with a message naming it;
-// the squatter keeps its resourceVersion and owners, no driver of the
-// victim runs on beside it, and the workflow fails.
+// A Service or a pod made in advance by another ServiceAccount under the
+// names the victim's Spark step will use, with its labels copied, fails
+// the step's attempt with a message naming it; no driver of the victim
+// runs on beside it, and the workflow fails. A ConfigMap so made is not
+// the driver's (the name of the driver's has a part drawn at launch: the
+// squatter can only take the name without it): the step succeeds with a
+// ConfigMap of its own. Every squatter keeps its resourceVersion and
+// owners.
 func TestSquattersFailTheVictimsAttempt(t *testing.T) {
 	t.Parallel()
 	for _, kind := range []string{"ConfigMap", "Service", "Pod"} {
@@ -135,7 +138,7 @@ func TestSquattersFailTheVictimsAttempt(t *testing.T) {
 			case "ConfigMap":
 				made, err = sq.CoreV1().ConfigMaps(env.Namespace).Create(ctx, &corev1.ConfigMap{ObjectMeta: meta(n.ConfigMap),
 					Data: map[string]string{spark.PropertiesFile: "spark.driver.extraJavaOptions=-javaagent:/tmp/evil.jar\n"}}, metav1.CreateOptions{})
-				want = "ConfigMap " + n.ConfigMap + " exists and is not this run's"
+				want = "" // the step succeeds
 			case "Service":
 				made, err = sq.CoreV1().Services(env.Namespace).Create(ctx, &corev1.Service{ObjectMeta: meta(n.Service),
 					Spec: corev1.ServiceSpec{ClusterIP: corev1.ClusterIPNone, Selector: map[string]string{"app": "evil"},
@@ -161,23 +164,40 @@ func TestSquattersFailTheVictimsAttempt(t *testing.T) {
 				}
 			})
 
-			w.WaitForWorkflow(framework.ToBeFailed).
-				Then().
-				ExpectNode("pi", func(t *testing.T, node *wfv1.NodeStatus) {
-					if node.ID != nodeID {
-						t.Fatalf("node pi has id %s, the test named its objects after %s: Argo's node ids changed", node.ID, nodeID)
-					}
-					if node.Phase != wfv1.NodeFailed || !strings.Contains(node.Message, want) {
-						t.Errorf("node pi %s %q, want Failed saying %q", node.Phase, node.Message, want)
-					}
-				}).
-				ExpectDrivers(func(t *testing.T, drivers []corev1.Pod) {
-					for _, d := range drivers {
-						if d.DeletionTimestamp == nil && d.UID != made.GetUID() {
-							t.Errorf("driver %s of the victim runs on beside the squatter", d.Name)
+			if want == "" {
+				w.WaitForWorkflow(framework.ToBeSucceeded).
+					Then().
+					ExpectNode("pi", func(t *testing.T, node *wfv1.NodeStatus) {
+						if node.ID != nodeID {
+							t.Fatalf("node pi has id %s, the test named its objects after %s: Argo's node ids changed", node.ID, nodeID)
 						}
-					}
-				})
+					}).
+					ExpectDrivers(func(t *testing.T, drivers []corev1.Pod) {
+						// The squatter's name is the driver's own without its
+						// drawn part.
+						if len(drivers) != 1 || !strings.HasPrefix(objects.ConfigMapOf(&drivers[0]), made.GetName()+"-") {
+							t.Errorf("drivers %v; want one, mounting %s-<drawn>, a ConfigMap of its own", podNames(drivers), made.GetName())
+						}
+					})
+			} else {
+				w.WaitForWorkflow(framework.ToBeFailed).
+					Then().
+					ExpectNode("pi", func(t *testing.T, node *wfv1.NodeStatus) {
+						if node.ID != nodeID {
+							t.Fatalf("node pi has id %s, the test named its objects after %s: Argo's node ids changed", node.ID, nodeID)
+						}
+						if node.Phase != wfv1.NodeFailed || !strings.Contains(node.Message, want) {
+							t.Errorf("node pi %s %q, want Failed saying %q", node.Phase, node.Message, want)
+						}
+					}).
+					ExpectDrivers(func(t *testing.T, drivers []corev1.Pod) {
+						for _, d := range drivers {
+							if d.DeletionTimestamp == nil && d.UID != made.GetUID() {
+								t.Errorf("driver %s of the victim runs on beside the squatter", d.Name)
+							}
+						}
+					})
+			}
 			var now metav1.Object
 			switch kind {
 			case "ConfigMap":

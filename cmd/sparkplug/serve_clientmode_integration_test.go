@@ -46,7 +46,7 @@ func TestClientModeLifecycle(t *testing.T) {
 
 	ctx := context.Background()
 	core := testCluster.Client.CoreV1()
-	cm, err := core.ConfigMaps(e.ns).Get(ctx, objects.ConfigMapName(d.Name), metav1.GetOptions{})
+	cm, err := core.ConfigMaps(e.ns).Get(ctx, objects.ConfigMapOf(&d), metav1.GetOptions{})
 	if err != nil {
 		t.Fatalf("ConfigMap: %v", err)
 	}

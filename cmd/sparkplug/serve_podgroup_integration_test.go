@@ -111,7 +111,7 @@ func checkPodGroup(t *testing.T, pg *unstructured.Unstructured, d corev1.Pod, wa
 // comes from.
 func (e *env) conf(d corev1.Pod) string {
 	e.t.Helper()
-	cm, err := testCluster.Client.CoreV1().ConfigMaps(e.ns).Get(context.Background(), objects.ConfigMapName(d.Name), metav1.GetOptions{})
+	cm, err := testCluster.Client.CoreV1().ConfigMaps(e.ns).Get(context.Background(), objects.ConfigMapOf(&d), metav1.GetOptions{})
 	if err != nil {
 		e.t.Fatal(err)
 	}

@@ -112,20 +112,31 @@ func TestSparkSubmitLauncherLifecycle(t *testing.T) {
 		t.Fatalf("spark-submit's environment %v; want PATH, SPARK_HOME, KUBECONFIG, KUBERNETES_REQUEST_TIMEOUT, TMPDIR and SPARK_SUBMIT_OPTS only", env)
 	}
 
-	// sparkplug's ConfigMap (metrics files, the tombstone of a stopped
-	// driver) and Service, owned by the driver, selecting its application id.
-	cm, err := testCluster.Client.CoreV1().ConfigMaps(e.ns).Get(context.Background(), native.ConfigMap, metav1.GetOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	// sparkplug's Service, owned by the driver, selecting its application
+	// id. No ConfigMap of sparkplug's: the driver mounts spark-submit's
+	// own conf, and this one has no metrics files.
 	svc, err := testCluster.Client.CoreV1().Services(e.ns).Get(context.Background(), native.Service, metav1.GetOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, obj := range []metav1.Object{cm, svc} {
-		if refs := obj.GetOwnerReferences(); len(refs) != 1 || refs[0].UID != d.UID {
-			t.Fatalf("%s owners %+v, want the driver", obj.GetName(), refs)
+	if refs := svc.GetOwnerReferences(); len(refs) != 1 || refs[0].UID != d.UID {
+		t.Fatalf("%s owners %+v, want the driver", svc.Name, refs)
+	}
+	cms, err := testCluster.Client.CoreV1().ConfigMaps(e.ns).List(context.Background(), metav1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var runs, submits []string
+	for _, cm := range cms.Items {
+		switch {
+		case strings.HasPrefix(cm.Name, native.LegacyConfigMap()):
+			runs = append(runs, cm.Name)
+		case strings.HasPrefix(cm.Name, "spark-drv-"):
+			submits = append(submits, cm.Name)
 		}
+	}
+	if mounted := objects.ConfigMapOf(&d); mounted != "" || len(runs) > 0 || len(submits) == 0 {
+		t.Fatalf("the run's ConfigMaps %v (the driver mounts %q of them), spark-submit's %v; want spark-submit's alone", runs, mounted, submits)
 	}
 	if svc.Spec.Selector[spark.LabelAppSelector] != d.Labels[spark.LabelAppSelector] {
 		t.Fatalf("service selector %v, want the driver's application id %s", svc.Spec.Selector, d.Labels[spark.LabelAppSelector])

@@ -18,6 +18,7 @@ import (
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 
+	"github.com/sparkplug-io/sparkplug/plugin/objects"
 	"github.com/sparkplug-io/sparkplug/plugin/spark"
 )
 
@@ -53,11 +54,13 @@ func squatterClient(t *testing.T, e *env) kubernetes.Interface {
 
 // A ConfigMap and a Service made in advance, by another ServiceAccount,
 // under a run's names (a hash of the workflow's uid and the node: anyone
-// who may read the Workflow knows them) with the run's labels copied:
-// the ConfigMap fails the run's attempt before a driver is made, the
-// Service once the driver exists, which is then deleted; the message
-// names the object and why it is not the run's, and both are left as
-// they were.
+// who may read the Workflow knows them) with the run's labels copied.
+// The Service fails the run's attempt once the driver exists, which is
+// then deleted, the message naming it and why it is not the run's. The
+// ConfigMap is not the driver's: its name has a part drawn at launch
+// (here the squatter took the name without it, all one can know
+// beforehand), so the driver launches with its own. Both are left as they
+// were.
 func TestSquattersFailTheAttemptAndStayUnchanged(t *testing.T) {
 	ctx := context.Background()
 	for _, kind := range []string{"ConfigMap", "Service"} {
@@ -85,9 +88,21 @@ func TestSquattersFailTheAttemptAndStayUnchanged(t *testing.T) {
 				}
 				name, rv = svc.Name, svc.ResourceVersion
 			}
-			r := e.eventually(tmpl, "failed", func(r executor.ExecuteTemplateReply) bool { return r.Node.Phase == wfv1.NodeFailed })
-			if want := kind + " " + name + " exists and is not this run's"; !strings.Contains(r.Node.Message, want) {
-				t.Fatalf("message %q, want it to say %q", r.Node.Message, want)
+			if kind == "ConfigMap" {
+				e.eventually(tmpl, "launched", func(r executor.ExecuteTemplateReply) bool {
+					return r.Node.Phase == wfv1.NodePending && strings.HasPrefix(r.Node.Message, "SUBMITTED")
+				})
+				d := e.onlyDriver()
+				conf := objects.ConfigMapOf(&d)
+				cm, err := testCluster.Client.CoreV1().ConfigMaps(e.ns).Get(ctx, conf, metav1.GetOptions{})
+				if conf == name || err != nil || len(cm.OwnerReferences) != 1 || cm.OwnerReferences[0].UID != d.UID {
+					t.Fatalf("driver %s mounts ConfigMap %q (%v, owners %+v); want its own, not the squatter's %s", d.Name, conf, err, cm.OwnerReferences, name)
+				}
+			} else {
+				r := e.eventually(tmpl, "failed", func(r executor.ExecuteTemplateReply) bool { return r.Node.Phase == wfv1.NodeFailed })
+				if want := kind + " " + name + " exists and is not this run's"; !strings.Contains(r.Node.Message, want) {
+					t.Fatalf("message %q, want it to say %q", r.Node.Message, want)
+				}
 			}
 			var now metav1.Object
 			var err error
@@ -100,9 +115,7 @@ func TestSquattersFailTheAttemptAndStayUnchanged(t *testing.T) {
 				t.Fatalf("the squatter: %v, resourceVersion %s (was %s), owners %+v; want it unchanged", err, now.GetResourceVersion(), rv, now.GetOwnerReferences())
 			}
 			for _, d := range e.drivers() {
-				if kind == "ConfigMap" {
-					t.Errorf("driver %s made beside a squatted ConfigMap", d.Name)
-				} else if d.DeletionTimestamp == nil {
+				if kind == "Service" && d.DeletionTimestamp == nil {
 					t.Errorf("driver %s runs on beside a squatted Service", d.Name)
 				}
 			}

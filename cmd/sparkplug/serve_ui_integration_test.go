@@ -75,7 +75,7 @@ driverIngressOptions:
 	if want := "https://spark.example.com/" + e.ns + "/" + run; param(r, "spark-ui") != want {
 		t.Errorf("spark-ui output %q, want the Ingress's URL %q", param(r, "spark-ui"), want)
 	}
-	cm, err := core.ConfigMaps(e.ns).Get(ctx, objects.ConfigMapName(d.Name), metav1.GetOptions{})
+	cm, err := core.ConfigMaps(e.ns).Get(ctx, objects.ConfigMapOf(&d), metav1.GetOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

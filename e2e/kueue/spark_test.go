@@ -20,6 +20,7 @@ import (
 	"github.com/sparkplug-io/sparkplug/e2e/framework"
 	"github.com/sparkplug-io/sparkplug/e2e/sim"
 	"github.com/sparkplug-io/sparkplug/e2e/sparkconf"
+	"github.com/sparkplug-io/sparkplug/plugin/objects"
 	"github.com/sparkplug-io/sparkplug/plugin/spark"
 )
 
@@ -305,7 +306,7 @@ func TestKueueFlavourPlacesTheApplication(t *testing.T) {
 		if d.Spec.NodeName != nodeName {
 			t.Errorf("driver on node %q, want the flavour's %s", d.Spec.NodeName, nodeName)
 		}
-		cm := configMap(t, strings.TrimSuffix(d.Name, "-driver")+"-conf")
+		cm := configMap(t, objects.ConfigMapOf(&d))
 		props, err := sparkconf.Load(cm.Data[spark.PropertiesFile])
 		if err != nil {
 			t.Fatal(err)
@@ -380,7 +381,7 @@ func TestKueueAdmitsDynamicAllocationPartially(t *testing.T) {
 			t.Fatalf("%d drivers, want 1", len(drivers))
 		}
 		driver = drivers[0].Name
-		props, err := sparkconf.Load(configMap(t, strings.TrimSuffix(driver, "-driver")+"-conf").Data[spark.PropertiesFile])
+		props, err := sparkconf.Load(configMap(t, objects.ConfigMapOf(&drivers[0])).Data[spark.PropertiesFile])
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -31,7 +31,7 @@ func DefaultConfig() Config {
 	m := monitor.DefaultOptions()
 	m.LeaderElectionID = DefaultLeaseName
 	// One client for every workflow of the namespaces: the sidecar's
-	// launch budget (a read and three writes per driver) for the whole
+	// launch budget (three writes per driver) for the whole
 	// cluster, which Argo's own controller matches with its defaults.
 	m.QPS, m.Burst = 135, 270
 	core := execute.DefaultOptions()

@@ -90,7 +90,7 @@ func OwnDriver(p *corev1.Pod, wf spark.WorkflowRef) bool {
 // versions that re-owned the driver's ConfigMap instead, that one.
 func OwnTomb(cm *corev1.ConfigMap, wf spark.WorkflowRef) bool {
 	n := runNames(cm.ObjectMeta, wf)
-	return Own(cm, wf, n.Tombstone) || Own(cm, wf, n.ConfigMap)
+	return Own(cm, wf, n.Tombstone) || Own(cm, wf, n.LegacyConfigMap())
 }
 
 // WorkflowOf is the Workflow a driver pod's labels and annotations name:

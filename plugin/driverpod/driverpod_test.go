@@ -166,9 +166,9 @@ func TestOwnTomb(t *testing.T) {
 	wf := spark.WorkflowRef{Name: "spark-pi", Namespace: "jobs", UID: "wf-uid"}
 	d := driver(wf, 1)
 	cm := &corev1.ConfigMap{ObjectMeta: *d.ObjectMeta.DeepCopy()}
-	cm.Name = objects.ConfigMapName(d.Name)
+	cm.Name = objects.RunName(d.Name) + "-conf"
 	if !OwnTomb(cm, wf) {
-		t.Error("the driver's ConfigMap owned by the Workflow is its tombstone")
+		t.Error("the driver's ConfigMap owned by the Workflow (as versions before the tombstone made it) is its tombstone")
 	}
 	cm.Name = objects.TombstoneName(d.Name)
 	if !OwnTomb(cm, wf) {

@@ -38,15 +38,15 @@ import (
 func (r *pass) launch(attempt int, body *spec.SparkApplicationSpec) (*corev1.Pod, *state.Outcome) {
 	br := r.step.Run(r.wf, r.node, attempt)
 	br.Incarnation = r.incarnation
+	// A name nobody can guess for the ConfigMap the driver mounts: none
+	// can be made before it (see companions).
+	br.ConfKey = objects.NewConfKey()
 	objs, err := r.core.builder.Build(body, br)
 	if err != nil {
 		out := state.SubmissionFailed(fmt.Sprintf("build driver objects: %s", err))
 		return nil, &out
 	}
 	o := launchOrder{node: r.node, attempt: attempt}
-	if out := r.confBeforeDriver(objs, o); out != nil {
-		return nil, out
-	}
 	if out := r.createPodGroup(objs.PodGroup, o); out != nil {
 		return nil, out
 	}
@@ -160,6 +160,7 @@ func (r *pass) companions(objs *objects.Set, driver *corev1.Pod) error {
 	}
 	objects.OwnedBy(objs, driver)
 	retarget(objs, driver)
+	mountedConf(objs, driver)
 	if pg := objs.PodGroup; pg != nil && objects.InPodGroup(driver, pg) {
 		// A driver an older sparkplug launched names no group: nothing to
 		// hand over.
@@ -219,6 +220,21 @@ func (r *pass) companions(objs *objects.Set, driver *corev1.Pod) error {
 	}
 	r.core.companions.add(driver.UID)
 	return nil
+}
+
+// mountedConf names the run's ConfigMap as driver mounts it: its launch
+// drew the name (objects.Run.ConfKey), which a Set rebuilt since cannot
+// know. A driver that mounts none of the run's (spark-submit's, with no
+// metrics files) needs none.
+func mountedConf(objs *objects.Set, driver *corev1.Pod) {
+	if objs.ConfigMap == nil {
+		return
+	}
+	if name := objects.ConfigMapOf(driver); name != "" {
+		objs.ConfigMap.Name = name
+	} else {
+		objs.ConfigMap = nil
+	}
 }
 
 // companionRequired: the driver cannot run without o (its ConfigMap, its

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"reflect"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -13,7 +14,6 @@ import (
 	wffake "github.com/argoproj/argo-workflows/v3/pkg/client/clientset/versioned/fake"
 	"github.com/argoproj/argo-workflows/v3/pkg/plugins/executor"
 	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -33,8 +33,9 @@ import (
 // Squatting: someone who may create ConfigMaps, Services or PodGroups in
 // the namespace makes one in advance under the name a run will give its
 // own (names are a pure function of the workflow's uid, the node and the
-// incarnation). The run must not take it: its attempt fails naming the
-// object, and the object is left as it was.
+// incarnation; the driver ConfigMap's alone has a part drawn at launch).
+// The run must not take it: its attempt fails naming the object, and the
+// object is left as it was.
 
 // squatEnv is a Core on fake clients whose node wf-1 has not launched yet.
 type squatEnv struct {
@@ -137,47 +138,25 @@ func (e *squatEnv) touched(obj string) []string {
 	return out
 }
 
-// A ConfigMap or Service made in advance under the run's name, with or
-// without its labels (with them it is in the workflow's cache), fails
-// the attempt, naming it and why it is not the run's, and is left as it
-// was. A ConfigMap is refused before any driver is made (the driver
-// would run its spark.properties); a Service, or a ConfigMap whose maker
-// named the driver-to-be as its owner, once the driver exists, which is
-// then deleted.
+// A Service made in advance under the run's name, with or without its
+// labels (with them it is in the workflow's cache), fails the attempt once
+// the driver exists, naming it and why it is not the run's, and is left as
+// it was; the driver is deleted. (For the ConfigMap see
+// TestConfigMapSquatter.)
 func TestSquattedCompanionFailsTheAttempt(t *testing.T) {
-	fakeOwner := func(n objects.Names) []metav1.OwnerReference {
-		return []metav1.OwnerReference{{APIVersion: "v1", Kind: "Pod", Name: n.DriverPod, UID: "guessed"}}
-	}
 	for _, tc := range []struct {
 		name  string
 		extra string
 		squat func(n objects.Names) metav1.Object
-		// why: the reason given; driver: whether the driver is made
-		// (and deleted).
-		why    func(n objects.Names, labelled bool) string
-		driver bool
 	}{
-		{"configmap", "", func(n objects.Names) metav1.Object {
-			return &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: n.ConfigMap, Namespace: "ns"},
-				Data: map[string]string{spark.PropertiesFile: "spark.driver.extraJavaOptions=-javaagent:/evil.jar\n"}}
-		}, func(n objects.Names, _ bool) string {
-			return "it exists before driver " + n.DriverPod + ", and no earlier pod of that name alone owns it"
-		}, false},
-		{"configmap owned by the driver-to-be and more", "", func(n objects.Names) metav1.Object {
-			return &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: n.ConfigMap, Namespace: "ns",
-				OwnerReferences: append(fakeOwner(n), metav1.OwnerReference{APIVersion: "v1", Kind: "ConfigMap", Name: "lasting", UID: "lasting"})},
-				Data: map[string]string{spark.PropertiesFile: "spark.driver.extraJavaOptions=-javaagent:/evil.jar\n"}}
-		}, func(n objects.Names, _ bool) string {
-			return "it exists before driver " + n.DriverPod + ", and no earlier pod of that name alone owns it"
-		}, false},
 		{"driver service", "", func(n objects.Names) metav1.Object {
 			return &corev1.Service{ObjectMeta: metav1.ObjectMeta{Name: n.Service, Namespace: "ns"},
 				Spec: corev1.ServiceSpec{Selector: map[string]string{"app": "evil"}}}
-		}, nil, true},
+		}},
 		{"ui service", `,"sparkUIOptions":{"servicePort":4041}`, func(n objects.Names) metav1.Object {
 			return &corev1.Service{ObjectMeta: metav1.ObjectMeta{Name: n.UIService, Namespace: "ns"},
 				Spec: corev1.ServiceSpec{Selector: map[string]string{"app": "evil"}}}
-		}, nil, true},
+		}},
 	} {
 		for _, labelled := range []bool{false, true} {
 			t.Run(tc.name+map[bool]string{false: "", true: " with the run's labels"}[labelled], func(t *testing.T) {
@@ -189,31 +168,23 @@ func TestSquattedCompanionFailsTheAttempt(t *testing.T) {
 				if err := e.kube.Tracker().Add(squatter.(runtime.Object)); err != nil {
 					t.Fatal(err)
 				}
-				kind := map[bool]string{false: "Service", true: "ConfigMap"}[strings.HasSuffix(squatter.GetName(), "-conf")]
 				why := `its label sparkplug.io/workflow-uid is "", not this run's "uid-1"`
 				if labelled {
 					why = "it is not owned by Pod " + e.names.DriverPod
 				}
-				if tc.why != nil {
-					why = tc.why(e.names, labelled)
-				}
-				e.failed(t, kind+" "+squatter.GetName()+" exists and is not this run's: "+why)
+				e.failed(t, "Service "+squatter.GetName()+" exists and is not this run's: "+why)
 				if got := e.touched(squatter.GetName()); len(got) > 0 {
 					t.Errorf("the squatter was written: %v", got)
 				}
-				now, err := e.kube.Tracker().Get(schema.GroupVersionResource{Version: "v1", Resource: strings.ToLower(kind) + "s"}, "ns", squatter.GetName())
+				now, err := e.kube.Tracker().Get(schema.GroupVersionResource{Version: "v1", Resource: "services"}, "ns", squatter.GetName())
 				if err != nil {
 					t.Fatalf("the squatter is gone: %v", err)
 				}
 				if !reflect.DeepEqual(now, squatter) {
 					t.Errorf("the squatter changed:\n%+v\nwas\n%+v", now, squatter)
 				}
-				got := e.touched(e.names.DriverPod)
-				if tc.driver && (len(got) != 1 || !strings.HasPrefix(got[0], "delete pods")) {
+				if got := e.touched(e.names.DriverPod); len(got) != 1 || !strings.HasPrefix(got[0], "delete pods") {
 					t.Errorf("driver writes %v, want its delete", got)
-				}
-				if !tc.driver && e.made("pods") {
-					t.Error("a driver was made")
 				}
 			})
 		}
@@ -239,10 +210,11 @@ func TestSquattedCompanionOfARunningDriverFailsTheAttempt(t *testing.T) {
 		t.Fatal(err)
 	}
 	// The ConfigMap swapped for a squatter's while no plugin ran.
-	if err := e.kube.CoreV1().ConfigMaps("ns").Delete(ctx, e.names.ConfigMap, metav1.DeleteOptions{}); err != nil {
+	conf := objects.ConfigMapOf(d)
+	if err := e.kube.CoreV1().ConfigMaps("ns").Delete(ctx, conf, metav1.DeleteOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	squatter := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: e.names.ConfigMap, Namespace: "ns", Labels: squatterLabels()}}
+	squatter := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: conf, Namespace: "ns", Labels: squatterLabels()}}
 	if _, err := e.kube.CoreV1().ConfigMaps("ns").Create(ctx, squatter, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
@@ -261,7 +233,7 @@ func TestSquattedCompanionOfARunningDriverFailsTheAttempt(t *testing.T) {
 	e.core.companions.mu.Lock()
 	e.core.companions.m = nil
 	e.core.companions.mu.Unlock()
-	e.failed(t, "ConfigMap "+e.names.ConfigMap+" exists and is not this run's")
+	e.failed(t, "ConfigMap "+conf+" exists and is not this run's")
 	if _, err := pods.Get(ctx, e.names.DriverPod, metav1.GetOptions{}); err == nil {
 		t.Error("the driver that runs with a squatter's ConfigMap was not deleted")
 	}
@@ -406,49 +378,91 @@ func TestSquattedTombstoneStillStopsTheDriver(t *testing.T) {
 	}
 }
 
-// A Role without get on ConfigMaps (an upgrade that kept an older Role)
-// cannot check for a squatter: the attempt fails saying so, once, rather
-// than asking again forever, and no driver is made.
-func TestUncheckableConfigMapFailsTheAttempt(t *testing.T) {
-	e := newSquatEnv(t, "")
-	e.kube.PrependReactor("get", "configmaps", func(k8stesting.Action) (bool, runtime.Object, error) {
-		return true, nil, apierrors.NewForbidden(corev1.Resource("configmaps"), e.names.ConfigMap, errorString(`User "system:serviceaccount:ns:spark-executor-plugin" cannot get resource "configmaps"`))
+// The driver's ConfigMap is named at launch with a part nobody can guess
+// (objects.Run.ConfKey), so that none can be made before the driver, which
+// mounts it at once and would run its spark.properties (JVM options,
+// jars). One made in advance under the name a run had before that part
+// (<prefix>-conf), labelled and owned as the run's would be, is neither
+// mounted nor touched: the launch goes on. One made in the moment between
+// the driver's create and its ConfigMap's (its maker watched the driver
+// appear) fails the attempt, naming it, and the driver is deleted.
+func TestConfigMapSquatter(t *testing.T) {
+	t.Run("made in advance", func(t *testing.T) {
+		e := newSquatEnv(t, "")
+		squatter := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: e.names.LegacyConfigMap(), Namespace: "ns", Labels: squatterLabels(),
+			OwnerReferences: []metav1.OwnerReference{{APIVersion: "v1", Kind: "Pod", Name: e.names.DriverPod, UID: "guessed"}}},
+			Data: map[string]string{spark.PropertiesFile: "spark.driver.extraJavaOptions=-javaagent:/evil.jar\n"}}
+		if err := e.kube.Tracker().Add(squatter); err != nil {
+			t.Fatal(err)
+		}
+		if n := runPass(t, e.core, e.args).Node; n != nil {
+			t.Fatalf("the launching pass offered %+v", n)
+		}
+		ctx := context.Background()
+		d, err := e.kube.CoreV1().Pods("ns").Get(ctx, e.names.DriverPod, metav1.GetOptions{})
+		if err != nil {
+			t.Fatalf("no driver: %v", err)
+		}
+		conf := objects.ConfigMapOf(d)
+		if key, ok := strings.CutPrefix(conf, e.names.LegacyConfigMap()+"-"); !ok || len(key) != 8 {
+			t.Fatalf("the driver mounts ConfigMap %q, want %s-<8 random hex>", conf, e.names.LegacyConfigMap())
+		}
+		cm, err := e.kube.CoreV1().ConfigMaps("ns").Get(ctx, conf, metav1.GetOptions{})
+		if err != nil || len(cm.OwnerReferences) != 1 || cm.OwnerReferences[0].UID != d.UID || cm.Data[spark.PropertiesFile] == squatter.Data[spark.PropertiesFile] {
+			t.Fatalf("the driver's ConfigMap %s (%v) is not the run's: %+v", conf, err, cm)
+		}
+		if got := e.touched(squatter.Name); len(got) > 0 {
+			t.Errorf("the squatter was written: %v", got)
+		}
+		if now, err := e.kube.Tracker().Get(corev1.SchemeGroupVersion.WithResource("configmaps"), "ns", squatter.Name); err != nil || !reflect.DeepEqual(now, squatter) {
+			t.Errorf("the squatter changed or went: %+v, %v", now, err)
+		}
 	})
-	e.failed(t, "read ConfigMap "+e.names.ConfigMap+" before its driver: ")
-	if e.made("pods") {
-		t.Error("a driver was made")
-	}
+	t.Run("made as the driver appears", func(t *testing.T) {
+		e := newSquatEnv(t, "")
+		var squatter *corev1.ConfigMap
+		e.kube.PrependReactor("create", "pods", func(a k8stesting.Action) (bool, runtime.Object, error) {
+			d := a.(k8stesting.CreateAction).GetObject().(*corev1.Pod)
+			squatter = &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: objects.ConfigMapOf(d), Namespace: "ns", Labels: squatterLabels()}}
+			return false, nil, e.kube.Tracker().Add(squatter)
+		})
+		e.failed(t, "ConfigMap ")
+		if squatter == nil {
+			t.Fatal("no driver was made")
+		}
+		e.failed(t, "ConfigMap "+squatter.Name+" exists and is not this run's: it is not owned by Pod "+e.names.DriverPod)
+		if got := e.touched(squatter.Name); len(got) > 0 {
+			t.Errorf("the squatter was written: %v", got)
+		}
+		if got := e.touched(e.names.DriverPod); len(got) != 1 || !strings.HasPrefix(got[0], "delete pods") {
+			t.Errorf("driver writes %v, want its delete", got)
+		}
+	})
 }
 
-// A ConfigMap an earlier try of the driver owned (that driver deleted
-// after a refused companion) is waited for, the new driver not made,
-// until the garbage collector has removed it; then the launch goes on.
-// Taken at once, it would fail the new driver's check of its uid.
-func TestLeftoverConfigMapIsWaitedFor(t *testing.T) {
+// A launch reads nothing before it writes: the driver, then its ConfigMap
+// and Service, three requests (the node's result is written with others,
+// in the TaskSet).
+func TestLaunchIsThreeWrites(t *testing.T) {
 	e := newSquatEnv(t, "")
-	leftover := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: e.names.ConfigMap, Namespace: "ns", Labels: squatterLabels(),
-		OwnerReferences: []metav1.OwnerReference{{APIVersion: "v1", Kind: "Pod", Name: e.names.DriverPod, UID: "an-earlier-try"}}}}
-	if err := e.kube.Tracker().Add(leftover); err != nil {
-		t.Fatal(err)
+	var reads []string
+	e.kube.PrependReactor("get", "*", func(a k8stesting.Action) (bool, runtime.Object, error) {
+		reads = append(reads, a.GetResource().Resource+" "+a.(k8stesting.GetAction).GetName())
+		return false, nil, nil
+	})
+	if n := runPass(t, e.core, e.args).Node; n != nil {
+		t.Fatalf("the launching pass offered %+v", n)
 	}
-	for range 3 {
-		n := runPass(t, e.core, e.args).Node
-		if n == nil || n.Phase != wfv1.NodePending || !strings.Contains(n.Message, "is left from an earlier try of driver "+e.names.DriverPod+", which is gone: waiting for the garbage collector") {
-			t.Fatalf("node %+v, want Pending, waiting for the leftover ConfigMap to go", n)
-		}
+	e.mu.Lock()
+	writes := slices.Clone(e.writes)
+	e.mu.Unlock()
+	slices.Sort(writes[min(1, len(writes)):]) // the companions are made side by side
+	want := []string{"create pods " + e.names.DriverPod, "create configmaps", "create services " + e.names.Service}
+	if len(writes) != 3 || writes[0] != want[0] || !strings.HasPrefix(writes[1], want[1]+" ") || writes[2] != want[2] {
+		t.Errorf("writes %q, want %q", writes, want)
 	}
-	if e.made("pods") {
-		t.Fatal("a driver was made while the earlier try's ConfigMap was there")
-	}
-	// The garbage collector removes it.
-	if err := e.kube.Tracker().Delete(corev1.SchemeGroupVersion.WithResource("configmaps"), "ns", e.names.ConfigMap); err != nil {
-		t.Fatal(err)
-	}
-	for deadline := time.Now().Add(5 * time.Second); !e.made("pods"); time.Sleep(20 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatal("no driver made once the leftover ConfigMap was gone")
-		}
-		runPass(t, e.core, e.args)
+	if len(reads) > 0 {
+		t.Errorf("the launch read %q", reads)
 	}
 }
 

@@ -214,8 +214,8 @@ func TestClientConfDirectory(t *testing.T) {
 	if got := slices.Sorted(maps.Keys(cm.Data)); !reflect.DeepEqual(got, []string{spark.ExecutorPodTemplateKey, spark.ClientDefaultsFile, spark.ClientEnvFile}) {
 		t.Errorf("ConfigMap keys %v", got)
 	}
-	if !ptr.Deref(cm.Immutable, false) || cm.Name != ConfigMapName(pod.Name) {
-		t.Errorf("ConfigMap %s immutable %v: want %s, immutable", cm.Name, cm.Immutable, ConfigMapName(pod.Name))
+	if !ptr.Deref(cm.Immutable, false) || cm.Name != ConfigMapOf(pod) {
+		t.Errorf("ConfigMap %s immutable %v: want %s, immutable", cm.Name, cm.Immutable, ConfigMapOf(pod))
 	}
 	v := volume(pod, spark.ConfVolumeName)
 	if v == nil || v.ConfigMap == nil || v.ConfigMap.Name != cm.Name {

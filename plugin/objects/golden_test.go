@@ -23,6 +23,7 @@ var goldenRuns = map[string]Run{
 		NodeID:      "nightly-etl-x7k2p-3141592653",
 		TemplateKey: "0a1b2c3d4e5f60718293",
 		Attempt:     1,
+		ConfKey:     "5f0c9a3e",
 	},
 	"kueue": {
 		Workflow:    spark.WorkflowRef{Name: "queued-etl-4r8tw", Namespace: "data", UID: "3f2b1c0d-9e8f-4a7b-8c6d-5e4f3a2b1c0d"},
@@ -30,12 +31,14 @@ var goldenRuns = map[string]Run{
 		TemplateKey: "1234567890abcdef1234",
 		Attempt:     1,
 		Queue:       "team-data",
+		ConfKey:     "a41d07c2",
 	},
 	"kitchen-sink": {
 		Workflow:    spark.WorkflowRef{Name: "kitchen-sink-9qz4m", Namespace: "analytics", UID: "0d6f9a52-8c1b-4f7e-b3a2-5e4d3c2b1a09"},
 		NodeID:      "kitchen-sink-9qz4m-2718281828",
 		TemplateKey: "ffeeddccbbaa99887766",
 		Attempt:     2,
+		ConfKey:     "e93b5d18",
 	},
 }
 

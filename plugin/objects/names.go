@@ -1,10 +1,13 @@
 package objects
 
 import (
+	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
 	"strconv"
 	"strings"
+
+	corev1 "k8s.io/api/core/v1"
 
 	"github.com/sparkplug-io/sparkplug/plugin/identity"
 	"github.com/sparkplug-io/sparkplug/plugin/spark"
@@ -31,11 +34,49 @@ type Run struct {
 	// Queue is the Kueue LocalQueue the step waits in ("": none): Build
 	// then makes the attempt's Workload (workload.go).
 	Queue string
+	// ConfKey is the random part of the driver ConfigMap's name
+	// (NewConfKey), drawn at each launch, as spark-submit draws its
+	// spark-drv-<id>-conf-map: nobody can make that ConfigMap ahead of the
+	// driver, which would mount it at once. Empty gives the name of the
+	// versions before it, <prefix>-conf, which their drivers mount.
+	ConfKey string
+}
+
+// confKeyBytes is the randomness of a ConfKey: 8 hex characters.
+const confKeyBytes = 4
+
+// NewConfKey draws a Run.ConfKey.
+func NewConfKey() string {
+	b := make([]byte, confKeyBytes)
+	_, _ = rand.Read(b) // never fails (crypto/rand)
+	return hex.EncodeToString(b)
+}
+
+// ConfigMapOf is the name of the run's ConfigMap that driver mounts (as
+// its Spark conf, its metrics files), "" if it mounts none: the name its
+// launch drew (Run.ConfKey), which a rebuilt Set cannot know, or a
+// previous version's <prefix>-conf. A driver spark-submit made mounts
+// spark-submit's own conf, and the run's only for metrics files.
+func ConfigMapOf(driver *corev1.Pod) string {
+	legacy := RunName(driver.Name) + configMapSuffix
+	for _, v := range driver.Spec.Volumes {
+		if v.ConfigMap == nil {
+			continue
+		}
+		name := v.ConfigMap.Name
+		key, keyed := strings.CutPrefix(name, legacy+"-")
+		if name == legacy || keyed && isConfKey(key) {
+			return name
+		}
+	}
+	return ""
 }
 
 // Names are the names of everything one run creates. They are a pure
 // function of the Run, so creating a run twice gives an AlreadyExists,
-// never a second driver.
+// never a second driver. Only the ConfigMap's holds a random part
+// (Run.ConfKey): the driver names it, and a driver made before is read for
+// it (ConfigMapOf).
 type Names struct {
 	// Prefix is <workflow>-<hash>[-a<attempt>]: the workflow name made a
 	// DNS-1035 label and cut to at most 30 characters, 8 hex characters of
@@ -46,8 +87,8 @@ type Names struct {
 	Prefix string
 	// DriverPod is <prefix>-driver.
 	DriverPod string
-	// ConfigMap is <prefix>-conf: spark.properties and the executor pod
-	// template.
+	// ConfigMap is <prefix>-conf-<Run.ConfKey>: spark.properties and the
+	// executor pod template (<prefix>-conf with no ConfKey).
 	ConfigMap string
 	// Service is <prefix>-driver-svc, the headless driver Service (at most
 	// 58 characters).
@@ -114,7 +155,7 @@ func NamesFor(r Run) Names {
 	return Names{
 		Prefix:         prefix,
 		DriverPod:      prefix + driverSuffix,
-		ConfigMap:      prefix + configMapSuffix,
+		ConfigMap:      confMapName(prefix, r.ConfKey),
 		Service:        prefix + serviceSuffix,
 		UIService:      prefix + uiServiceSuffix,
 		Tombstone:      prefix + tombstoneSuffix,
@@ -162,10 +203,23 @@ func (n Names) DriverIngress(port int32) string {
 // RunName is the run's name (Names.Prefix) for a driver pod's name.
 func RunName(driverPod string) string { return strings.TrimSuffix(driverPod, driverSuffix) }
 
-// ConfigMapName is the ConfigMap's name for a driver pod's name.
-func ConfigMapName(driverPod string) string {
-	return strings.TrimSuffix(driverPod, driverSuffix) + configMapSuffix
+// isConfKey: key is what NewConfKey draws.
+func isConfKey(key string) bool {
+	b, err := hex.DecodeString(key)
+	return err == nil && len(b) == confKeyBytes && key == strings.ToLower(key)
 }
+
+// confMapName is the driver ConfigMap's name for a run's prefix and key.
+func confMapName(prefix, key string) string {
+	if key == "" {
+		return prefix + configMapSuffix
+	}
+	return prefix + configMapSuffix + "-" + key
+}
+
+// LegacyConfigMap is the driver ConfigMap's name in the versions before
+// Run.ConfKey, <prefix>-conf: a tombstone of theirs may be it.
+func (n Names) LegacyConfigMap() string { return n.Prefix + configMapSuffix }
 
 // TombstoneName is the tombstone's name for a driver pod's name.
 func TombstoneName(driverPod string) string {

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/validation"
 
 	"github.com/sparkplug-io/sparkplug/plugin/spark"
@@ -115,8 +117,52 @@ func TestNamesFromTheDriverPodName(t *testing.T) {
 	if got := ServiceName(n.DriverPod); got != n.Service {
 		t.Errorf("ServiceName(%s) = %s, want %s", n.DriverPod, got, n.Service)
 	}
-	if got := ConfigMapName(n.DriverPod); got != n.ConfigMap {
-		t.Errorf("ConfigMapName(%s) = %s, want %s", n.DriverPod, got, n.ConfigMap)
+}
+
+// The driver's ConfigMap is named with a key drawn at each launch, so that
+// nobody can make it before the driver mounts it; the driver is read for
+// it afterwards, and a previous version's driver, whose ConfigMap has no
+// key, still is.
+func TestConfigMapNameIsDrawnAndReadFromTheDriver(t *testing.T) {
+	r := Run{Workflow: spark.WorkflowRef{Name: strings.Repeat("long-workflow-name-", 4), Namespace: "data", UID: "u"}, NodeID: "n", TemplateKey: "0a1b2c3d4e5f60718293", Attempt: 12}
+	keys := map[string]bool{}
+	for range 50 {
+		k := NewConfKey()
+		if !regexp.MustCompile(`^[0-9a-f]{8}$`).MatchString(k) {
+			t.Fatalf("key %q, want 8 hex characters", k)
+		}
+		keys[k] = true
+	}
+	if len(keys) < 49 {
+		t.Errorf("50 keys drawn, %d different: not random", len(keys))
+	}
+	b := newBuilder(t)
+	for _, key := range []string{NewConfKey(), ""} {
+		r.ConfKey = key
+		n := NamesFor(r)
+		want := n.Prefix + "-conf"
+		if key != "" {
+			want += "-" + key
+		}
+		if n.ConfigMap != want || len(n.ConfigMap) > 63 {
+			t.Errorf("key %q: ConfigMap %q, want %q of at most 63 characters", key, n.ConfigMap, want)
+		}
+		objs, err := b.Build(body(t), r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := ConfigMapOf(objs.Driver); got != n.ConfigMap || objs.ConfigMap.Name != n.ConfigMap {
+			t.Errorf("key %q: driver mounts %q, ConfigMap %q; want %q", key, got, objs.ConfigMap.Name, n.ConfigMap)
+		}
+	}
+	// Only the run's own names count: another ConfigMap the body mounts,
+	// or one that only looks like the run's, is not it.
+	d := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: NamesFor(r).DriverPod}}
+	for _, other := range []string{"app-settings", NamesFor(r).Prefix + "-conf-zzzzzzzz", NamesFor(r).Prefix + "-conf-0123456789", NamesFor(r).Prefix + "-conf-ABCDEF01"} {
+		d.Spec.Volumes = []corev1.Volume{{Name: "v", VolumeSource: corev1.VolumeSource{ConfigMap: &corev1.ConfigMapVolumeSource{LocalObjectReference: corev1.LocalObjectReference{Name: other}}}}}
+		if got := ConfigMapOf(d); got != "" {
+			t.Errorf("ConfigMapOf a driver mounting only %s = %q, want none", other, got)
+		}
 	}
 }
 

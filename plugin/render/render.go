@@ -35,6 +35,9 @@ const (
 	// PlaceholderDriverUID is the uid the ConfigMap's and Services' owner
 	// reference gives the driver pod, which the API server assigns.
 	PlaceholderDriverUID = "00000000-0000-0000-0000-00000000d71e"
+	// PlaceholderConfKey stands for the random part of the driver
+	// ConfigMap's name (objects.Run.ConfKey) that each launch draws.
+	PlaceholderConfKey = "00000000"
 	// PlaceholderNamespace is the namespace when neither Options nor the
 	// document give one.
 	PlaceholderNamespace = "default"
@@ -352,7 +355,7 @@ func prepare(t wfv1.Template, meta metav1.ObjectMeta, globals, given map[string]
 		h.Write([]byte(t.Name))
 		node = wf.Name + "-" + strconv.FormatUint(uint64(h.Sum32()), 10)
 	}
-	st := Step{Template: t.Name, Run: objects.Run{Workflow: wf, NodeID: node, Attempt: max(o.Attempt, 1), Incarnation: o.StartedAt}}
+	st := Step{Template: t.Name, Run: objects.Run{Workflow: wf, NodeID: node, Attempt: max(o.Attempt, 1), Incarnation: o.StartedAt, ConfKey: PlaceholderConfKey}}
 
 	vars := map[string]string{
 		"workflow.name":      wf.Name,

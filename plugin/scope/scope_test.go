@@ -20,14 +20,16 @@ import (
 )
 
 // The caches keep pods without their managedFields, and of their spec
-// the containers' names.
+// the containers' names and the names of the ConfigMaps they mount.
 func TestSlimPod(t *testing.T) {
 	p := &corev1.Pod{
 		ObjectMeta: metav1.ObjectMeta{Name: "d", Labels: map[string]string{"spark-role": "driver"},
 			ManagedFields: []metav1.ManagedFieldsEntry{{Manager: "kube-scheduler"}, {Manager: "kubelet"}}},
 		Spec: corev1.PodSpec{
 			Containers: []corev1.Container{{Name: "spark-kubernetes-driver", Image: "spark", Env: []corev1.EnvVar{{Name: "A", Value: "1"}}}, {Name: "sidecar"}},
-			Volumes:    []corev1.Volume{{Name: "conf"}},
+			Volumes: []corev1.Volume{{Name: "scratch"}, {Name: "conf", VolumeSource: corev1.VolumeSource{ConfigMap: &corev1.ConfigMapVolumeSource{
+				LocalObjectReference: corev1.LocalObjectReference{Name: "d-conf-0123abcd"},
+				Items:                []corev1.KeyToPath{{Key: "spark.properties", Path: "spark.properties"}}}}}},
 		},
 		Status: corev1.PodStatus{Phase: corev1.PodRunning},
 	}
@@ -42,9 +44,13 @@ func TestSlimPod(t *testing.T) {
 	if gp.Name != "d" || gp.Labels["spark-role"] != "driver" || gp.Status.Phase != corev1.PodRunning {
 		t.Errorf("metadata or status dropped: %+v", gp)
 	}
-	want := []corev1.Container{{Name: "spark-kubernetes-driver"}, {Name: "sidecar"}}
-	if !reflect.DeepEqual(gp.Spec, corev1.PodSpec{Containers: want}) {
-		t.Errorf("spec kept %+v, want only the containers' names", gp.Spec)
+	want := corev1.PodSpec{
+		Containers: []corev1.Container{{Name: "spark-kubernetes-driver"}, {Name: "sidecar"}},
+		Volumes: []corev1.Volume{{Name: "conf", VolumeSource: corev1.VolumeSource{ConfigMap: &corev1.ConfigMapVolumeSource{
+			LocalObjectReference: corev1.LocalObjectReference{Name: "d-conf-0123abcd"}}}}},
+	}
+	if !reflect.DeepEqual(gp.Spec, want) {
+		t.Errorf("spec kept %+v, want only the containers' names and the ConfigMaps'", gp.Spec)
 	}
 	// Not an object (a tombstone of a deleted one): passed on as it is.
 	if got, err := slim("x"); err != nil || got != "x" {

@@ -21,8 +21,10 @@ import (
 //     (a driver pod's is written by the API server, the scheduler and
 //     kubelet): a good part of each;
 //   - of a pod's spec, all but its containers' names, by which its
-//     container statuses are read: its status and metadata say what it
-//     did (most of a driver pod is its spec: environment, volumes,
+//     container statuses are read, and the names of the ConfigMaps its
+//     volumes mount, by which a driver's own is found again (its name was
+//     drawn at launch: objects.ConfigMapOf): its status and metadata say
+//     what it did (most of a driver pod is its spec: environment, volumes,
 //     resources);
 //   - a ConfigMap's data: driver ConfigMaps and tombstones are told by
 //     their labels and annotations, and their data (spark.properties, pod
@@ -45,7 +47,14 @@ func slim(obj any) (any, error) {
 		for i, c := range o.Spec.Containers {
 			names[i] = corev1.Container{Name: c.Name}
 		}
-		o.Spec = corev1.PodSpec{Containers: names}
+		var confs []corev1.Volume
+		for _, v := range o.Spec.Volumes {
+			if v.ConfigMap != nil {
+				confs = append(confs, corev1.Volume{Name: v.Name, VolumeSource: corev1.VolumeSource{
+					ConfigMap: &corev1.ConfigMapVolumeSource{LocalObjectReference: v.ConfigMap.LocalObjectReference}}})
+			}
+		}
+		o.Spec = corev1.PodSpec{Containers: names, Volumes: confs}
 	case *corev1.ConfigMap:
 		o.Data, o.BinaryData = nil, nil
 	case *unstructured.Unstructured:

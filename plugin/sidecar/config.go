@@ -69,11 +69,9 @@ func DefaultConfig() Config {
 		TokenFile:     edge.DefaultTokenFile,
 		TTLInterval:   15 * time.Second,
 		ShutdownGrace: 20 * time.Second,
-		// A launch is a read and 3 writes (the driver ConfigMap's name
-		// checked for a squatter, then the driver, its ConfigMap and
-		// Service): 135 a second launches 33 drivers a second, faster
-		// than Argo's controller creates pods at its own defaults (20,
-		// 30). The budget is spent only while launching; the API
+		// A launch is 3 writes (the driver, its ConfigMap and Service):
+		// 135 a second launches 45 drivers a second, faster than Argo's
+		// controller creates pods at its own defaults (20, 30). The budget is spent only while launching; the API
 		// server's priority and fairness keeps it in the workload-low
 		// level, one flow per ServiceAccount (docs/operations.md, "How fast").
 		QPS:          135,
