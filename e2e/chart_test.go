@@ -15,27 +15,24 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/sparkplug-io/sparkplug/e2e/argo"
 	"github.com/sparkplug-io/sparkplug/e2e/framework"
 	"github.com/sparkplug-io/sparkplug/e2e/sim"
 )
 
 // helm install of the packaged chart puts sparkplug into two namespaces (with the drivers' and
-// the agents' ServiceAccounts and Roles); a Spark workflow succeeds in
-// each; helm upgrade of a serve flag reaches the sidecar of the next
-// agent pod; helm uninstall leaves nothing of the chart behind.
+// the agents' ServiceAccounts and Roles), run by an identity that may act
+// in those two only (the release's records are in the first), so it
+// touches no other namespace and nothing cluster-wide; a Spark workflow
+// succeeds in each; helm upgrade of a serve flag reaches the sidecar of
+// the next agent pod; helm uninstall leaves nothing of the chart behind.
 func TestHelmInstallsUpgradesAndRemovesSparkplug(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	namespaces := []string{"chart-a", "chart-b"}
-	for _, ns := range namespaces {
-		if err := argo.EnsureNamespace(ctx, env.Cluster, ns); err != nil {
-			t.Fatal(err)
-		}
-	}
+	admin := confined(t, "team-admin", namespaces...)
 	helm := func(args ...string) string {
 		t.Helper()
-		out, err := env.Helm(ctx, args...)
+		out, err := env.HelmAs(ctx, admin.Kubeconfig, args...)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -12,6 +12,11 @@ import (
 // use) against the environment's cluster as its admin, and returns what it
 // printed.
 func (e *Env) Helm(ctx context.Context, args ...string) (string, error) {
+	return e.HelmAs(ctx, e.Cluster.Kubeconfig, args...)
+}
+
+// HelmAs is Helm as the identity of kubeconfig (Confined's).
+func (e *Env) HelmAs(ctx context.Context, kubeconfig string, args ...string) (string, error) {
 	e.helmOnce.Do(func() {
 		build := exec.CommandContext(ctx, "bash", filepath.Join(e.RepoRoot, "hack", "helm.sh"), "build")
 		if out, err := build.CombinedOutput(); err != nil {
@@ -28,7 +33,7 @@ func (e *Env) Helm(ctx context.Context, args ...string) (string, error) {
 	if e.helmErr != nil {
 		return "", e.helmErr
 	}
-	cmd := exec.CommandContext(ctx, e.helm, append(args, "--kubeconfig", e.Cluster.Kubeconfig)...)
+	cmd := exec.CommandContext(ctx, e.helm, append(args, "--kubeconfig", kubeconfig)...)
 	cmd.Dir = e.RepoRoot
 	cmd.Env = append(cmd.Environ(), "HELM_CACHE_HOME="+filepath.Join(e.dir, "helm", "cache"),
 		"HELM_CONFIG_HOME="+filepath.Join(e.dir, "helm", "config"), "HELM_DATA_HOME="+filepath.Join(e.dir, "helm", "data"))
