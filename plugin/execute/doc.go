@@ -45,5 +45,7 @@
 // and the spark-submit runs in flight: attempts and incarnations live on
 // the driver pods, results in the TaskSet, so a restarted plugin continues
 // where the last one stopped and never creates a second driver (names are
-// deterministic; a create that finds the object is an adoption).
+// deterministic; a create that finds the object is an adoption). The one
+// name drawn at launch, the driver ConfigMap's, is read back from the
+// driver's volumes (objects.ConfigMapOf).
 package execute

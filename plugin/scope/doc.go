@@ -24,7 +24,8 @@
 //
 // One workflow may run a thousand Spark steps, so the cache keeps of each
 // object only what sparkplug reads (slim: no managedFields, of a pod its
-// containers' names but no other spec, no ConfigMap data, of the Workflow
+// containers' names and the ConfigMaps its volumes name but no other
+// spec, no ConfigMap data, of the Workflow
 // its phase, shutdown and node statuses, decompressed when Argo compressed
 // them), and a pass reads only its own node's share: pods and ConfigMaps
 // are indexed by node and application id. The runs' Kueue Workloads are
