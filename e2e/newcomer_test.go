@@ -28,8 +28,8 @@ import (
 
 // kubectl apply -k manifests/ -n NAMESPACE, the README's install step 2
 // from a clone, for each of two namespaces, as an identity that may act in
-// those two only; then a Spark workflow succeeds in each, and each holds
-// exactly what the kustomization makes.
+// those two only; then a Spark workflow succeeds in each, which holds the
+// kustomization's plugin ConfigMap and ServiceAccount.
 func TestKustomizeInstallsIntoTwoNamespacesOnly(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
@@ -49,8 +49,7 @@ func TestKustomizeInstallsIntoTwoNamespacesOnly(t *testing.T) {
 			When().
 			SubmitWorkflow().
 			WaitForWorkflow(framework.ToBeSucceeded, 2*time.Minute)
-		// The kustomization's objects, by name, and nothing else named
-		// for the plugin.
+		// The kustomization's objects are there, by name.
 		if _, err := env.Kube.CoreV1().ConfigMaps(ns).Get(ctx, "spark-executor-plugin", metav1.GetOptions{}); err != nil {
 			t.Errorf("%s: the plugin ConfigMap: %v", ns, err)
 		}
