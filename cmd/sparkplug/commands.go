@@ -49,6 +49,8 @@ func commands() []command {
 			func(w io.Writer) *pflag.FlagSet { return convertFlags(&convertOptions{}, w) }, nil, runConvert},
 		{"schedule", "check a CronWorkflow schedule as Argo does and list its next runs",
 			func(w io.Writer) *pflag.FlagSet { return scheduleFlags(&scheduleOptions{}, w) }, nil, runSchedule},
+		{"run", "submit a Workflow, wait for its end and print how each Spark node ended (the chart's helm test)",
+			func(w io.Writer) *pflag.FlagSet { return runFlags(&runOptions{}, w) }, nil, runRun},
 		{"logs", "print or follow the driver (and executor) logs of a workflow's Spark nodes",
 			func(w io.Writer) *pflag.FlagSet { return logsFlags(&logsOptions{}, w) }, nil, runLogs},
 		{"completion", "print the shell completion script for bash, zsh or fish",
@@ -64,7 +66,8 @@ const exitStatus = `Exit status, for every command:
      note; convert --allow-failing exits 0 on what will fail)
   1  failure: an invalid spark body, a schedule Argo refuses (convert too,
      though it writes the object), a file that is not what was expected,
-     serve stopping on an error
+     serve stopping on an error, a Workflow run followed that did not
+     succeed or end in time
   2  usage: an unknown command or flag, a bad or missing flag value or argument`
 
 func usage() string {

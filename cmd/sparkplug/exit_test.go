@@ -22,6 +22,8 @@ func runIn(stdin string, args ...string) (status int, stdout, stderr string, err
 		err = convertMain(args[1:], in, &out, &errOut)
 	case len(args) > 0 && args[0] == "render":
 		err = renderMain(args[1:], in, &out, &errOut)
+	case len(args) > 0 && args[0] == "run":
+		err = runMain(args[1:], in, &out, &errOut)
 	case len(args) > 0 && args[0] == "schedule":
 		err = scheduleMain(args[1:], time.Date(2026, 11, 25, 0, 0, 0, 0, time.UTC), &out, &errOut)
 	default:
@@ -107,6 +109,13 @@ func TestExitStatusOfEveryCommand(t *testing.T) {
 		{"logs --since and --since-time", "", []string{"logs", "wf", "--since", "1m", "--since-time", "2026-03-01T00:00:00Z"}, 2},
 		{"logs bad --since-time", "", []string{"logs", "wf", "--since-time", "yesterday"}, 2},
 		{"logs bad --tail", "", []string{"logs", "wf", "--tail", "-2"}, 2},
+
+		{"run --help", "", []string{"run", "--help"}, 0},
+		{"run not a Workflow", "kind: ConfigMap\napiVersion: v1\n", []string{"run", "-f", "-"}, 1},
+		{"run without its cluster", "apiVersion: argoproj.io/v1alpha1\nkind: Workflow\nmetadata: {generateName: x-}\n", []string{"run", "-f", "-", "--kubeconfig", filepath.Join(t.TempDir(), "missing")}, 1},
+		{"run no -f", "", []string{"run"}, 2},
+		{"run argument", "", []string{"run", "-f", "-", "x"}, 2},
+		{"run bad --timeout", "", []string{"run", "-f", "-", "--timeout", "-1s"}, 2},
 
 		{"completion", "", []string{"completion", "bash"}, 0},
 		{"completion unknown shell", "", []string{"completion", "tcsh"}, 2},

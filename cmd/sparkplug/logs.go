@@ -123,14 +123,21 @@ func runLogs(args []string, stdout, stderr io.Writer) error {
 // clients are the API clients of the kubeconfig and context the flags
 // name, and the namespace: --namespace, else the context's.
 func (o *logsOptions) clients() (kubernetes.Interface, wfclient.Interface, string, error) {
+	return clusterClients(o.kubeconfig, o.context, o.namespace)
+}
+
+// clusterClients are the API clients of kubeconfig (empty: $KUBECONFIG,
+// ~/.kube/config, else in-cluster) and its context, and the namespace:
+// namespace, else the context's.
+func clusterClients(kubeconfig, context, namespace string) (kubernetes.Interface, wfclient.Interface, string, error) {
 	rules := clientcmd.NewDefaultClientConfigLoadingRules()
-	rules.ExplicitPath = o.kubeconfig
-	cc := clientcmd.NewNonInteractiveDeferredLoadingClientConfig(rules, &clientcmd.ConfigOverrides{CurrentContext: o.context})
+	rules.ExplicitPath = kubeconfig
+	cc := clientcmd.NewNonInteractiveDeferredLoadingClientConfig(rules, &clientcmd.ConfigOverrides{CurrentContext: context})
 	cfg, err := cc.ClientConfig()
 	if err != nil {
 		return nil, nil, "", fmt.Errorf("kubeconfig: %w", err)
 	}
-	ns := o.namespace
+	ns := namespace
 	if ns == "" {
 		if ns, _, err = cc.Namespace(); err != nil {
 			return nil, nil, "", fmt.Errorf("kubeconfig: %w", err)

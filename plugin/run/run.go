@@ -1,0 +1,149 @@
+package run
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"time"
+
+	wfv1 "github.com/argoproj/argo-workflows/v3/pkg/apis/workflow/v1alpha1"
+	wfclient "github.com/argoproj/argo-workflows/v3/pkg/client/clientset/versioned"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/yaml"
+)
+
+// Options say where and how long to follow a Workflow.
+type Options struct {
+	// Namespace is where the Workflow is created.
+	Namespace string
+	// Timeout bounds the wait for the Workflow's end; 0 waits until ctx ends.
+	Timeout time.Duration
+	// Interval is the time between two Gets of the Workflow.
+	Interval time.Duration
+	// Keep keeps a Workflow that Succeeded (one that did not is always kept).
+	Keep bool
+	// Progress receives a line when the Workflow is created and each time a
+	// Spark node's phase changes; nil prints nothing.
+	Progress io.Writer
+}
+
+// DefaultInterval is Options.Interval when it is 0.
+const DefaultInterval = 2 * time.Second
+
+// Parse reads one Workflow from YAML or JSON, refusing fields a Workflow
+// does not have.
+func Parse(data []byte) (*wfv1.Workflow, error) {
+	var head metav1.TypeMeta
+	if err := yaml.Unmarshal(data, &head); err != nil {
+		return nil, fmt.Errorf("not a Workflow: %w", err)
+	}
+	if head.Kind != "Workflow" || head.APIVersion != wfv1.SchemeGroupVersion.String() {
+		return nil, fmt.Errorf("want one Workflow (apiVersion %s, kind Workflow), got apiVersion %q, kind %q",
+			wfv1.SchemeGroupVersion, head.APIVersion, head.Kind)
+	}
+	var wf wfv1.Workflow
+	if err := yaml.UnmarshalStrict(data, &wf); err != nil {
+		return nil, fmt.Errorf("the Workflow: %w", err)
+	}
+	if wf.Name == "" && wf.GenerateName == "" {
+		return nil, errors.New("the Workflow has neither metadata.name nor metadata.generateName: give one")
+	}
+	wf.Status = wfv1.WorkflowStatus{}
+	return &wf, nil
+}
+
+// Place puts wf in namespace. A namespace the Workflow names must be that
+// one: the file says where it meant to run, as kubectl holds it.
+func Place(wf *wfv1.Workflow, namespace string) error {
+	if wf.Namespace != "" && wf.Namespace != namespace {
+		return fmt.Errorf("the Workflow's metadata.namespace %q is not the namespace asked for, %q: drop it from the file or ask for %q",
+			wf.Namespace, namespace, wf.Namespace)
+	}
+	wf.Namespace = namespace
+	return nil
+}
+
+// Follow creates wf in o.Namespace and gets it every o.Interval until it
+// ended, then deletes it if it Succeeded (unless o.Keep). It returns the
+// last Workflow it read (nil when none was created) and an error when the
+// Workflow did not succeed, did not end in time or could not be created.
+func Follow(ctx context.Context, wfc wfclient.Interface, wf *wfv1.Workflow, o Options) (*wfv1.Workflow, error) {
+	api := wfc.ArgoprojV1alpha1().Workflows(o.Namespace)
+	created, err := api.Create(ctx, wf, metav1.CreateOptions{})
+	if err != nil {
+		return nil, fmt.Errorf("create the Workflow in namespace %s: %w", o.Namespace, err)
+	}
+	name := created.Name
+	progress(o.Progress, "workflow %s created in namespace %s\n", name, o.Namespace)
+	interval := o.Interval
+	if interval <= 0 {
+		interval = DefaultInterval
+	}
+	wait := ctx
+	if o.Timeout > 0 {
+		var cancel context.CancelFunc
+		wait, cancel = context.WithTimeout(ctx, o.Timeout)
+		defer cancel()
+	}
+	last, seen := created, map[string]wfv1.NodePhase{}
+	var getErr error
+	tick := time.NewTicker(interval)
+	defer tick.Stop()
+	for !last.Status.Fulfilled() {
+		select {
+		case <-wait.Done():
+			return last, notEnded(name, o, last, getErr, ctx.Err() != nil)
+		case <-tick.C:
+		}
+		got, err := api.Get(wait, name, metav1.GetOptions{})
+		if err != nil {
+			getErr = err
+			continue
+		}
+		getErr, last = nil, got
+		for _, n := range SparkNodes(last) {
+			if seen[n.ID] != n.Phase {
+				seen[n.ID] = n.Phase
+				progress(o.Progress, "  %s\n", n.line())
+			}
+		}
+	}
+	if last.Status.Phase != wfv1.WorkflowSucceeded {
+		return last, fmt.Errorf("workflow %s %s; kept: read it with kubectl -n %s get workflow %s -o yaml, delete it with kubectl -n %s delete workflow %s",
+			name, ended(last), o.Namespace, name, o.Namespace, name)
+	}
+	if !o.Keep {
+		uid := last.UID
+		err := api.Delete(ctx, name, metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &uid}})
+		if err != nil {
+			return last, fmt.Errorf("workflow %s Succeeded, but deleting it failed: %w", name, err)
+		}
+		progress(o.Progress, "workflow %s deleted\n", name)
+	}
+	return last, nil
+}
+
+// notEnded is the error of a Workflow that was not seen to end.
+func notEnded(name string, o Options, last *wfv1.Workflow, getErr error, interrupted bool) error {
+	why := fmt.Sprintf("did not end within %s", o.Timeout)
+	if interrupted || o.Timeout <= 0 {
+		why = "was still running when interrupted"
+	}
+	phase := string(last.Status.Phase)
+	if phase == "" {
+		phase = "not started"
+	}
+	err := fmt.Errorf("workflow %s %s (last seen %s); it goes on: delete it with kubectl -n %s delete workflow %s",
+		name, why, phase, o.Namespace, name)
+	if getErr != nil {
+		err = fmt.Errorf("%w; the last read of it failed: %w", err, getErr)
+	}
+	return err
+}
+
+func progress(w io.Writer, format string, args ...any) {
+	if w != nil {
+		fmt.Fprintf(w, format, args...)
+	}
+}
