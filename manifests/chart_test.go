@@ -54,8 +54,19 @@ func helmBin(t *testing.T) string {
 
 // helm runs the pinned helm with a config of its own (no repositories, no
 // plugins, nothing of the user's) and returns stdout, or the error with
-// stderr.
+// stderr. helm template renders what helm install applies: without the
+// test hooks (--skip-tests), which only helm test makes; helmWithTests
+// renders them too.
 func helm(t *testing.T, args ...string) ([]byte, error) {
+	t.Helper()
+	if len(args) > 0 && args[0] == "template" {
+		args = append(slices.Clone(args), "--skip-tests")
+	}
+	return helmWithTests(t, args...)
+}
+
+// helmWithTests is helm, with helm template rendering the test hooks.
+func helmWithTests(t *testing.T, args ...string) ([]byte, error) {
 	t.Helper()
 	cmd := exec.CommandContext(t.Context(), helmBin(t), args...)
 	home := t.TempDir()
@@ -75,10 +86,13 @@ func helm(t *testing.T, args ...string) ([]byte, error) {
 }
 
 // render is helm template of the chart with a values file of testdata
-// ("" for none), as release sparkplug in namespace team-a.
+// ("" for none), as release sparkplug in namespace team-a, without what
+// only helm test uses (tests.enabled=false: its Pods, ServiceAccount and
+// Roles, which manifests/ has no counterpart of; TestChartTestHooks
+// renders them).
 func render(t *testing.T, chart, values string) []byte {
 	t.Helper()
-	args := []string{"template", releaseName, chart, "--namespace", releaseNamespace}
+	args := []string{"template", releaseName, chart, "--namespace", releaseNamespace, "--set", "tests.enabled=false"}
 	if values != "" {
 		args = append(args, "--values", filepath.Join(chartTestdir, values))
 	}

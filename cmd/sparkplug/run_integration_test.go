@@ -136,7 +136,7 @@ func TestRunFollowsAWorkflowToSuccessAndDeletesIt(t *testing.T) {
 	if r.stdout != want {
 		t.Errorf("stdout:\n%s\nwant:\n%s", r.stdout, want)
 	}
-	for _, line := range []string{"created in namespace run-succeeded", wf.Name + "  Running", wf.Name + "  Succeeded", "workflow " + wf.Name + " deleted"} {
+	for _, line := range []string{"created in namespace run-succeeded", "s]  " + wf.Name + "  Running", "s]  " + wf.Name + "  Succeeded", "workflow " + wf.Name + " deleted"} {
 		if !strings.Contains(r.stderr, line) {
 			t.Errorf("stderr has no %q:\n%s", line, r.stderr)
 		}

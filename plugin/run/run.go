@@ -24,7 +24,8 @@ type Options struct {
 	// Keep keeps a Workflow that Succeeded (one that did not is always kept).
 	Keep bool
 	// Progress receives a line when the Workflow is created and each time a
-	// Spark node's phase changes; nil prints nothing.
+	// Spark node's phase changes, the latter starting with the time since
+	// the create ("[  42s]"); nil prints nothing.
 	Progress io.Writer
 }
 
@@ -74,7 +75,7 @@ func Follow(ctx context.Context, wfc wfclient.Interface, wf *wfv1.Workflow, o Op
 	if err != nil {
 		return nil, fmt.Errorf("create the Workflow in namespace %s: %w", o.Namespace, err)
 	}
-	name := created.Name
+	name, start := created.Name, time.Now()
 	progress(o.Progress, "workflow %s created in namespace %s\n", name, o.Namespace)
 	interval := o.Interval
 	if interval <= 0 {
@@ -105,7 +106,7 @@ func Follow(ctx context.Context, wfc wfclient.Interface, wf *wfv1.Workflow, o Op
 		for _, n := range SparkNodes(last) {
 			if seen[n.ID] != n.Phase {
 				seen[n.ID] = n.Phase
-				progress(o.Progress, "  %s\n", n.line())
+				progress(o.Progress, "%s  %s\n", since(start), n.line())
 			}
 		}
 	}
@@ -140,6 +141,12 @@ func notEnded(name string, o Options, last *wfv1.Workflow, getErr error, interru
 		err = fmt.Errorf("%w; the last read of it failed: %w", err, getErr)
 	}
 	return err
+}
+
+// since is the time since start as a progress line starts: "[  42s]",
+// which the report's lines do not.
+func since(start time.Time) string {
+	return fmt.Sprintf("[%5s]", time.Since(start).Round(time.Second))
 }
 
 func progress(w io.Writer, format string, args ...any) {

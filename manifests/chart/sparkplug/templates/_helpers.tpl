@@ -270,3 +270,16 @@ namespace the controller has no Role in are acknowledged and never run.
 {{- fail (printf "the plugin ConfigMap would go into namespace %q, that of Argo's workflow-controller (argo.namespace), as %s: Argo would give the agent pods of EVERY namespace %s. List the namespaces that run Spark steps in jobNamespaces (e.g. --set 'jobNamespaces={team-a,team-b}'); set argo.namespace if Argo runs elsewhere; or, if Argo manages this namespace only (a namespaced install) or every namespace is meant to run Spark steps, allow it with --set argo.allowControllerNamespace=true" $argo $what $harm) -}}
 {{- end -}}
 {{- end -}}
+
+{{/*
+The name of helm test's ServiceAccount, Role and RoleBinding, and the
+prefix of its Pods and Workflows: <release>-sparkplug-test, or
+<release>-test when the release's name says sparkplug.
+*/}}
+{{- define "sparkplug.tests.name" -}}
+{{- $name := .Release.Name -}}
+{{- if not (contains "sparkplug" $name) -}}
+{{- $name = printf "%s-sparkplug" $name -}}
+{{- end -}}
+{{- printf "%s-test" ($name | trunc 40 | trimSuffix "-") -}}
+{{- end -}}
