@@ -433,7 +433,7 @@ func TestClientOwnedConfIsRejectedBySpecValidation(t *testing.T) {
 	for _, k := range append(OwnedConf(), spark.ConfDriverBindAddress) {
 		body := `{"type":"Scala","mode":"client","image":"spark:3.5.3","mainClass":"Pi","mainApplicationFile":"local:///pi.jar","sparkConf":{"` + k + `":"x"}}`
 		_, err := spec.Parse([]byte(body))
-		if err == nil || !strings.Contains(err.Error(), "spark.sparkConf["+k+"]") {
+		if !refused(err, "spark.sparkConf["+k+"]") {
 			t.Errorf("sparkConf[%s] is not rejected in client mode: %v", k, err)
 		}
 	}

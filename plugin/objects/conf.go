@@ -146,9 +146,10 @@ func Properties(s *spec.SparkApplicationSpec, r Run) map[string]string {
 
 // OwnedConf lists the conf keys sparkplug sets for every run, whatever the
 // body's sparkConf says: the run's identity (names, application id,
-// namespace), where the driver finds its conf and executor template, and
+// namespace), where the driver finds its conf and executor template,
 // sparkplug's labels on the executors (so they land in the workflow's
-// cache). Validation rejects them in sparkConf; Properties overwrites them
+// cache), and the Spark operator's labels sparkplug sets on them.
+// Validation rejects them in sparkConf; Properties overwrites them
 // regardless.
 func OwnedConf() []string {
 	keys := []string{
@@ -165,6 +166,9 @@ func OwnedConf() []string {
 		spark.ConfExecutorPodTemplateContName,
 	}
 	for _, l := range sparkplugLabelKeys {
+		keys = append(keys, spark.ConfExecutorLabelPrefix+l)
+	}
+	for _, l := range operatorLabelKeys {
 		keys = append(keys, spark.ConfExecutorLabelPrefix+l)
 	}
 	return keys
@@ -197,7 +201,38 @@ func ownedConf(s *spec.SparkApplicationSpec, r Run, n Names) map[string]string {
 	for k, v := range sparkplugLabels(r) {
 		c[spark.ConfExecutorLabelPrefix+k] = v
 	}
+	for k, v := range operatorLabels(n) {
+		c[spark.ConfExecutorLabelPrefix+k] = v
+	}
 	return c
+}
+
+// operatorLabelKeys are the Spark operator's labels sparkplug puts on the
+// driver and the executors (operatorLabels).
+var operatorLabelKeys = []string{
+	spark.LabelOperatorAppName,
+	spark.LabelOperatorSubmissionID,
+}
+
+// operatorLabels are the Spark operator's labels of a run's pods, so that
+// selectors written for the operator's pods (NetworkPolicies, PodMonitors)
+// select them too: app-name, the SparkApplication's name in the operator,
+// is the spark-app-name label's value (the operator's when the body's
+// spark.app.name is that name: sparkplug convert leaves the body as it
+// is), and submission-id, one per submission in the operator, is the
+// attempt's application id. Never spark.LabelOperatorLaunchedBy: the operator would
+// take the pods for its own (see its comment in package spark).
+func operatorLabels(n Names) map[string]string {
+	return map[string]string{
+		spark.LabelOperatorAppName:      appNameLabel(n),
+		spark.LabelOperatorSubmissionID: n.AppID,
+	}
+}
+
+// appNameLabel is the spark-app-name label's value: spark.app.name made a
+// label value as Spark makes it, or the prefix when nothing of it is left.
+func appNameLabel(n Names) string {
+	return valueOr(labelValue(n.AppName), n.Prefix)
 }
 
 // sparkplugLabels are sparkplug's labels of a run.

@@ -66,19 +66,20 @@ var driverSteps = []func(*driverBuild) error{
 }
 
 // driverMetadata: the user's labels and annotations (Spark substitutes
-// {{APP_ID}} in their values), Spark's labels, then sparkplug's, and the
-// Workflow as owner.
+// {{APP_ID}} in their values), Spark's labels, the Spark operator's
+// (operatorLabels), then sparkplug's, and the Workflow as owner.
 func driverMetadata(d *driverBuild) error {
 	pod, s, r, n, c := d.pod, d.s, d.r, d.n, d.c
 	pod.Name = n.DriverPod
 	pod.Namespace = r.Workflow.Namespace
 	pod.Labels = merged(pod.Labels, substituteAppID(prefixed(c, spark.ConfDriverLabelPrefix), n.AppID))
 	pod.Labels[spark.LabelAppSelector] = n.AppID
-	pod.Labels[spark.LabelAppName] = valueOr(labelValue(n.AppName), n.Prefix)
+	pod.Labels[spark.LabelAppName] = appNameLabel(n)
 	pod.Labels[spark.LabelRole] = spark.RoleDriver
 	if s.SparkVersion != "" {
 		pod.Labels[spark.LabelVersion] = s.SparkVersion
 	}
+	maps.Copy(pod.Labels, operatorLabels(n))
 	maps.Copy(pod.Labels, sparkplugLabels(r))
 	pod.Annotations = merged(pod.Annotations, substituteAppID(prefixed(c, spark.ConfDriverAnnotationPrefix), n.AppID))
 	maps.Copy(pod.Annotations, sparkplugAnnotations(r))

@@ -171,6 +171,7 @@ func checkBuilt(t *testing.T, s *spec.SparkApplicationSpec, r Run, objs *Set) {
 	ownLabels[spark.LabelAppSelector] = n.AppID
 	ownLabels[spark.LabelRole] = spark.RoleDriver
 	ownLabels[spark.LabelAppName] = valueOr(labelValue(n.AppName), n.Prefix)
+	maps.Copy(ownLabels, operatorLabels(n))
 	if s.SparkVersion != "" {
 		ownLabels[spark.LabelVersion] = s.SparkVersion
 	}
@@ -214,6 +215,7 @@ func checkBuilt(t *testing.T, s *spec.SparkApplicationSpec, r Run, objs *Set) {
 	// key may be set at all.
 	c := Properties(s, r)
 	executorLabels := sparkplugLabels(r)
+	maps.Copy(executorLabels, operatorLabels(n))
 	for _, prefix := range []string{spark.ConfExecutorLabelPrefix, spark.ConfExecutorAnnotationPrefix} {
 		for k, v := range prefixed(c, prefix) {
 			if _, reserved := spark.ReservedLabels[k]; !reserved && spark.ReservedKey(k) == "" {

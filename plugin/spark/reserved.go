@@ -22,6 +22,17 @@ var ReservedLabels = map[string]Reserved{
 	LabelVersion:           {true, "Spark sets it to the Spark version"},
 	LabelResourceProfileID: {true, "Spark sets it to each executor's resource profile"},
 	LabelManagedBy:         {false, "sparkplug sets it to " + ManagedByValue + " on what it creates"},
+	// The Spark operator's labels (words.go): the two sparkplug sets, like
+	// spark-app-name and spark-app-selector, and the one it never sets.
+	LabelOperatorAppName:      {false, "sparkplug sets it on the driver and executors to the application name, as spark-app-name"},
+	LabelOperatorSubmissionID: {false, "sparkplug sets it on the driver and executors to the attempt's application id"},
+	LabelOperatorLaunchedBy:   {false, "the Spark operator would take the pods for its own (its pod cache and mutating webhook select pods by this label), and sparkplug never sets it"},
+}
+
+// OperatorLabel reports whether key is one of the Spark operator's labels
+// that sparkplug sets on the driver and executors.
+func OperatorLabel(key string) bool {
+	return key == LabelOperatorAppName || key == LabelOperatorSubmissionID
 }
 
 // SparkOwnLabel reports whether Spark sets label key itself.

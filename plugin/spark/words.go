@@ -16,6 +16,35 @@ const (
 	RoleExecutor = "executor"
 )
 
+// Labels of the Kubeflow Spark operator that sparkplug also puts on the
+// driver and executor pods, with the same meaning, so that NetworkPolicies,
+// PodMonitors and other selectors written for the operator's pods keep
+// selecting the pods sparkplug launches.
+//
+// LabelOperatorLaunchedBy is never set, nor allowed in a body: the operator
+// (v2.5.2) watches only pods with launched-by-spark-operator=true (the
+// label selector of its manager's pod cache, cmd/operator/controller/
+// start.go and cmd/operator/webhook/start.go), and its mutating webhook
+// selects pods by the same label (objectSelector of charts/spark-operator-
+// chart/templates/webhook/mutatingwebhookconfiguration.yaml). A pod with
+// it would be patched by the webhook and taken by the operator for the
+// driver or an executor of one of its SparkApplications. The two labels
+// set are outside both selectors, so an operator in the same cluster
+// leaves sparkplug's pods alone.
+const (
+	OperatorDomain = "sparkoperator.k8s.io"
+
+	// LabelOperatorAppName is the operator's SparkApplication name; sparkplug
+	// sets it to its spark-app-name label's value.
+	LabelOperatorAppName = OperatorDomain + "/app-name"
+	// LabelOperatorSubmissionID is the operator's id of a submission (one
+	// per attempt); sparkplug sets it to the attempt's application id
+	// (objects.Names.AppID).
+	LabelOperatorSubmissionID = OperatorDomain + "/submission-id"
+	// LabelOperatorLaunchedBy marks the operator's own pods; see above.
+	LabelOperatorLaunchedBy = OperatorDomain + "/launched-by-spark-operator"
+)
+
 // Container names and well-known paths of Spark's Kubernetes images.
 const (
 	DriverContainerName   = "spark-kubernetes-driver"

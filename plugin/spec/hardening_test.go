@@ -178,6 +178,23 @@ func TestSparkConfCannotForgeSparkplugsMetadata(t *testing.T) {
 	}
 }
 
+// A refused label under a sparkConf key longer than a message shows is
+// named in full, with the fix: copied operator YAML has
+// launched-by-spark-operator, whose conf key the path cuts.
+func TestSparkConfReservedLabelIsNamed(t *testing.T) {
+	raw := `{"type":"Scala","image":"spark:3.5.3","mainClass":"Pi","mainApplicationFile":"local:///pi.jar","sparkConf":{
+		"spark.kubernetes.executor.label.sparkoperator.k8s.io/launched-by-spark-operator":"true"}}`
+	_, err := Parse([]byte(raw))
+	if err == nil {
+		t.Fatal("Parse accepted launched-by-spark-operator")
+	}
+	for _, want := range []string{"spark.sparkConf[spark.kubernetes.executor.label.", "label sparkoperator.k8s.io/launched-by-spark-operator: the Spark operator would take the pods for its own", "remove it"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("message %q lacks %q", err, want)
+		}
+	}
+}
+
 // A message never echoes a secret value: a sensitive key's value, or a
 // password in a URL.
 func TestMessagesHideSecretValues(t *testing.T) {

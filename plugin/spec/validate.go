@@ -213,7 +213,9 @@ var ownedSparkConf = map[string]string{
 // sparkplug sets, or under sparkplug's or Argo's domain. Through these
 // keys a body could otherwise write sparkplug's bookkeeping on its pods
 // and Services and pass for another run; driver.serviceLabels and
-// driver.serviceAnnotations are refused the same keys.
+// driver.serviceAnnotations are refused the same keys. A reserved label is
+// named in the message: a message cuts a field path after 64 bytes of its
+// key, and the Spark operator's keys make keys that long.
 func reservedMetadataConf(k string) string {
 	for _, prefix := range []string{
 		spark.ConfDriverLabelPrefix, spark.ConfExecutorLabelPrefix, spark.ConfDriverAnnotationPrefix, spark.ConfExecutorAnnotationPrefix,
@@ -224,7 +226,7 @@ func reservedMetadataConf(k string) string {
 			continue
 		}
 		if r, reserved := spark.ReservedLabels[key]; reserved && strings.HasSuffix(prefix, ".label.") {
-			return r.Why + "; remove it"
+			return "label " + key + ": " + r.Why + "; remove it"
 		}
 		return spark.ReservedKey(key)
 	}

@@ -138,6 +138,16 @@ func TestValidate(t *testing.T) {
 			[]wantErr{{"spark.executor.labels[spark-app-selector]", "Forbidden: sparkplug sets it to the application id"}}},
 		{"label spark-app-name reserved", func(s *spec) { s.Driver.Labels = map[string]string{"spark-app-name": "x"} },
 			[]wantErr{{"spark.driver.labels[spark-app-name]", "Forbidden"}}},
+		{"label sparkoperator.k8s.io/app-name reserved", func(s *spec) { s.Driver.Labels = map[string]string{"sparkoperator.k8s.io/app-name": "x"} },
+			[]wantErr{{"spark.driver.labels[sparkoperator.k8s.io/app-name]", "Forbidden: sparkplug sets it on the driver and executors to the application name, as spark-app-name; remove it"}}},
+		{"label sparkoperator.k8s.io/submission-id reserved", func(s *spec) { s.Executor.Labels = map[string]string{"sparkoperator.k8s.io/submission-id": "x"} },
+			[]wantErr{{"spark.executor.labels[sparkoperator.k8s.io/submission-id]", "Forbidden: sparkplug sets it on the driver and executors to the attempt's application id; remove it"}}},
+		{"label sparkoperator.k8s.io/launched-by-spark-operator refused", func(s *spec) {
+			s.Driver.Labels = map[string]string{"sparkoperator.k8s.io/launched-by-spark-operator": "true"}
+		}, []wantErr{{"spark.driver.labels[sparkoperator.k8s.io/launched-by-spark-operator]", "Forbidden: the Spark operator would take the pods for its own (its pod cache and mutating webhook select pods by this label), and sparkplug never sets it; remove it"}}},
+		{"the operator's other labels are the user's", func(s *spec) {
+			s.Driver.Labels = map[string]string{"sparkoperator.k8s.io/scheduled-app-name": "x", "sparkoperator.k8s.io/team": "y"}
+		}, nil},
 		{"label managed-by reserved", func(s *spec) { s.Driver.Labels = map[string]string{"app.kubernetes.io/managed-by": "me"} },
 			[]wantErr{{"spark.driver.labels[app.kubernetes.io/managed-by]", "sparkplug sets it to sparkplug"}}},
 		{"label in sparkplug's domain", func(s *spec) { s.Executor.Labels = map[string]string{"sparkplug.io/node": "x"} },
@@ -230,6 +240,17 @@ func TestValidate(t *testing.T) {
 		}, []wantErr{
 			{"spark.sparkConf[spark.kubernetes.executor.decommissionLabel]", "Forbidden: the driver would write this label on executors past sparkplug's check of reserved labels"},
 			{"spark.sparkConf[spark.kubernetes.executor.decommissionLabelValue]", "Forbidden: the driver would write this label"},
+		}},
+		{"sparkConf operator labels reserved", func(s *spec) {
+			s.SparkConf = map[string]string{
+				"spark.kubernetes.driver.label.sparkoperator.k8s.io/app-name":                     "x",
+				"spark.kubernetes.executor.label.sparkoperator.k8s.io/submission-id":              "x",
+				"spark.kubernetes.executor.label.sparkoperator.k8s.io/launched-by-spark-operator": "true",
+			}
+		}, []wantErr{
+			{"spark.sparkConf[spark.kubernetes.driver.label.sparkoperator.k8s.io/app-name]", "Forbidden: label sparkoperator.k8s.io/app-name: sparkplug sets it on the driver and executors to the application name"},
+			{"spark.sparkConf[spark.kubernetes.executor.label.sparkoperator.k8s.io/launched-by-spark-operator]", "Forbidden: label sparkoperator.k8s.io/launched-by-spark-operator: the Spark operator would take the pods for its own"},
+			{"spark.sparkConf[spark.kubernetes.executor.label.sparkoperator.k8s.io/submission-id]", "Forbidden: label sparkoperator.k8s.io/submission-id: sparkplug sets it on the driver and executors to the attempt's application id"},
 		}},
 		{"sparkConf app id owned", func(s *spec) { s.SparkConf = map[string]string{"spark.app.id": "x"} },
 			[]wantErr{{"spark.sparkConf[spark.app.id]", "sparkplug sets it"}}},
@@ -408,6 +429,10 @@ func TestValidate(t *testing.T) {
 			s.Executor.Template = &corev1.PodTemplateSpec{}
 			s.Executor.Template.Labels = map[string]string{"spark-role": "x"}
 		}, []wantErr{{"spark.executor.template.metadata.labels[spark-role]", "Forbidden"}}},
+		{"template launched-by-spark-operator label", func(s *spec) {
+			s.Driver.Template = &corev1.PodTemplateSpec{}
+			s.Driver.Template.Labels = map[string]string{"sparkoperator.k8s.io/launched-by-spark-operator": "true"}
+		}, []wantErr{{"spark.driver.template.metadata.labels[sparkoperator.k8s.io/launched-by-spark-operator]", "Forbidden: the Spark operator would take the pods for its own"}}},
 		{"template Spark container: what Spark sets", func(s *spec) {
 			s.Executor.Template = &corev1.PodTemplateSpec{Spec: corev1.PodSpec{Containers: []corev1.Container{{
 				Name: "main", Image: "x:1", Args: []string{"a"},

@@ -190,9 +190,11 @@ var notPassed = map[string]string{
 // built driver (sparkplug's, the body's, the pod template's, a batch
 // scheduler's) that the conf does not carry already. A key the conf has
 // keeps the conf's value, which Spark reads as the native launcher does
-// ({{APP_ID}} becomes spark-submit's application id). sparkplug's own keys
-// are always passed, and last: spark-submit takes the last --conf of a key,
-// so nothing before them can make the driver pass for another run.
+// ({{APP_ID}} becomes spark-submit's application id). sparkplug's own keys,
+// and the Spark operator's labels it sets, are always passed, and last:
+// spark-submit takes the last --conf of a key, so nothing before them can
+// make the driver pass for another run. The executors get the operator's
+// labels from the conf (objects.OwnedConf), as the native launcher's do.
 func driverMetadataOption(in *Input) []string {
 	if in.Driver == nil {
 		return nil
@@ -201,7 +203,7 @@ func driverMetadataOption(in *Input) []string {
 	pass := func(prefix string, m map[string]string, skip func(string) bool) {
 		for _, k := range slices.Sorted(maps.Keys(m)) {
 			switch {
-			case sparkplugKey(k):
+			case sparkplugKey(k), prefix == spark.ConfDriverLabelPrefix && spark.OperatorLabel(k):
 				own = append(own, conf(prefix+k, m[k])...)
 			case skip(k):
 			default:

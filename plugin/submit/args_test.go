@@ -155,6 +155,29 @@ func TestDriverMetadataOption(t *testing.T) {
 	})
 }
 
+// The Spark operator's labels on the built driver are passed with
+// sparkplug's own, last, so a value the conf has for them loses.
+func TestDriverMetadataOptionOperatorLabels(t *testing.T) {
+	driver := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{
+		spark.LabelAppSelector: "spark-0123", spark.LabelAppName: "etl",
+		spark.LabelOperatorAppName: "etl", spark.LabelOperatorSubmissionID: "spark-0123",
+		spark.LabelWorkflowUID: "uid-1", "team": "data",
+	}}}
+	want := []string{
+		"--conf", "spark.kubernetes.driver.label.team=data",
+		"--conf", "spark.kubernetes.driver.label.sparkoperator.k8s.io/app-name=etl",
+		"--conf", "spark.kubernetes.driver.label.sparkoperator.k8s.io/submission-id=spark-0123",
+		"--conf", "spark.kubernetes.driver.label.sparkplug.io/workflow-uid=uid-1",
+	}
+	runOption(t, driverMetadataOption, []optionCase{
+		{"passed with sparkplug's", Input{Driver: driver}, want},
+		{"passed last even where the conf has them", Input{Driver: driver, Conf: map[string]string{
+			"spark.kubernetes.driver.label.sparkoperator.k8s.io/app-name":      "other",
+			"spark.kubernetes.driver.label.sparkoperator.k8s.io/submission-id": "other",
+		}}, want},
+	})
+}
+
 func TestPodTemplateOption(t *testing.T) {
 	runOption(t, podTemplateOption, []optionCase{
 		{"both files", Input{DriverTemplateFile: "/tmp/d.yaml", ExecutorTemplateFile: "/tmp/e.yaml"}, []string{

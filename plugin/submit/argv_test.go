@@ -169,7 +169,7 @@ func meant(in *Input) *sparkSubmitRead {
 			for k, v := range m {
 				_, inConf := in.Conf[prefix+k]
 				switch {
-				case sparkplugKey(k):
+				case sparkplugKey(k), prefix == spark.ConfDriverLabelPrefix && spark.OperatorLabel(k):
 					w.conf[prefix+k] = v
 				case prefix == spark.ConfDriverLabelPrefix && spark.SparkOwnLabel(k), inConf:
 				default:

@@ -164,3 +164,40 @@ func TestGoldenArgsProperties(t *testing.T) {
 		})
 	}
 }
+
+// spark-submit is told to put the Spark operator's app-name and
+// submission-id labels on the driver and the executors, with the values
+// the native launcher gives them, and never launched-by-spark-operator.
+func TestOperatorLabelsOnTheCommandLine(t *testing.T) {
+	inputs, err := filepath.Glob(filepath.Join("testdata", "*.input.yaml"))
+	if err != nil || len(inputs) == 0 {
+		t.Fatalf("no inputs in testdata: %v", err)
+	}
+	n := objects.NamesFor(goldenRun)
+	for _, file := range inputs {
+		t.Run(strings.TrimSuffix(filepath.Base(file), ".input.yaml"), func(t *testing.T) {
+			in, objs := goldenInput(t, file)
+			args := Args(in)
+			read, err := readSparkSubmit(args)
+			if err != nil {
+				t.Fatal(err)
+			}
+			appName := objs.Driver.Labels[spark.LabelAppName]
+			if appName == "" || !strings.HasPrefix(n.AppID, "spark-") {
+				t.Fatalf("native driver's %s %q, application id %q", spark.LabelAppName, appName, n.AppID)
+			}
+			for _, prefix := range []string{spark.ConfDriverLabelPrefix, spark.ConfExecutorLabelPrefix} {
+				for k, v := range map[string]string{spark.LabelOperatorAppName: appName, spark.LabelOperatorSubmissionID: n.AppID} {
+					if got := read.conf[prefix+k]; got != v {
+						t.Errorf("spark-submit reads %s%s=%q, want %q", prefix, k, got, v)
+					}
+				}
+			}
+			for _, a := range args {
+				if strings.Contains(a, spark.LabelOperatorLaunchedBy) {
+					t.Errorf("argument %q: sparkplug never sets %s", a, spark.LabelOperatorLaunchedBy)
+				}
+			}
+		})
+	}
+}

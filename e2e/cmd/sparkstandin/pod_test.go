@@ -82,6 +82,9 @@ func TestExecutorPodOfGoldenSparkPi(t *testing.T) {
 		spark.LabelManagedBy:   "sparkplug",
 		spark.LabelNode:        conf[spark.ConfExecutorLabelPrefix+spark.LabelNode],
 		spark.LabelWorkflowUID: driver.Labels[spark.LabelWorkflowUID],
+		// the Spark operator's, from the conf as sparkplug's
+		spark.LabelOperatorAppName:      driver.Labels[spark.LabelAppName],
+		spark.LabelOperatorSubmissionID: conf[spark.ConfAppID],
 	} {
 		if pod.Labels[k] != v || v == "" {
 			t.Errorf("label %s=%q, want %q", k, pod.Labels[k], v)
