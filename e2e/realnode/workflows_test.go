@@ -10,9 +10,10 @@ import (
 	"time"
 
 	"fmt"
+	"strings"
+
 	"github.com/sparkplug-io/sparkplug/e2e/framework"
 	corev1 "k8s.io/api/core/v1"
-	"strings"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
