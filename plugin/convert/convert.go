@@ -1,6 +1,7 @@
 package convert
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -13,6 +14,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 
+	"github.com/sparkplug-io/sparkplug/plugin/spark"
 	"github.com/sparkplug-io/sparkplug/plugin/spec"
 )
 
@@ -98,6 +100,9 @@ type Result struct {
 	// node is the input object as YAML nodes, with its comments; nil when
 	// it did not parse.
 	node *yaml.Node
+	// appName is the spark.app.name convert set in the body (withAppName),
+	// which MarshalResult writes into the input's body too; "" for none.
+	appName string
 }
 
 // Fails says whether what was written for r will certainly fail (a
@@ -204,6 +209,9 @@ func convertObject(res *Result, obj map[string]any, opts Options) {
 	queueLabels := takeKueueLabels(&meta, &f)
 	if res.Kind == KindSparkApplication {
 		res.Object = sparkApplication(meta, obj["spec"], opts, &f)
+		if res.Object != nil && meta.Name != "" {
+			res.appName = meta.Name
+		}
 	} else {
 		res.Object = scheduledSparkApplication(meta, obj["spec"], &f)
 	}
@@ -330,6 +338,9 @@ func sparkApplication(meta metav1.ObjectMeta, specValue any, opts Options, f *fi
 	if !ok {
 		return nil
 	}
+	if meta.Name != "" {
+		body = withAppName(body, meta.Name, f)
+	}
 	wf := &wfv1.Workflow{
 		TypeMeta:   metav1.TypeMeta{APIVersion: wfv1.SchemeGroupVersion.String(), Kind: workflow.WorkflowKind},
 		ObjectMeta: meta,
@@ -390,6 +401,39 @@ func sparkBody(path string, v any, f *findings) (json.RawMessage, bool) {
 		}
 	}
 	return body, true
+}
+
+// withAppName is body with sparkConf's spark.app.name set to name, the
+// SparkApplication's: the operator runs spark-submit --name <its name>,
+// which wins over sparkConf, so the application's name (the Spark UI's,
+// the History Server's, the driver's and executors' spark-app-name and
+// sparkoperator.k8s.io/app-name labels) stays what it was. A body that
+// is not an object is left as it is (sparkBody reported it).
+func withAppName(body json.RawMessage, name string, f *findings) json.RawMessage {
+	d := json.NewDecoder(bytes.NewReader(body))
+	d.UseNumber()
+	var m map[string]any
+	if err := d.Decode(&m); err != nil || m == nil {
+		return body
+	}
+	conf, ok := m["sparkConf"].(map[string]any)
+	if !ok {
+		if m["sparkConf"] != nil {
+			return body // not an object: sparkBody reported it
+		}
+		conf = map[string]any{}
+		m["sparkConf"] = conf
+	}
+	if v, set := conf[spark.ConfAppName]; set && v != name {
+		f.add("spec.sparkConf", "%s %v, which the operator's spark-submit --name %q overrode; set to %q, as the operator ran it",
+			spark.ConfAppName, v, name, name)
+	}
+	conf[spark.ConfAppName] = name
+	out, err := json.Marshal(m)
+	if err != nil {
+		return body
+	}
+	return out
 }
 
 // workflowSpec is one template running body, the entrypoint.

@@ -6,8 +6,10 @@
 // Convert is pure: YAML bytes in (any number of documents, Lists
 // expanded), typed Argo objects and Findings out. The `spec` of a
 // SparkApplication, or the `spec.template` of a ScheduledSparkApplication,
-// becomes the step's `spark` body unchanged, value for value; it is run
-// through spec.Parse, and each problem the plugin would fail the step on is
+// becomes the step's `spark` body unchanged, value for value, except that
+// a named SparkApplication's body gets sparkConf spark.app.name set to its
+// name, as the operator's spark-submit --name sets it (withAppName); it is
+// run through spec.Parse, and each problem the plugin would fail the step on is
 // a Finding with its path in the input. The schedule is read with package
 // schedule, as Argo reads it. Whatever does not carry over as it was (a
 // status, an owner, an @every interval, a name too long for Argo, another

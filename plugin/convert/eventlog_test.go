@@ -32,6 +32,8 @@ func TestEventLogConfCarriesOver(t *testing.T) {
 			"spark.eventLog.enabled": "true", "spark.eventLog.dir": "s3a://spark-events/data",
 			"spark.eventLog.rolling.enabled": "true", "spark.eventLog.rolling.maxFileSize": "128m", "spark.eventLog.compress": "true",
 			"spark.history.fs.logDirectory": "s3a://spark-events/data", "spark.hadoop.fs.s3a.endpoint": "http://minio.storage.svc:9000",
+			// the SparkApplication's name, as the operator's spark-submit --name
+			"spark.app.name": "etl-with-history",
 		},
 		{
 			"spark.eventLog.enabled": "true", "spark.eventLog.dir": "hdfs://namenode:8020/spark-logs",
