@@ -101,6 +101,19 @@ func TestImages(t *testing.T) {
 		t.Errorf("pushed %s, the manifests pin %s", digest, rel.Digest)
 	}
 
+	// The acknowledger's, as the README's second crane push: the digest
+	// controller mode's plugin ConfigMap pins.
+	ackDigest, err := images.PushAck(ctx, rel, rel.AckRepository+":"+rel.Version)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ackDigest != rel.AckDigest || ackDigest == rel.Digest {
+		t.Errorf("pushed the acknowledger as %s, want %s (not sparkplug's %s)", ackDigest, rel.AckDigest, rel.Digest)
+	}
+	if acked, err := remote.Head(ref(t, rel.AckRepository+":"+rel.Version)); err != nil || acked.Digest.String() != rel.AckDigest {
+		t.Errorf("the acknowledger's tag names %v (%v), want %s", acked, err, rel.AckDigest)
+	}
+
 	// What containerd does for the pinned reference on an amd64 node.
 	tagged, err := remote.Head(ref(t, host+"/sparkplug:"+rel.Version))
 	if err != nil || tagged.Digest.String() != rel.Digest {

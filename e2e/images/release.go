@@ -42,6 +42,11 @@ type Release struct {
 	Archive string
 	// Digest is the index's digest, the one the manifests pin.
 	Digest string
+	// AckArchive and AckDigest are the acknowledger's image index
+	// (sparkplug-ack-VERSION-image.oci.tar, cmd/sparkplug-ack), which
+	// controller mode's plugin ConfigMap runs as AckRepository
+	// (Repository-ack, hack/release.sh's default):VERSION@AckDigest.
+	AckArchive, AckDigest, AckRepository string
 	// Install, ConfigMap and Chart are the install bundle, the plugin
 	// ConfigMap and the Helm chart (empty without Helm).
 	Install, ConfigMap, Chart string
@@ -51,6 +56,10 @@ type Release struct {
 
 // Pinned is the reference the release's manifests run: REPOSITORY:VERSION@DIGEST.
 func (r *Release) Pinned() string { return r.Repository + ":" + r.Version + "@" + r.Digest }
+
+// AckPinned is the acknowledger's reference in the release's controller
+// mode: REPOSITORY-ack:VERSION@DIGEST.
+func (r *Release) AckPinned() string { return r.AckRepository + ":" + r.Version + "@" + r.AckDigest }
 
 // releases memoizes BuildRelease in this process: a release takes a
 // while (two cross-compilations, kustomize, helm) and does not change
@@ -83,7 +92,9 @@ func BuildRelease(ctx context.Context, o ReleaseOptions) (*Release, error) {
 	}
 	r := &Release{
 		Version: o.Version, Repository: o.Repository, Dir: out,
-		Archive:   filepath.Join(out, "sparkplug-"+o.Version+"-image.oci.tar"),
+		Archive:       filepath.Join(out, "sparkplug-"+o.Version+"-image.oci.tar"),
+		AckArchive:    filepath.Join(out, "sparkplug-ack-"+o.Version+"-image.oci.tar"),
+		AckRepository: o.Repository + "-ack",
 		Install:   filepath.Join(out, "sparkplug-"+o.Version+"-install.yaml"),
 		ConfigMap: filepath.Join(out, "spark-executor-plugin-configmap.yaml"),
 		Took:      time.Since(start),
@@ -100,6 +111,14 @@ func BuildRelease(ctx context.Context, o ReleaseOptions) (*Release, error) {
 		return nil, err
 	}
 	r.Digest = d.String()
+	ack, err := unpack(ctx, r.AckArchive, filepath.Join(o.Dir, "release-"+o.Version+"-ack-layout"))
+	if err != nil {
+		return nil, err
+	}
+	if d, err = ack.Digest(); err != nil {
+		return nil, err
+	}
+	r.AckDigest = d.String()
 	releases.built[key] = r
 	return r, nil
 }
@@ -115,6 +134,16 @@ func BuildRelease(ctx context.Context, o ReleaseOptions) (*Release, error) {
 // image). It returns the pushed index's digest. A registry on 127.0.0.1 is
 // spoken to over plain HTTP, as crane does.
 func PushRelease(ctx context.Context, r *Release, ref string) (string, error) {
+	return pushArchive(ctx, r, r.Archive, ref)
+}
+
+// PushAck pushes the acknowledger's image to ref (REPOSITORY-ack:TAG) as
+// PushRelease does sparkplug's, the README's second crane push.
+func PushAck(ctx context.Context, r *Release, ref string) (string, error) {
+	return pushArchive(ctx, r, r.AckArchive, ref)
+}
+
+func pushArchive(ctx context.Context, r *Release, archive, ref string) (string, error) {
 	tag, err := name.NewTag(ref)
 	if err != nil {
 		return "", fmt.Errorf("push %s: %w", ref, err)
@@ -124,7 +153,7 @@ func PushRelease(ctx context.Context, r *Release, ref string) (string, error) {
 		return "", err
 	}
 	defer os.RemoveAll(dir)
-	idx, err := unpack(ctx, r.Archive, dir)
+	idx, err := unpack(ctx, archive, dir)
 	if err != nil {
 		return "", err
 	}

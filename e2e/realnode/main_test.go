@@ -157,6 +157,9 @@ func setUp(ctx context.Context, dir string) (stopRegistry func(), err error) {
 	if _, err := images.PushRelease(ctx, rel, host+"/sparkplug:"+rel.Version); err != nil {
 		return stop, err
 	}
+	if _, err := images.PushAck(ctx, rel, rel.AckRepository+":"+rel.Version); err != nil {
+		return stop, err
+	}
 	step("installing %s into namespace %s", filepath.Base(rel.Install), namespace)
 	return stop, env.InstallRelease(ctx, namespace, rel.Install, rel.Chart)
 }
