@@ -38,11 +38,13 @@ test-integration: tools ## integration tests against a real kube-apiserver, etcd
 	$(GO) test -count=1 -tags integration -timeout 20m ./...
 
 # The Helm chart (manifests/chart/sparkplug) is tested with the real helm,
-# built from hack/helm by hack/helm.sh into a cache of its own (cold ~3 min).
+# built from hack/helm by hack/helm.sh into a cache of its own (cold ~3 min),
+# beside oras (hack/oras), which the release's integration test pushes the
+# chart's Artifact Hub metadata with.
 HELM := $(shell bash hack/helm.sh bindir)/helm
 
 .PHONY: helm
-helm: ## build the pinned helm the chart tests use (cached)
+helm: ## build the pinned helm the chart tests use, and oras (cached)
 	bash hack/helm.sh build
 
 .PHONY: test-chart

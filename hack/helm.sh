@@ -1,17 +1,20 @@
 #!/usr/bin/env bash
-# hack/helm.sh builds helm, which lints and renders the chart in
-# manifests/chart/sparkplug for make chart-lint and make test-chart, from the
-# Go module pinned in hack/helm/{go.mod,go.sum}. It is apart from
-# hack/tools.sh so that pinning or bumping helm never changes the test
+# hack/helm.sh builds the chart's tools: helm, which lints and renders the
+# chart in manifests/chart/sparkplug for make chart-lint and make
+# test-chart, from the Go module pinned in hack/helm/{go.mod,go.sum}; and
+# oras, which pushes the chart's Artifact Hub metadata in the release's
+# integration test, from hack/oras/{go.mod,go.sum} (a module of its own:
+# in helm's, it would move helm's dependencies). It is apart from
+# hack/tools.sh so that pinning or bumping them never changes the test
 # control plane's cache key (and rebuilds it).
 #
-# The binary goes to a cache outside the clone, keyed by a hash of the pins
+# The binaries go to a cache outside the clone, keyed by a hash of the pins
 # and of this script:
 #
 #   ${SPARKPLUG_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/sparkplug}/helm/<key>/bin
 #
 # Usage:
-#   hack/helm.sh build    build helm if it is missing (cold: ~3 min, warm: instant)
+#   hack/helm.sh build    build helm and oras if missing (cold: ~4 min, warm: instant)
 #   hack/helm.sh bindir   print the bin dir (whether or not it is built yet)
 #   hack/helm.sh key      print the cache key
 #   hack/helm.sh prune    remove cached builds of other keys (older pins)
@@ -19,9 +22,11 @@ set -euo pipefail
 
 HACK_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 MOD_DIR=$HACK_DIR/helm
+ORAS_MOD_DIR=$HACK_DIR/oras
 CACHE_ROOT=${SPARKPLUG_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/sparkplug}
 
 HELM_MODULE=helm.sh/helm/v3
+ORAS_MODULE=oras.land/oras
 
 # As hack/tools.sh: only the pinned modules, no go.work, no edits to the
 # committed go.mod/go.sum, a static binary.
@@ -39,16 +44,32 @@ die() {
 key() {
 	(
 		cd "$HACK_DIR"
-		sha256sum helm.sh helm/go.mod helm/go.sum
+		sha256sum helm.sh helm/go.mod helm/go.sum oras/go.mod oras/go.sum
 	) | sha256sum | cut -c1-12
 }
 
 work_dir() { printf '%s/helm/%s\n' "$CACHE_ROOT" "$(key)"; }
 bin_dir() { printf '%s/bin\n' "$(work_dir)"; }
 
-# version prints the version the scratch module pins for a module.
+# version prints the version a scratch module (default helm's) pins for a
+# module.
 version() {
-	go -C "$MOD_DIR" list -m -f '{{.Version}}' "$1"
+	go -C "${2:-$MOD_DIR}" list -m -f '{{.Version}}' "$1"
+}
+
+# build_oras builds oras into bin ($1) if it is missing; called with the
+# build lock held.
+build_oras() {
+	local bin=$1 start=$SECONDS out v
+	[[ -x $bin/oras ]] && return
+	v=$(version "$ORAS_MODULE" "$ORAS_MOD_DIR")
+	log "building oras $v into $bin..."
+	out=$(mktemp -d "$(dirname "$bin")/.build.XXXXXX")
+	go -C "$ORAS_MOD_DIR" build -trimpath -ldflags "-s -w -X $ORAS_MODULE/internal/version.Version=${v#v} -X $ORAS_MODULE/internal/version.BuildMetadata=" \
+		-o "$out/oras" "$ORAS_MODULE/cmd/oras"
+	mv -f "$out/oras" "$bin/oras"
+	rm -rf "$out"
+	log "built oras $v in $((SECONDS - start))s: $bin"
 }
 
 build() {
@@ -66,11 +87,12 @@ build() {
 			flock 9
 		fi
 	fi
+	rm -rf "$work"/.build.* # left by an interrupted build
+	build_oras "$bin"
 	if [[ -x $bin/helm ]]; then
 		log "helm: up to date ($bin)"
 		return
 	fi
-	rm -rf "$work"/.build.* # left by an interrupted build
 	v=$(version "$HELM_MODULE")
 	# As helm's own Makefile: the version, and the Kubernetes version helm
 	# assumes without a cluster (template, lint) from its client-go, whose

@@ -103,4 +103,62 @@ func TestChartThroughOCIRegistry(t *testing.T) {
 	if got := read(t, filepath.Join(dir, filepath.Base(chart))); !bytes.Equal(got, file) {
 		t.Errorf("the pulled chart (%d bytes) is not the pushed one (%d bytes)", len(got), len(file))
 	}
+
+	// The Artifact Hub repository metadata, pushed next to the chart by
+	// docs/install.md's own oras push (its registry made this one's), is
+	// what Artifact Hub reads: the tag artifacthub.io of the chart's
+	// repository, a manifest whose config and one layer have Artifact
+	// Hub's media types, the layer the file byte for byte.
+	oras := filepath.Join(filepath.Dir(helmBin), "oras")
+	args := docsOrasPush(t, host+"/charts")
+	cmd := exec.Command(oras, append(args[1:], "--plain-http")...)
+	cmd.Dir = filepath.Join("..", "..")
+	cmd.Env = append(os.Environ(), "HOME="+home)
+	if b, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("%s: %v\n%s", strings.Join(args, " "), err, b)
+	}
+	metaRef, err := name.ParseReference(host+"/charts/sparkplug:artifacthub.io", name.Insecure)
+	if err != nil {
+		t.Fatal(err)
+	}
+	meta, err := remote.Get(metaRef)
+	if err != nil {
+		t.Fatalf("the tag artifacthub.io: %v", err)
+	}
+	var metaManifest v1.Manifest
+	if err := json.Unmarshal(meta.Manifest, &metaManifest); err != nil {
+		t.Fatal(err)
+	}
+	repoFile := read(t, filepath.Join("..", "..", "manifests", "chart", "artifacthub-repo.yml"))
+	repoSum := sha256.Sum256(repoFile)
+	if metaManifest.Config.MediaType != "application/vnd.cncf.artifacthub.config.v1+yaml" || len(metaManifest.Layers) != 1 ||
+		metaManifest.Layers[0].MediaType != "application/vnd.cncf.artifacthub.repository-metadata.layer.v1.yaml" ||
+		metaManifest.Layers[0].Digest.Hex != hex.EncodeToString(repoSum[:]) {
+		t.Errorf("the Artifact Hub metadata's manifest: config %s, layers %+v; want Artifact Hub's media types and the file's sha256 %x",
+			metaManifest.Config.MediaType, metaManifest.Layers, repoSum)
+	}
+	// The chart's tag is untouched by it.
+	if again, err := remote.Get(ref); err != nil || again.Digest.String() != pushDigest {
+		t.Errorf("after the metadata push the chart's tag names %v (%v), want %s", again, err, pushDigest)
+	}
+}
+
+// docsOrasPush is docs/install.md's oras push command, as words, its
+// registry repository (registry.example.com/platform/charts) made repo.
+func docsOrasPush(t *testing.T, repo string) []string {
+	t.Helper()
+	doc := string(read(t, filepath.Join("..", "..", "docs", "install.md")))
+	start := strings.Index(doc, "\noras push ")
+	if start < 0 {
+		t.Fatal("docs/install.md has no oras push command")
+	}
+	end := strings.Index(doc[start:], "\n```")
+	if end < 0 {
+		t.Fatal("docs/install.md: the oras push command's block does not end")
+	}
+	command := strings.ReplaceAll(doc[start+1:start+end], "\\\n", " ")
+	if !strings.Contains(command, "registry.example.com/platform/charts/") {
+		t.Fatalf("docs/install.md's oras push does not name registry.example.com/platform/charts: %s", command)
+	}
+	return strings.Fields(strings.ReplaceAll(command, "registry.example.com/platform/charts", repo))
 }
