@@ -95,9 +95,9 @@ func BuildRelease(ctx context.Context, o ReleaseOptions) (*Release, error) {
 		Archive:       filepath.Join(out, "sparkplug-"+o.Version+"-image.oci.tar"),
 		AckArchive:    filepath.Join(out, "sparkplug-ack-"+o.Version+"-image.oci.tar"),
 		AckRepository: o.Repository + "-ack",
-		Install:   filepath.Join(out, "sparkplug-"+o.Version+"-install.yaml"),
-		ConfigMap: filepath.Join(out, "spark-executor-plugin-configmap.yaml"),
-		Took:      time.Since(start),
+		Install:       filepath.Join(out, "sparkplug-"+o.Version+"-install.yaml"),
+		ConfigMap:     filepath.Join(out, "spark-executor-plugin-configmap.yaml"),
+		Took:          time.Since(start),
 	}
 	if o.Helm != "" {
 		r.Chart = filepath.Join(out, "sparkplug-"+o.Version[1:]+".tgz")
