@@ -191,3 +191,16 @@ func TestRunWithKeepKeepsAWorkflowThatSucceeded(t *testing.T) {
 		t.Errorf("--keep: %v, want the Workflow kept", err)
 	}
 }
+
+func TestRunSaysSoWhenTheWorkflowIsDeleted(t *testing.T) {
+	e, _ := newWorkflow(t, "run-deleted")
+	wf, done := startRun(t, e, "--timeout", "0")
+	advance(t, e, wf.Name, wfv1.WorkflowRunning, "")
+	if err := e.wfc.ArgoprojV1alpha1().Workflows(e.ns).Delete(context.Background(), wf.Name, metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	r := waitRun(t, done)
+	if r.err == nil || !strings.Contains(r.err.Error(), "workflow "+wf.Name+" was deleted before it ended") {
+		t.Errorf("sparkplug run: %v, want it to say the Workflow was deleted", r.err)
+	}
+}

@@ -9,6 +9,7 @@ import (
 
 	wfv1 "github.com/argoproj/argo-workflows/v3/pkg/apis/workflow/v1alpha1"
 	wfclient "github.com/argoproj/argo-workflows/v3/pkg/client/clientset/versioned"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/yaml"
 )
@@ -98,6 +99,9 @@ func Follow(ctx context.Context, wfc wfclient.Interface, wf *wfv1.Workflow, o Op
 		case <-tick.C:
 		}
 		got, err := api.Get(wait, name, metav1.GetOptions{})
+		if apierrors.IsNotFound(err) {
+			return last, fmt.Errorf("workflow %s was deleted before it ended (last seen %s)", name, ended(last))
+		}
 		if err != nil {
 			getErr = err
 			continue
