@@ -27,27 +27,10 @@ func TestControllerModeReleaseRunsASparkStep(t *testing.T) {
 	ctx := t.Context()
 	sel := fmt.Sprintf(`{%q: "true"}`, node.LabelKey)
 	tol := fmt.Sprintf(`[{"key": %q, "operator": "Equal", "value": "true", "effect": "NoSchedule"}]`, node.TaintKey)
-	start := time.Now()
-	if out, err := env.Helm(ctx, "install", "sparkplug", rel.Chart, "--namespace", ns, "--create-namespace",
-		"--set", "mode=controller", "--set", "controller.replicas=1",
+	helmInstall(t, ns, "--set", "mode=controller", "--set", "controller.replicas=1",
 		"--set", "driver.serviceAccount.create=true", "--set", "agentRBAC.create=true", "--set", "tests.enabled=false",
-		"--set-json", "monitor.nodeSelector="+sel, "--set-json", "monitor.tolerations="+tol); err != nil {
-		t.Fatalf("helm install: %v\n%s", err, out)
-	}
-	t.Logf("helm install in %.1fs", time.Since(start).Seconds())
-	if err := env.Cluster.EnsureServiceAccount(ctx, ns, "default"); err != nil {
-		t.Fatal(err)
-	}
-	token := &corev1.Secret{
-		ObjectMeta: metav1.ObjectMeta{Name: "default.service-account-token", Namespace: ns,
-			Annotations: map[string]string{corev1.ServiceAccountNameKey: "default"}},
-		Type: corev1.SecretTypeServiceAccountToken,
-	}
-	if _, err := env.Kube.CoreV1().Secrets(ns).Create(ctx, token, metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
-	}
-
-	start = time.Now()
+		"--set-json", "monitor.nodeSelector="+sel, "--set-json", "monitor.tolerations="+tol)
+	start := time.Now()
 	w := submit(t, env.Given(t).Namespace(ns).
 		Workflow(workflow("ctl", "main", "    - name: main\n"+sparkStep(1, `"--min-executors=1", "--sleep=10s"`))))
 	// The agent pod's sidecar is the acknowledger, pulled by its digest:

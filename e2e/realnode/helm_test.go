@@ -26,28 +26,9 @@ func TestHelmInstalledReleaseRunsASparkStep(t *testing.T) {
 	t.Parallel()
 	const ns = "realnode-helm"
 	ctx := t.Context()
+	helmInstall(t, ns, append([]string{"--set", "driver.serviceAccount.create=true", "--set", "agentRBAC.create=true"},
+		onTheNode(t, `"--min-executors=1"`)...)...)
 	start := time.Now()
-	install := append([]string{"install", "sparkplug", rel.Chart, "--namespace", ns, "--create-namespace",
-		"--set", "driver.serviceAccount.create=true", "--set", "agentRBAC.create=true"}, onTheNode(t, `"--min-executors=1"`)...)
-	if out, err := env.Helm(ctx, install...); err != nil {
-		t.Fatalf("helm install: %v\n%s", err, out)
-	}
-	t.Logf("helm install in %.1fs", time.Since(start).Seconds())
-	// The namespace is new: its default ServiceAccount may not be made yet.
-	if err := env.Cluster.EnsureServiceAccount(ctx, ns, "default"); err != nil {
-		t.Fatal(err)
-	}
-	// Argo mounts the workflow ServiceAccount's token Secret into the
-	// agent pod by name (Argo's quick-start makes it; the chart does not).
-	token := &corev1.Secret{
-		ObjectMeta: metav1.ObjectMeta{Name: "default.service-account-token", Namespace: ns,
-			Annotations: map[string]string{corev1.ServiceAccountNameKey: "default"}},
-		Type: corev1.SecretTypeServiceAccountToken,
-	}
-	if _, err := env.Kube.CoreV1().Secrets(ns).Create(ctx, token, metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	start = time.Now()
 	w := submit(t, env.Given(t).Namespace(ns).
 		Workflow(workflow("helm", "main", "    - name: main\n"+sparkStep(1, `"--min-executors=1"`)))).
 		WaitForWorkflow(framework.ToBeSucceeded, wfTimeout)
@@ -143,4 +124,31 @@ func testWorkflows(t *testing.T, ns string) []string {
 		}
 	}
 	return names
+}
+
+// helmInstall installs the release's chart as release sparkplug into ns,
+// a new namespace, with more helm args, and makes what Argo's quick-start
+// makes there and the chart does not: the default ServiceAccount's token
+// Secret, which Argo mounts into the agent pod by name.
+func helmInstall(t *testing.T, ns string, args ...string) {
+	t.Helper()
+	ctx := t.Context()
+	start := time.Now()
+	install := append([]string{"install", "sparkplug", rel.Chart, "--namespace", ns, "--create-namespace"}, args...)
+	if out, err := env.Helm(ctx, install...); err != nil {
+		t.Fatalf("helm install: %v\n%s", err, out)
+	}
+	t.Logf("helm install in %.1fs", time.Since(start).Seconds())
+	// The namespace is new: its default ServiceAccount may not be made yet.
+	if err := env.Cluster.EnsureServiceAccount(ctx, ns, "default"); err != nil {
+		t.Fatal(err)
+	}
+	token := &corev1.Secret{
+		ObjectMeta: metav1.ObjectMeta{Name: "default.service-account-token", Namespace: ns,
+			Annotations: map[string]string{corev1.ServiceAccountNameKey: "default"}},
+		Type: corev1.SecretTypeServiceAccountToken,
+	}
+	if _, err := env.Kube.CoreV1().Secrets(ns).Create(ctx, token, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
 }
