@@ -94,15 +94,10 @@ func runMain(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	if err := wfrun.Place(wf, ns); err != nil {
 		return fmt.Errorf("%s: %w", o.file, err)
 	}
-	o.follow.Progress = stderr
+	o.follow.Out, o.follow.Progress = stdout, stderr
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
-	last, err := wfrun.Follow(ctx, wfc, wf, o.follow)
-	if last != nil {
-		if rerr := wfrun.Report(stdout, last); rerr != nil && err == nil {
-			err = rerr
-		}
-	}
+	_, err = wfrun.Follow(ctx, wfc, wf, o.follow)
 	return err
 }
 

@@ -4,6 +4,7 @@ package realnode
 
 import (
 	"fmt"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -27,9 +28,10 @@ func TestControllerModeReleaseRunsASparkStep(t *testing.T) {
 	ctx := t.Context()
 	sel := fmt.Sprintf(`{%q: "true"}`, node.LabelKey)
 	tol := fmt.Sprintf(`[{"key": %q, "operator": "Equal", "value": "true", "effect": "NoSchedule"}]`, node.TaintKey)
-	helmInstall(t, ns, "--set", "mode=controller", "--set", "controller.replicas=1",
-		"--set", "driver.serviceAccount.create=true", "--set", "agentRBAC.create=true", "--set", "tests.enabled=false",
-		"--set-json", "monitor.nodeSelector="+sel, "--set-json", "monitor.tolerations="+tol)
+	helmInstall(t, ns, append([]string{"--set", "mode=controller", "--set", "controller.replicas=1",
+		"--set", "driver.serviceAccount.create=true", "--set", "agentRBAC.create=true",
+		"--set-json", "monitor.nodeSelector=" + sel, "--set-json", "monitor.tolerations=" + tol},
+		onTheNode(t, `"--min-executors=1"`)...)...)
 	start := time.Now()
 	w := submit(t, env.Given(t).Namespace(ns).
 		Workflow(workflow("ctl", "main", "    - name: main\n"+sparkStep(1, `"--min-executors=1", "--sleep=10s"`))))
@@ -64,6 +66,15 @@ func TestControllerModeReleaseRunsASparkStep(t *testing.T) {
 	}
 	if controllers != 1 {
 		t.Errorf("%d controller pods of %s running on %s, want 1", controllers, rel.Pinned(), node.Name)
+	}
+
+	// helm test passes in controller mode too: the controller runs the
+	// test's step.
+	start = time.Now()
+	out, err := env.Helm(ctx, "test", "sparkplug", "--namespace", ns, "--logs", "--timeout", "4m")
+	t.Logf("helm test in %.1fs: %v\n%s", time.Since(start).Seconds(), err, out)
+	if err != nil || !regexp.MustCompile(`(?m)^workflow sparkplug-test-\w+ Succeeded in [0-9hms.]+$`).MatchString(out) {
+		t.Errorf("helm test in controller mode: %v; want the test Workflow Succeeded", err)
 	}
 }
 

@@ -10,8 +10,8 @@
 // id and driver, in the order they started: Report). Follow does the API
 // calls: one Create, then one Get every Interval until the Workflow ended
 // or the time ran out (a Get that fails is retried until then; a Workflow
-// deleted meanwhile ends the wait at once), and one
-// Delete of a Workflow that Succeeded unless asked to keep it. A Workflow
+// deleted meanwhile ends the wait at once), writes the report, then makes
+// one Delete of a Workflow that Succeeded unless asked to keep it. A Workflow
 // that did not succeed is kept for the user to read, and the error says how
 // to delete it.
 //

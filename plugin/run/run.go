@@ -24,6 +24,9 @@ type Options struct {
 	Interval time.Duration
 	// Keep keeps a Workflow that Succeeded (one that did not is always kept).
 	Keep bool
+	// Out receives the Report of how the Workflow ended (or was last
+	// seen); nil writes none.
+	Out io.Writer
 	// Progress receives a line when the Workflow is created and each time a
 	// Spark node's phase changes, the latter starting with the time since
 	// the create ("[  42s]"); nil prints nothing.
@@ -67,11 +70,33 @@ func Place(wf *wfv1.Workflow, namespace string) error {
 }
 
 // Follow creates wf in o.Namespace and gets it every o.Interval until it
-// ended, then deletes it if it Succeeded (unless o.Keep). It returns the
-// last Workflow it read (nil when none was created) and an error when the
-// Workflow did not succeed, did not end in time or could not be created.
+// ended, writes the Report of the last Workflow it read to o.Out (when it
+// read one and o.Out is not nil), then deletes it if it Succeeded (unless
+// o.Keep). It returns the last Workflow it read (nil when none was
+// created) and an error when the Workflow did not succeed, did not end in
+// time or could not be created.
 func Follow(ctx context.Context, wfc wfclient.Interface, wf *wfv1.Workflow, o Options) (*wfv1.Workflow, error) {
 	api := wfc.ArgoprojV1alpha1().Workflows(o.Namespace)
+	last, err := wait(ctx, api, wf, o)
+	if last != nil && o.Out != nil {
+		if rerr := Report(o.Out, last); rerr != nil && err == nil {
+			err = rerr
+		}
+	}
+	if err != nil || o.Keep {
+		return last, err
+	}
+	uid := last.UID
+	if err := api.Delete(ctx, last.Name, metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &uid}}); err != nil {
+		return last, fmt.Errorf("workflow %s Succeeded, but deleting it failed: %w", last.Name, err)
+	}
+	progress(o.Progress, "workflow %s deleted\n", last.Name)
+	return last, nil
+}
+
+// wait creates wf and reads it until it ended (Follow), returning an error
+// unless it Succeeded.
+func wait(ctx context.Context, api wfapi, wf *wfv1.Workflow, o Options) (*wfv1.Workflow, error) {
 	created, err := api.Create(ctx, wf, metav1.CreateOptions{})
 	if err != nil {
 		return nil, fmt.Errorf("create the Workflow in namespace %s: %w", o.Namespace, err)
@@ -82,10 +107,10 @@ func Follow(ctx context.Context, wfc wfclient.Interface, wf *wfv1.Workflow, o Op
 	if interval <= 0 {
 		interval = DefaultInterval
 	}
-	wait := ctx
+	bounded := ctx
 	if o.Timeout > 0 {
 		var cancel context.CancelFunc
-		wait, cancel = context.WithTimeout(ctx, o.Timeout)
+		bounded, cancel = context.WithTimeout(ctx, o.Timeout)
 		defer cancel()
 	}
 	last, seen := created, map[string]wfv1.NodePhase{}
@@ -94,11 +119,11 @@ func Follow(ctx context.Context, wfc wfclient.Interface, wf *wfv1.Workflow, o Op
 	defer tick.Stop()
 	for !last.Status.Fulfilled() {
 		select {
-		case <-wait.Done():
+		case <-bounded.Done():
 			return last, notEnded(name, o, last, getErr, ctx.Err() != nil)
 		case <-tick.C:
 		}
-		got, err := api.Get(wait, name, metav1.GetOptions{})
+		got, err := api.Get(bounded, name, metav1.GetOptions{})
 		if apierrors.IsNotFound(err) {
 			return last, fmt.Errorf("workflow %s was deleted before it ended (last seen %s)", name, ended(last))
 		}
@@ -118,15 +143,13 @@ func Follow(ctx context.Context, wfc wfclient.Interface, wf *wfv1.Workflow, o Op
 		return last, fmt.Errorf("workflow %s %s; kept: read it with kubectl -n %s get workflow %s -o yaml, delete it with kubectl -n %s delete workflow %s",
 			name, ended(last), o.Namespace, name, o.Namespace, name)
 	}
-	if !o.Keep {
-		uid := last.UID
-		err := api.Delete(ctx, name, metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &uid}})
-		if err != nil {
-			return last, fmt.Errorf("workflow %s Succeeded, but deleting it failed: %w", name, err)
-		}
-		progress(o.Progress, "workflow %s deleted\n", name)
-	}
 	return last, nil
+}
+
+// wfapi is what Follow asks of the Workflows of a namespace.
+type wfapi interface {
+	Create(context.Context, *wfv1.Workflow, metav1.CreateOptions) (*wfv1.Workflow, error)
+	Get(context.Context, string, metav1.GetOptions) (*wfv1.Workflow, error)
 }
 
 // notEnded is the error of a Workflow that was not seen to end.
