@@ -13,6 +13,8 @@ import (
 	rbacv1 "k8s.io/api/rbac/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/sparkplug-io/sparkplug/plugin/golden"
 	"github.com/sparkplug-io/sparkplug/plugin/run"
 	"github.com/sparkplug-io/sparkplug/plugin/spec"
@@ -75,7 +77,7 @@ func TestChartTestHooks(t *testing.T) {
 			checkTestWorkflow(t, o.Annotations["sparkplug.io/test-workflow"], "spark")
 		case *rbacv1.Role:
 			rules := []rbacv1.PolicyRule{{APIGroups: []string{"argoproj.io"}, Resources: []string{"workflows"}, Verbs: []string{"create", "get", "delete"}}}
-			if !equalJSON(t, o.Rules, rules) {
+			if diff := cmp.Diff(rules, o.Rules); diff != "" {
 				t.Errorf("Role in %s: %+v, want only create, get, delete on workflows", o.Namespace, o.Rules)
 			}
 		case *rbacv1.RoleBinding:
@@ -121,19 +123,6 @@ func checkTestWorkflow(t *testing.T, doc, driverAccount string) {
 	if body.Driver.ServiceAccount == nil || *body.Driver.ServiceAccount != driverAccount {
 		t.Errorf("the test driver's ServiceAccount is %v, want %q", body.Driver.ServiceAccount, driverAccount)
 	}
-}
-
-func equalJSON(t *testing.T, a, b any) bool {
-	t.Helper()
-	ja, err := json.Marshal(a)
-	if err != nil {
-		t.Fatal(err)
-	}
-	jb, err := json.Marshal(b)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(ja) == string(jb)
 }
 
 // TestChartTestHooksValues: the test's values reach its objects, a

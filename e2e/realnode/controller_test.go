@@ -3,13 +3,10 @@
 package realnode
 
 import (
-	"fmt"
-	"regexp"
 	"strings"
 	"testing"
 	"time"
 
-	wfv1 "github.com/argoproj/argo-workflows/v3/pkg/apis/workflow/v1alpha1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
@@ -26,8 +23,7 @@ func TestControllerModeReleaseRunsASparkStep(t *testing.T) {
 	t.Parallel()
 	const ns = "realnode-ctl"
 	ctx := t.Context()
-	sel := fmt.Sprintf(`{%q: "true"}`, node.LabelKey)
-	tol := fmt.Sprintf(`[{"key": %q, "operator": "Equal", "value": "true", "effect": "NoSchedule"}]`, node.TaintKey)
+	sel, tol := placement()
 	helmInstall(t, ns, append([]string{"--set", "mode=controller", "--set", "controller.replicas=1",
 		"--set", "driver.serviceAccount.create=true", "--set", "agentRBAC.create=true",
 		"--set-json", "monitor.nodeSelector=" + sel, "--set-json", "monitor.tolerations=" + tol},
@@ -45,11 +41,7 @@ func TestControllerModeReleaseRunsASparkStep(t *testing.T) {
 	}
 	w = w.WaitForWorkflow(framework.ToBeSucceeded, wfTimeout)
 	t.Logf("workflow Succeeded in %.1fs", time.Since(start).Seconds())
-	w.Then().ExpectNode(framework.RootNode, func(t *testing.T, n *wfv1.NodeStatus) {
-		if n.Phase != wfv1.NodeSucceeded || !appIDPattern.MatchString(param(*n, "application-id")) {
-			t.Errorf("node %s %q, outputs %+v", n.Phase, n.Message, n.Outputs)
-		}
-	})
+	expectSucceeded(w)
 
 	// The controller ran the step on the real node, from the release's image.
 	pods, err := env.Kube.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{LabelSelector: "app.kubernetes.io/name=sparkplug"})
@@ -70,10 +62,7 @@ func TestControllerModeReleaseRunsASparkStep(t *testing.T) {
 
 	// helm test passes in controller mode too: the controller runs the
 	// test's step.
-	start = time.Now()
-	out, err := env.Helm(ctx, "test", "sparkplug", "--namespace", ns, "--logs", "--timeout", "4m")
-	t.Logf("helm test in %.1fs: %v\n%s", time.Since(start).Seconds(), err, out)
-	if err != nil || !regexp.MustCompile(`(?m)^workflow sparkplug-test-\w+ Succeeded in [0-9hms.]+$`).MatchString(out) {
+	if out, err := helmTest(t, ns); err != nil || !testSucceeded.MatchString(out) {
 		t.Errorf("helm test in controller mode: %v; want the test Workflow Succeeded", err)
 	}
 }

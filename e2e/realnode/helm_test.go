@@ -33,21 +33,15 @@ func TestHelmInstalledReleaseRunsASparkStep(t *testing.T) {
 		Workflow(workflow("helm", "main", "    - name: main\n"+sparkStep(1, `"--min-executors=1"`)))).
 		WaitForWorkflow(framework.ToBeSucceeded, wfTimeout)
 	t.Logf("workflow Succeeded in %.1fs", time.Since(start).Seconds())
-	w.Then().ExpectNode(framework.RootNode, func(t *testing.T, n *wfv1.NodeStatus) {
-		if n.Phase != wfv1.NodeSucceeded || !appIDPattern.MatchString(param(*n, "application-id")) {
-			t.Errorf("node %s %q, outputs %+v", n.Phase, n.Message, n.Outputs)
-		}
-	})
+	expectSucceeded(w)
 
 	// helm test: the chart's test Pod (the released image, sparkplug run)
 	// runs its Spark step to its end, and deletes the Workflow.
-	start = time.Now()
-	out, err := env.Helm(ctx, "test", "sparkplug", "--namespace", ns, "--logs", "--timeout", "4m")
-	t.Logf("helm test in %.1fs:\n%s", time.Since(start).Seconds(), out)
+	out, err := helmTest(t, ns)
 	if err != nil {
 		t.Fatalf("helm test: %v", err)
 	}
-	if !regexp.MustCompile(`(?m)^workflow sparkplug-test-\w+ Succeeded in [0-9hms.]+$`).MatchString(out) ||
+	if !testSucceeded.MatchString(out) ||
 		!regexp.MustCompile(`(?m)^  sparkplug-test-\w+  Succeeded  COMPLETED.*  application-id=spark-[0-9a-f]{32}  driver-pod=\S+-driver$`).MatchString(out) {
 		t.Errorf("helm test --logs has not the Workflow's and its Spark node's success")
 	}
@@ -61,9 +55,7 @@ func TestHelmInstalledReleaseRunsASparkStep(t *testing.T) {
 		onTheNode(t, `"--exit=3"`)...)...); err != nil {
 		t.Fatalf("helm upgrade: %v\n%s", err, out)
 	}
-	start = time.Now()
-	out, err = env.Helm(ctx, "test", "sparkplug", "--namespace", ns, "--logs", "--timeout", "4m")
-	t.Logf("helm test of a failing step in %.1fs: %v\n%s", time.Since(start).Seconds(), err, out)
+	out, err = helmTest(t, ns)
 	if err == nil {
 		t.Fatal("helm test passed with a step that fails")
 	}
@@ -99,8 +91,7 @@ func onTheNode(t *testing.T, args string) []string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sel := fmt.Sprintf(`{%q: "true"}`, node.LabelKey)
-	tol := fmt.Sprintf(`[{"key": %q, "operator": "Equal", "value": "true", "effect": "NoSchedule"}]`, node.TaintKey)
+	sel, tol := placement()
 	return []string{
 		"--set-json", "tests.spark=" + string(body),
 		"--set-json", fmt.Sprintf(`tests.workflowSpec={"nodeSelector": %s, "tolerations": %s}`, sel, tol),
@@ -151,4 +142,34 @@ func helmInstall(t *testing.T, ns string, args ...string) {
 	if _, err := env.Kube.CoreV1().Secrets(ns).Create(ctx, token, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// placement is the real node's node selector and toleration, as JSON for
+// helm's --set-json.
+func placement() (nodeSelector, tolerations string) {
+	return fmt.Sprintf(`{%q: "true"}`, node.LabelKey),
+		fmt.Sprintf(`[{"key": %q, "operator": "Equal", "value": "true", "effect": "NoSchedule"}]`, node.TaintKey)
+}
+
+// testSucceeded is the line of helm test --logs that says the test's
+// Workflow Succeeded (sparkplug run's report).
+var testSucceeded = regexp.MustCompile(`(?m)^workflow sparkplug-test-\w+ Succeeded in [0-9hms.]+$`)
+
+// helmTest runs helm test --logs of release sparkplug in ns.
+func helmTest(t *testing.T, ns string) (string, error) {
+	t.Helper()
+	start := time.Now()
+	out, err := env.Helm(t.Context(), "test", "sparkplug", "--namespace", ns, "--logs", "--timeout", "4m")
+	t.Logf("helm test in %.1fs: %v\n%s", time.Since(start).Seconds(), err, out)
+	return out, err
+}
+
+// expectSucceeded checks that w's Spark step, its root node, Succeeded
+// with an application id.
+func expectSucceeded(w *framework.When) {
+	w.Then().ExpectNode(framework.RootNode, func(t *testing.T, n *wfv1.NodeStatus) {
+		if n.Phase != wfv1.NodeSucceeded || !appIDPattern.MatchString(param(*n, "application-id")) {
+			t.Errorf("node %s %q, outputs %+v", n.Phase, n.Message, n.Outputs)
+		}
+	})
 }

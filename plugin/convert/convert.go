@@ -1,7 +1,6 @@
 package convert
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -14,7 +13,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 
-	"github.com/sparkplug-io/sparkplug/plugin/spark"
 	"github.com/sparkplug-io/sparkplug/plugin/spec"
 )
 
@@ -401,39 +399,6 @@ func sparkBody(path string, v any, f *findings) (json.RawMessage, bool) {
 		}
 	}
 	return body, true
-}
-
-// withAppName is body with sparkConf's spark.app.name set to name, the
-// SparkApplication's: the operator runs spark-submit --name <its name>,
-// which wins over sparkConf, so the application's name (the Spark UI's,
-// the History Server's, the driver's and executors' spark-app-name and
-// sparkoperator.k8s.io/app-name labels) stays what it was. A body that
-// is not an object is left as it is (sparkBody reported it).
-func withAppName(body json.RawMessage, name string, f *findings) json.RawMessage {
-	d := json.NewDecoder(bytes.NewReader(body))
-	d.UseNumber()
-	var m map[string]any
-	if err := d.Decode(&m); err != nil || m == nil {
-		return body
-	}
-	conf, ok := m["sparkConf"].(map[string]any)
-	if !ok {
-		if m["sparkConf"] != nil {
-			return body // not an object: sparkBody reported it
-		}
-		conf = map[string]any{}
-		m["sparkConf"] = conf
-	}
-	if v, set := conf[spark.ConfAppName]; set && v != name {
-		f.add("spec.sparkConf", "%s %v, which the operator's spark-submit --name %q overrode; set to %q, as the operator ran it",
-			spark.ConfAppName, v, name, name)
-	}
-	conf[spark.ConfAppName] = name
-	out, err := json.Marshal(m)
-	if err != nil {
-		return body
-	}
-	return out
 }
 
 // workflowSpec is one template running body, the entrypoint.

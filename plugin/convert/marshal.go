@@ -156,30 +156,3 @@ func walk(n *yaml.Node, path string) (key, value *yaml.Node) {
 	}
 	return key, value
 }
-
-// setSparkConf sets key to value in body's sparkConf mapping, adding the
-// key (and sparkConf) at its end when missing. A sparkConf that is not a
-// mapping is left as it is.
-func setSparkConf(body *yaml.Node, key, value string) {
-	str := func(v string) *yaml.Node { return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: v} }
-	var conf *yaml.Node
-	for i := 0; i+1 < len(body.Content); i += 2 {
-		if body.Content[i].Value == "sparkConf" {
-			conf = body.Content[i+1]
-		}
-	}
-	if conf == nil {
-		conf = &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map"}
-		body.Content = append(body.Content, str("sparkConf"), conf)
-	}
-	if conf.Kind != yaml.MappingNode {
-		return
-	}
-	for i := 0; i+1 < len(conf.Content); i += 2 {
-		if conf.Content[i].Value == key {
-			conf.Content[i+1] = str(value)
-			return
-		}
-	}
-	conf.Content = append(conf.Content, str(key), str(value))
-}
