@@ -9,7 +9,7 @@
 # agree on the user, entrypoint, command, working dir and labels.
 
 # The builder runs on the build machine and cross-compiles (no emulation).
-FROM --platform=$BUILDPLATFORM golang:1.26 AS build
+FROM --platform=$BUILDPLATFORM golang:1.27.3 AS build
 ARG TARGETOS=linux
 ARG TARGETARCH=amd64
 ARG VERSION=dev

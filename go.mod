@@ -2,6 +2,8 @@ module github.com/sparkplug-io/sparkplug
 
 go 1.26.0
 
+toolchain go1.27.3
+
 require (
 	github.com/argoproj/argo-workflows/v3 v3.7.18
 	github.com/gin-gonic/gin v1.12.0

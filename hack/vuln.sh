@@ -12,7 +12,7 @@
 # fixed here; anything else fails.
 #
 # Tools and database go to a cache outside the clone, keyed by a hash of the
-# pins, the triage program and this script:
+# pins, the triage program, this script and the Go version:
 #
 #   ${SPARKPLUG_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/sparkplug}/vuln/<key>/{bin,db}
 #
@@ -33,8 +33,11 @@ export CGO_ENABLED=0
 
 log() { printf '[vuln] %s\n' "$*" >&2; }
 
+# key hashes the pins, the triage program, this script and the Go version:
+# govulncheck reports the standard library of the Go it runs with, so a new
+# toolchain is a new scan.
 key() {
-	(cd "$HACK_DIR" && cat vuln.sh vuln/go.mod vuln/go.sum vuln/triage/*.go) | sha256sum | cut -c1-12
+	(cd "$HACK_DIR" && cat vuln.sh vuln/go.mod vuln/go.sum vuln/triage/*.go && "$GO" env GOVERSION) | sha256sum | cut -c1-12
 }
 
 DIR=$CACHE_ROOT/vuln/$(key)
