@@ -105,7 +105,8 @@ func WorkflowOf(p *corev1.Pod) spark.WorkflowRef {
 // say it belongs to.
 func runNames(m metav1.ObjectMeta, wf spark.WorkflowRef) objects.Names {
 	return objects.NamesFor(objects.Run{Workflow: wf, NodeID: m.Annotations[spark.AnnotationNodeID],
-		Attempt: Attempt(&corev1.Pod{ObjectMeta: m}), Incarnation: m.Annotations[spark.AnnotationIncarnation]})
+		Attempt: Attempt(&corev1.Pod{ObjectMeta: m}), Incarnation: m.Annotations[spark.AnnotationIncarnation],
+		NameKey: m.Annotations[spark.AnnotationNameKey]})
 }
 
 // Own reports whether o has the name want and the Workflow wf owns it.

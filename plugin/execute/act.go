@@ -146,6 +146,7 @@ func (r *pass) stop(rn *decide.Run, l decide.Limit, a state.Assessment) error {
 		spark.AnnotationStoppedReason: a.Reason,
 		spark.AnnotationStoppedDetail: a.Detail,
 		spark.AnnotationDriver:        head.Name,
+		spark.AnnotationDriverUID:     string(head.UID),
 	}
 	want := objects.Tombstone(head, r.wf, ann)
 	cm, err := r.tombstone(want)

@@ -47,6 +47,8 @@ type Core struct {
 	// discarded remembers the drivers of refused launches this process
 	// deleted, which the cache may show for a while (gather skips them).
 	discarded uidSet
+	// forgeries are the objects taken for no run already named (trust.go).
+	forgeries forgeries
 	// submits are the spark-submit runs in flight.
 	submits submitRuns
 	// archives are the driver log uploads in flight, store what makes one.

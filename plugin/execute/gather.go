@@ -4,6 +4,7 @@ import (
 	"slices"
 	"sort"
 	"strconv"
+	"time"
 
 	wfv1 "github.com/argoproj/argo-workflows/v3/pkg/apis/workflow/v1alpha1"
 	corev1 "k8s.io/api/core/v1"
@@ -30,7 +31,8 @@ func (r *pass) gather(ts *wfv1.WorkflowTaskSet, wf *wfv1.Workflow) *decide.Snaps
 	if n, ok := wf.Status.Nodes[r.node]; ok && n.Fulfilled() {
 		s.Fulfilled = true
 	}
-	s.Run = r.run(s.Entry)
+	r.record, r.started = recordOf(s.Entry), nodeStart(wf, r.node)
+	s.Run = r.run(s.Entry, r.started)
 	if s.Run != nil && s.Run.Tomb == nil && !s.Run.Ghost {
 		s.Run.Executors = r.executors(s.Run.Head())
 	}
@@ -89,7 +91,7 @@ func (r *pass) current(m metav1.ObjectMeta) bool {
 // cluster no longer has (deleted by someone else): the node must not
 // silently start over. Only objects this workflow owns under the names
 // sparkplug gives them count.
-func (r *pass) run(entry *wfv1.NodeResult) *decide.Run {
+func (r *pass) run(entry *wfv1.NodeResult, started time.Time) *decide.Run {
 	var rn *decide.Run
 	add := func(p *corev1.Pod) {
 		if rn == nil {
@@ -97,12 +99,25 @@ func (r *pass) run(entry *wfv1.NodeResult) *decide.Run {
 		}
 		rn.Attempts = append(rn.Attempts, p)
 	}
+	rec := r.record
+	var drivers []*corev1.Pod
 	for _, p := range r.scope.PodsOfNode(r.node) {
 		if p.Labels[spark.LabelRole] != spark.RoleDriver || p.Annotations[spark.AnnotationNodeID] != r.node || !r.current(p.ObjectMeta) ||
 			r.core.discarded.has(p.UID) || !driverpod.OwnDriver(p, r.wf) {
 			continue
 		}
+		if why := forgery(p, rec, started); why != "" {
+			r.forged("pod", p.Name, p.UID, why)
+			continue
+		}
+		drivers = append(drivers, p)
+	}
+	drivers, chained := forgedInChain(drivers, rec)
+	for _, p := range drivers {
 		add(p)
+	}
+	for _, d := range chained {
+		r.forged("pod", d.pod.Name, d.pod.UID, d.why)
 	}
 	newest := func() int {
 		n := 0
@@ -117,6 +132,10 @@ func (r *pass) run(entry *wfv1.NodeResult) *decide.Run {
 	for _, cm := range r.scope.ConfigMapsOfNode(r.node) {
 		if cm.Annotations[spark.AnnotationStopped] == "" || cm.Annotations[spark.AnnotationNodeID] != r.node || !r.current(cm.ObjectMeta) ||
 			!driverpod.OwnTomb(cm, r.wf) {
+			continue
+		}
+		if !tombCounts(cm, drivers, rec) {
+			r.forged("configmap", cm.Name, cm.UID, "a tombstone that names no driver of its attempt by uid")
 			continue
 		}
 		if a := attemptOf(&corev1.Pod{ObjectMeta: cm.ObjectMeta}); (a > newest() || a == newest() && stopping(rn, a)) &&
@@ -149,7 +168,7 @@ func (r *pass) run(entry *wfv1.NodeResult) *decide.Run {
 	ghost := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{
 		Name: driver, Namespace: r.wf.Namespace,
 		Labels:      map[string]string{spark.LabelAttempt: strconv.Itoa(attempt), spark.LabelAppSelector: recordedParam(entry, spark.OutputApplicationID)},
-		Annotations: map[string]string{spark.AnnotationNodeID: r.node},
+		Annotations: map[string]string{spark.AnnotationNodeID: r.node, spark.AnnotationDriverUID: string(rec.uid)},
 	}}
 	add(ghost)
 	rn.Tomb = nil

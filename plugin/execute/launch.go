@@ -41,46 +41,82 @@ func (r *pass) launch(attempt int, body *spec.SparkApplicationSpec) (*corev1.Pod
 	// A name nobody can guess for the ConfigMap the driver mounts: none
 	// can be made before it (see companions).
 	br.ConfKey = objects.NewConfKey()
-	objs, err := r.core.builder.Build(body, br)
-	if err != nil {
-		out := state.SubmissionFailed(fmt.Sprintf("build driver objects: %s", err))
-		return nil, &out
-	}
 	o := launchOrder{node: r.node, attempt: attempt}
-	if out := r.createPodGroup(objs.PodGroup, o); out != nil {
-		return nil, out
-	}
-	var created *corev1.Pod
-	if r.step.Body.LauncherFor(r.core.opts.Launcher) == spec.LauncherSparkSubmit {
-		var out *state.Outcome
-		if created, out = r.sparkSubmit(objs, br, o); out != nil {
+	for {
+		objs, err := r.core.builder.Build(body, br)
+		if err != nil {
+			out := state.SubmissionFailed(fmt.Sprintf("build driver objects: %s", err))
+			return nil, &out
+		}
+		if out := r.createPodGroup(objs.PodGroup, o); out != nil {
 			return nil, out
 		}
-	} else {
-		pods := r.core.clients.Kube.CoreV1().Pods(r.wf.Namespace)
-		created, err = pods.Create(r.ctx, objs.Driver, metav1.CreateOptions{})
-		switch {
-		case err == nil:
-			r.log.Info("driver pod created", "driver", created.Name, "attempt", o.attempt)
-			r.core.metrics.Driver("launched", "")
-		case apierrors.IsAlreadyExists(err):
-			created, err = pods.Get(r.ctx, objs.Driver.Name, metav1.GetOptions{})
-			if err != nil {
-				return nil, r.transient("get existing driver pod %s: %s", objs.Driver.Name, err)
-			}
-			if !driverpod.Own(created, r.wf, objs.Driver.Name) {
-				// Someone else's pod has the name: never take it for ours.
+		var created *corev1.Pod
+		var out *state.Outcome
+		if r.step.Body.LauncherFor(r.core.opts.Launcher) == spec.LauncherSparkSubmit {
+			created, out = r.sparkSubmit(objs, br, o)
+		} else {
+			var taken *corev1.Pod
+			created, taken, out = r.createDriver(objs, o)
+			if taken != nil && br.NameKey == "" {
+				// A pod that is not the run's holds its name: the run
+				// takes names drawn now, which nobody can hold.
 				r.withdrawPodGroup(objs.PodGroup)
-				return nil, r.rejected(o.attempt, fmt.Sprintf("pod %s exists and is not this workflow's driver: delete it, or run the workflow under another name", created.Name))
+				br.NameKey = objects.NewConfKey()
+				continue
 			}
-			r.log.Info("driver pod already existed; continuing with it", "driver", created.Name)
-		case isTransient(err):
-			return nil, r.transient("create driver pod %s: %s", objs.Driver.Name, err)
-		default:
-			r.withdrawPodGroup(objs.PodGroup)
-			return nil, r.rejected(o.attempt, apiMessage(err))
 		}
+		if out != nil {
+			return nil, out
+		}
+		return r.launched(objs, created, o)
 	}
+}
+
+// createDriver creates the driver pod natively. A pod found under its
+// name is taken if it is the run's (a repeated pass, a restarted plugin);
+// one that is not is returned as taken, named as a forgery, and left as it
+// is.
+func (r *pass) createDriver(objs *objects.Set, o launchOrder) (created, taken *corev1.Pod, out *state.Outcome) {
+	pods := r.core.clients.Kube.CoreV1().Pods(r.wf.Namespace)
+	created, err := pods.Create(r.ctx, objs.Driver, metav1.CreateOptions{})
+	switch {
+	case err == nil:
+		r.log.Info("driver pod created", "driver", created.Name, "attempt", o.attempt)
+		r.core.metrics.Driver("launched", "")
+		return created, nil, nil
+	case apierrors.IsAlreadyExists(err):
+		found, err := pods.Get(r.ctx, objs.Driver.Name, metav1.GetOptions{})
+		if err != nil {
+			return nil, nil, r.transient("get existing driver pod %s: %s", objs.Driver.Name, err)
+		}
+		why := ""
+		if !driverpod.Own(found, r.wf, objs.Driver.Name) {
+			why = "it is not this workflow's driver under the name sparkplug gives it"
+		} else {
+			why = forgery(found, r.record, r.started)
+		}
+		if why != "" {
+			r.forged("pod", found.Name, found.UID, why)
+			if objs.Driver.Annotations[spark.AnnotationNameKey] != "" {
+				// Not even a drawn name was free: never take it for ours.
+				r.withdrawPodGroup(objs.PodGroup)
+				return nil, nil, r.rejected(o.attempt, fmt.Sprintf("pod %s exists and is not this workflow's driver: delete it, or run the workflow under another name", found.Name))
+			}
+			return nil, found, nil
+		}
+		r.log.Info("driver pod already existed; continuing with it", "driver", found.Name)
+		return found, nil, nil
+	case isTransient(err):
+		return nil, nil, r.transient("create driver pod %s: %s", objs.Driver.Name, err)
+	default:
+		r.withdrawPodGroup(objs.PodGroup)
+		return nil, nil, r.rejected(o.attempt, apiMessage(err))
+	}
+}
+
+// launched makes sure of a created driver's companions.
+func (r *pass) launched(objs *objects.Set, created *corev1.Pod, o launchOrder) (*corev1.Pod, *state.Outcome) {
 	r.scope.Wrote(created)
 	if err := r.companions(objs, created); err != nil {
 		if failsAttempt(err) {
@@ -120,6 +156,7 @@ func (r *pass) ensureCompanions(rn *decide.Run, snap *decide.Snapshot) (*state.O
 	}
 	br := r.step.Run(r.wf, r.node, rn.Attempt())
 	br.Incarnation = head.Annotations[spark.AnnotationIncarnation]
+	br.NameKey = head.Annotations[spark.AnnotationNameKey]
 	objs, err := r.core.builder.Build(body, br)
 	if err != nil {
 		return nil, fmt.Errorf("rebuild objects of %s: %w", head.Name, err)

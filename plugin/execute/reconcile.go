@@ -356,6 +356,10 @@ type pass struct {
 	// incarnation is the Workflow's startedAt: the runs of this node's
 	// current incarnation carry it (objects.Run.Incarnation).
 	incarnation string
+	// record is what the node's entry records of its driver, and started
+	// when Argo started the node, as gathered (trust.go).
+	record  entryRecord
+	started time.Time
 }
 
 // afterDone is how long after a background job (a spark-submit run, a

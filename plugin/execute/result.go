@@ -42,6 +42,10 @@ func (c *Core) result(o state.Outcome, driver *corev1.Pod, asJSON bool, body *sp
 			{Name: spark.OutputAttempt, Value: wfv1.AnyStringPtr(strconv.Itoa(attemptOf(driver)))},
 		},
 	}
+	if uid := driverUID(driver); uid != "" {
+		// The record of which driver is the node's (trust.go).
+		node.Outputs.Parameters = append(node.Outputs.Parameters, wfv1.Parameter{Name: spark.OutputDriverUID, Value: wfv1.AnyStringPtr(uid)})
+	}
 	if u := spec.HistoryUIURL(body.HistoryServerURL(), appID); u != "" {
 		node.Outputs.Parameters = append(node.Outputs.Parameters, wfv1.Parameter{Name: spark.OutputHistoryUI, Value: wfv1.AnyStringPtr(u)})
 	}
@@ -55,4 +59,14 @@ func (c *Core) result(o state.Outcome, driver *corev1.Pod, asJSON bool, body *sp
 		node.Outputs.Artifacts = append(node.Outputs.Artifacts, *artifact)
 	}
 	return node
+}
+
+// driverUID is a driver's uid; of a stand-in (a stopped driver's, built
+// from its tombstone, or a ghost's, from the entry), the uid it stands
+// for.
+func driverUID(driver *corev1.Pod) string {
+	if driver.UID != "" {
+		return string(driver.UID)
+	}
+	return driver.Annotations[spark.AnnotationDriverUID]
 }

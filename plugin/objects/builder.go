@@ -372,7 +372,7 @@ func Tombstone(driver *corev1.Pod, wf spark.WorkflowRef, ann map[string]string) 
 		}
 	}
 	annotations := maps.Clone(ann)
-	for _, k := range []string{spark.AnnotationNodeID, spark.AnnotationWorkflowName, spark.AnnotationIncarnation} {
+	for _, k := range []string{spark.AnnotationNodeID, spark.AnnotationWorkflowName, spark.AnnotationIncarnation, spark.AnnotationNameKey} {
 		if v, ok := driver.Annotations[k]; ok {
 			annotations[k] = v
 		}
@@ -398,6 +398,9 @@ func sparkplugAnnotations(r Run) map[string]string {
 	}
 	if r.Incarnation != "" {
 		ann[spark.AnnotationIncarnation] = r.Incarnation
+	}
+	if r.NameKey != "" {
+		ann[spark.AnnotationNameKey] = r.NameKey
 	}
 	return ann
 }

@@ -40,6 +40,12 @@ type Run struct {
 	// driver, which would mount it at once. Empty gives the name of the
 	// versions before it, <prefix>-conf, which their drivers mount.
 	ConfKey string
+	// NameKey is drawn (NewConfKey) when a pod not the run's holds the
+	// driver's name: the run's names are then a hash of it too, which
+	// nobody can have taken, and its objects carry it
+	// (sparkplug.io/name-key) so the names can be told again. Empty: the
+	// names are the node's own.
+	NameKey string
 }
 
 // confKeyBytes is the randomness of a ConfKey: 8 hex characters.
@@ -146,6 +152,9 @@ func NamesFor(r Run) Names {
 	node := r.Workflow.UID + "/" + r.NodeID
 	if r.Incarnation != "" {
 		node += "/" + r.Incarnation
+	}
+	if r.NameKey != "" {
+		node += "/key/" + r.NameKey
 	}
 	suffix := "-" + hexSum(node)[:nameHashChars]
 	if attempt > 1 {

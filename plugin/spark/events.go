@@ -26,6 +26,10 @@ const (
 	// ReasonObjectRefused: the API server refused an object the
 	// application runs without (execute/launch.go).
 	ReasonObjectRefused = "SparkObjectRefused"
+	// ReasonForgedObject: an object looks like one of a node's run (its
+	// name, labels and owner) but sparkplug did not make it; it is left
+	// as it is (execute/trust.go).
+	ReasonForgedObject = "SparkForgedObject"
 )
 
 // Event reasons of a step queued with Kueue (execute/queue.go).
@@ -50,6 +54,9 @@ const (
 	OutputDriverPod     = "driver-pod"
 	OutputSparkUI       = "spark-ui"
 	OutputAttempt       = "attempt"
+	// OutputDriverUID is the driver pod's uid: recorded with the node's
+	// result, it is the one driver of its attempt that counts.
+	OutputDriverUID = "driver-uid"
 	// OutputHistoryUI is the application's page on the Spark History
 	// Server, reported only when the step has one
 	// (sparkplug.historyServerURL, or --history-server-url): it

@@ -191,6 +191,9 @@ const (
 	// when the run was launched (objects.Run.Incarnation): a run of an
 	// earlier incarnation, before `argo retry`, is not the node's run.
 	AnnotationIncarnation = Domain + "/incarnation"
+	// AnnotationNameKey is the key a run's names were drawn with
+	// (objects.Run.NameKey) when its own names were taken.
+	AnnotationNameKey = Domain + "/name-key"
 
 	// A driver sparkplug stopped itself (a time limit, a driver that
 	// cannot start) leaves a tombstone: its ConfigMap, re-owned by the
@@ -201,6 +204,7 @@ const (
 	AnnotationStoppedReason = Domain + "/stopped-reason" // the failure reason shown in the message
 	AnnotationStoppedDetail = Domain + "/stopped-detail" // the one line a person reads
 	AnnotationDriver        = Domain + "/driver"         // the stopped driver pod's name
+	AnnotationDriverUID     = Domain + "/driver-uid"     // and its uid: a tombstone naming none counts for no driver
 
 	// AnnotationDriverLog records the key the driver's log was archived
 	// at in the workflow's artifact repository, so the node reports it as
