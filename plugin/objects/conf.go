@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/sparkplug-io/sparkplug/plugin/confvalue"
 	"github.com/sparkplug-io/sparkplug/plugin/spark"
 	"github.com/sparkplug-io/sparkplug/plugin/spec"
 )
@@ -319,14 +320,15 @@ func uiPort(c map[string]string) int {
 	return intOr(c[spark.ConfUIPort], spark.UIPort)
 }
 
-// intOr parses a port; an unset or unparsable value gives def (Cluster
-// rejects unparsable ports, see checkConf).
+// intOr reads a port as Spark reads it (confvalue.Int); an unset or
+// unreadable value gives def (Cluster rejects unreadable ports, see
+// checkConf).
 func intOr(s string, def int) int {
-	n, err := strconv.Atoi(strings.TrimSpace(s))
+	n, err := confvalue.Int("", s)
 	if err != nil || n <= 0 {
 		return def
 	}
-	return n
+	return int(n)
 }
 
 func first(ps ...*string) *string {
