@@ -281,7 +281,7 @@ func checkRun(s *spec.SparkApplicationSpec, r Run) error {
 func checkConf(c map[string]string) error {
 	var errs []error
 	for _, k := range []string{spark.ConfDriverPort, spark.ConfBlockManagerPort, spark.ConfBlockManagerPortAll, spark.ConfUIPort} {
-		if v, ok := c[k]; ok && intOr(v, -1) == -1 {
+		if v, ok := c[k]; ok && confvalue.Check(k, v) == nil && intOr(v, -1) == -1 {
 			errs = append(errs, fmt.Errorf("%s %q: want a port number", k, v))
 		}
 	}

@@ -360,12 +360,13 @@ func sparkSize(v string) string {
 	if _, err := byteStringAsMiB(v); err == nil {
 		return v
 	}
-	q, err := spec.ParseQuantity(strings.TrimSpace(v))
-	if err != nil || q.Sign() < 0 {
-		return v // Cluster reports it
+	// What validation read (spec.ParseMemory), written as Spark reads it:
+	// trimmed ("1g\u00a0" is 1g to the field, nothing to Spark), or whole
+	// MiB.
+	if out, err := spec.SparkSize(v); err == nil {
+		return out
 	}
-	bytes := q.Value() // rounds up to whole bytes
-	return strconv.FormatInt((bytes+mib-1)/mib, 10) + "m"
+	return v // Cluster reports it
 }
 
 func setInt(c map[string]string, k string, v *int32) {

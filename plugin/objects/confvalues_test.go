@@ -122,3 +122,21 @@ func TestCoresReadAsSpark(t *testing.T) {
 		}
 	}
 }
+
+// A memory field is read by sparkplug (spec.ParseMemory, which trims any
+// space) and passed on in the form Spark reads the same: trimmed, or whole
+// MiB.
+func TestMemoryFieldsPassedOnAsSparkReadsThem(t *testing.T) {
+	for v, want := range map[string]string{"2g": "2g", "2g\u00a0": "2g", " 2G ": " 2G ", "1.5Gi": "1536m"} {
+		s := body(t)
+		s.Executor.Memory = &v
+		objs, err := newBuilder(t).Cluster(s, goldenRuns["default"])
+		if err != nil {
+			t.Errorf("executor.memory %q: %v", v, err)
+			continue
+		}
+		if got := objs.Conf[spark.ConfExecutorMemory]; got != want {
+			t.Errorf("executor.memory %q: conf %q, want %q", v, got, want)
+		}
+	}
+}
