@@ -58,6 +58,9 @@ func TestWorkloadReadsTheConfAsSpark(t *testing.T) {
 		{name: "dynamic allocation in mixed case", conf: map[string]string{
 			spark.ConfDynamicAllocationEnabled: "tRuE", spark.ConfDynamicAllocationMaxExecutors: "10", spark.ConfDynamicAllocationMinExecutors: "2",
 		}, count: 10, min: 2, memory: mem("896Mi")},
+		{name: "dynamic allocation in mixed case without a bound", conf: map[string]string{
+			spark.ConfDynamicAllocationEnabled: "True",
+		}, refusedForKey: spark.ConfDynamicAllocationMaxExecutors},
 		{name: "dynamic allocation Spark refuses", conf: map[string]string{
 			spark.ConfDynamicAllocationEnabled: "on", spark.ConfDynamicAllocationMaxExecutors: "10",
 		}, refusedForKey: spark.ConfDynamicAllocationEnabled},

@@ -114,6 +114,10 @@ func executorCounts(c map[string]string) (count, minCount int32, err error) {
 		}
 		return v, nil
 	}
+	if _, set := c[spark.ConfDynamicAllocationMaxExecutors]; !set {
+		// Spark's default is no bound; Kueue needs one to reserve.
+		return 0, 0, fmt.Errorf("%s is required when the step is queued with Kueue (%s) under dynamic allocation: set it, and Kueue reserves quota for that many executors, admitting at least minExecutors", spark.ConfDynamicAllocationMaxExecutors, kueue.LabelQueueName)
+	}
 	if count, err = n(spark.ConfDynamicAllocationMaxExecutors); err != nil {
 		return 0, 0, err
 	}
