@@ -2,13 +2,12 @@ package decide
 
 import (
 	"fmt"
-	"strconv"
-	"strings"
 	"time"
 
 	wfv1 "github.com/argoproj/argo-workflows/v3/pkg/apis/workflow/v1alpha1"
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/sparkplug-io/sparkplug/plugin/confvalue"
 	"github.com/sparkplug-io/sparkplug/plugin/driverpod"
 	"github.com/sparkplug-io/sparkplug/plugin/identity"
 	"github.com/sparkplug-io/sparkplug/plugin/spark"
@@ -249,8 +248,8 @@ func expectedExecutors(s *spec.SparkApplicationSpec) int32 {
 	if s.DynamicAllocationEnabled() {
 		return 0
 	}
-	if n, err := strconv.ParseInt(strings.TrimSpace(s.SparkConf[spark.ConfExecutorInstances]), 10, 32); err == nil && n >= 0 {
-		return int32(n)
+	if n, err := confvalue.Int(spark.ConfExecutorInstances, s.SparkConf[spark.ConfExecutorInstances]); err == nil && n >= 0 {
+		return n
 	}
 	if s.Executor.Instances != nil {
 		return *s.Executor.Instances

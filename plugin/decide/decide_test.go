@@ -280,6 +280,9 @@ func TestExpectedExecutorsAsTheConfHasThem(t *testing.T) {
 		{`"executor":{"instances":3},"sparkConf":{"spark.executor.instances":"4"}`, 4},
 		{`"dynamicAllocation":{"enabled":true,"maxExecutors":5}`, 0},
 		{`"executor":{"instances":3},"sparkConf":{"spark.dynamicAllocation.enabled":"true","spark.dynamicAllocation.maxExecutors":"5"}`, 0},
+		// Read as Spark reads them: any case is a boolean, a sign is allowed.
+		{`"executor":{"instances":3},"sparkConf":{"spark.dynamicAllocation.enabled":"tRuE","spark.dynamicAllocation.maxExecutors":"5"}`, 0},
+		{`"sparkConf":{"spark.executor.instances":"+4"}`, 4},
 	} {
 		if got := expectedExecutors(sparkBody(t, tc.extra)); got != tc.want {
 			t.Errorf("%s: %d expected executors, want %d", tc.extra, got, tc.want)

@@ -19,6 +19,7 @@ import (
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/yaml"
 
+	"github.com/sparkplug-io/sparkplug/plugin/confvalue"
 	"github.com/sparkplug-io/sparkplug/plugin/spark"
 	"github.com/sparkplug-io/sparkplug/plugin/spec"
 )
@@ -280,9 +281,14 @@ func checkRun(s *spec.SparkApplicationSpec, r Run) error {
 func checkConf(c map[string]string) error {
 	var errs []error
 	for _, k := range []string{spark.ConfDriverPort, spark.ConfBlockManagerPort, spark.ConfBlockManagerPortAll, spark.ConfUIPort} {
-		if v, ok := c[k]; ok && intOr(v, -1) == -1 {
+		if v, ok := c[k]; ok && confvalue.Check(k, v) == nil && intOr(v, -1) == -1 {
 			errs = append(errs, fmt.Errorf("%s %q: want a port number", k, v))
 		}
+	}
+	// The values sparkplug reads, as Spark reads them (validation refuses
+	// the body's; these are the effective conf's, fields included).
+	for _, e := range confvalue.Problems(c) {
+		errs = append(errs, e)
 	}
 	for _, prefix := range []string{spark.ConfDriverLabelPrefix, spark.ConfExecutorLabelPrefix} {
 		for _, k := range slices.Sorted(maps.Keys(prefixed(c, prefix))) {

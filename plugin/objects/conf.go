@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/sparkplug-io/sparkplug/plugin/confvalue"
 	"github.com/sparkplug-io/sparkplug/plugin/spark"
 	"github.com/sparkplug-io/sparkplug/plugin/spec"
 )
@@ -319,14 +320,15 @@ func uiPort(c map[string]string) int {
 	return intOr(c[spark.ConfUIPort], spark.UIPort)
 }
 
-// intOr parses a port; an unset or unparsable value gives def (Cluster
-// rejects unparsable ports, see checkConf).
+// intOr reads a port as Spark reads it (confvalue.Int); an unset or
+// unreadable value gives def (Cluster rejects unreadable ports, see
+// checkConf).
 func intOr(s string, def int) int {
-	n, err := strconv.Atoi(strings.TrimSpace(s))
+	n, err := confvalue.Int("", s)
 	if err != nil || n <= 0 {
 		return def
 	}
-	return n
+	return int(n)
 }
 
 func first(ps ...*string) *string {
@@ -358,12 +360,13 @@ func sparkSize(v string) string {
 	if _, err := byteStringAsMiB(v); err == nil {
 		return v
 	}
-	q, err := spec.ParseQuantity(strings.TrimSpace(v))
-	if err != nil || q.Sign() < 0 {
-		return v // Cluster reports it
+	// What validation read (spec.ParseMemory), written as Spark reads it:
+	// trimmed ("1g\u00a0" is 1g to the field, nothing to Spark), or whole
+	// MiB.
+	if out, err := spec.SparkSize(v); err == nil {
+		return out
 	}
-	bytes := q.Value() // rounds up to whole bytes
-	return strconv.FormatInt((bytes+mib-1)/mib, 10) + "m"
+	return v // Cluster reports it
 }
 
 func setInt(c map[string]string, k string, v *int32) {

@@ -12,7 +12,10 @@
 // (spark-defaults.conf, spark-env.sh, the executor pod template), and a UI
 // Service is always made. The driver pod is built by driverSteps, small
 // functions applied in order (driver.go); resources.go sizes the
-// containers as Spark does, reading Spark's sizes with spec.SparkBytes.
+// containers as Spark does. Every conf value read to size requests and
+// quota, count executors or choose what to build (cores, memory, off-heap,
+// dynamic allocation, ports, tmpfs) is read as Spark reads it, by package
+// confvalue, and checkConf refuses what Spark would read otherwise.
 // Reserved labels come from the one table in package spark.
 //
 // Properties is the effective Spark conf, derived from the body as the Spark

@@ -12,6 +12,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 
+	"github.com/sparkplug-io/sparkplug/plugin/confvalue"
 	"github.com/sparkplug-io/sparkplug/plugin/spark"
 	"github.com/sparkplug-io/sparkplug/plugin/spec"
 )
@@ -293,7 +294,7 @@ func localDirs(pod *corev1.Pod, ctr *corev1.Container, c map[string]string) {
 			dirs = []string{spark.LocalDirPath}
 		}
 		medium := corev1.StorageMediumDefault
-		if strings.EqualFold(strings.TrimSpace(c[spark.ConfLocalDirsTmpfs]), "true") {
+		if tmpfs, _ := confvalue.Bool(spark.ConfLocalDirsTmpfs, c[spark.ConfLocalDirsTmpfs]); tmpfs {
 			medium = corev1.StorageMediumMemory
 		}
 		for i, d := range dirs {

@@ -11,6 +11,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 
+	"github.com/sparkplug-io/sparkplug/plugin/confvalue"
 	"github.com/sparkplug-io/sparkplug/plugin/spark"
 	"github.com/sparkplug-io/sparkplug/plugin/spec"
 )
@@ -180,8 +181,8 @@ func SparkUIClusterURL(s *spec.SparkApplicationSpec, driver *corev1.Pod) string 
 		if o := s.SparkUIOptions; o != nil && o.ServicePort != nil {
 			port = *o.ServicePort
 		}
-	} else if p, err := strconv.ParseInt(s.SparkConf[spark.ConfUIPort], 10, 32); err == nil && p > 0 && p < 65536 {
-		port = int32(p)
+	} else if p, err := confvalue.Int(spark.ConfUIPort, s.SparkConf[spark.ConfUIPort]); err == nil && p > 0 && p < 65536 {
+		port = p
 	}
 	return fmt.Sprintf("http://%s.%s.svc:%d", svc, driver.Namespace, port)
 }

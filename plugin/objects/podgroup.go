@@ -5,7 +5,6 @@ import (
 	"maps"
 	"slices"
 	"strconv"
-	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -211,7 +210,11 @@ func applicationRequests(s *spec.SparkApplicationSpec, c map[string]string, driv
 		return nil, fmt.Errorf("executor resources: %w", err)
 	}
 	each := requested(executor)
-	for range initialExecutors(c) {
+	n, err := initialExecutors(c)
+	if err != nil {
+		return nil, err
+	}
+	for range n {
 		add(total, each)
 	}
 	return total, nil
@@ -223,13 +226,9 @@ func applicationRequests(s *spec.SparkApplicationSpec, c map[string]string, driv
 // 1), memory plus overhead, the spark.executor.resource.* limits, and the
 // body's executor.gpu, which sparkplug puts in the executor pod template.
 func executorResources(s *spec.SparkApplicationSpec, c map[string]string) (corev1.ResourceRequirements, error) {
-	cpuKey := spark.ConfExecutorRequestCores
-	if strings.TrimSpace(c[cpuKey]) == "" {
-		cpuKey = spark.ConfExecutorCores
-	}
-	cpu, err := spec.ParseQuantity(strings.TrimSpace(valueOr(c[cpuKey], "1")))
+	cpu, err := cpuRequest(c, spark.ConfExecutorRequestCores, spark.ConfExecutorCores)
 	if err != nil {
-		return corev1.ResourceRequirements{}, fmt.Errorf("%s %q: %w", cpuKey, c[cpuKey], err)
+		return corev1.ResourceRequirements{}, err
 	}
 	m, err := executorMemory(c, s.Type == spec.TypePython)
 	if err != nil {

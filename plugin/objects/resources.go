@@ -9,6 +9,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 
+	"github.com/sparkplug-io/sparkplug/plugin/confvalue"
 	"github.com/sparkplug-io/sparkplug/plugin/spark"
 	"github.com/sparkplug-io/sparkplug/plugin/spec"
 )
@@ -88,8 +89,11 @@ func processMemory(c map[string]string, k memoryKeys) (memory, error) {
 	if c[key] == "" {
 		key = spark.ConfMemoryOverheadFactor
 	}
-	factor, err := strconv.ParseFloat(strings.TrimSpace(valueOr(c[key], javaDouble(spark.MemoryOverheadFactorJVM))), 64)
-	if err != nil || factor <= 0 || math.IsInf(factor, 0) || math.IsNaN(factor) {
+	factor, err := confvalue.Double(key, valueOr(c[key], javaDouble(spark.MemoryOverheadFactorJVM)))
+	if err != nil {
+		return memory{}, err
+	}
+	if factor <= 0 || math.IsInf(factor, 0) {
 		return memory{}, fmt.Errorf("%s %q: want a number above 0, such as 0.1", key, c[key])
 	}
 	minimum := int64(spark.MemoryOverheadMinMiB)
@@ -110,13 +114,9 @@ func driverResources(c map[string]string, d *spec.DriverSpec) (corev1.ResourceRe
 	req := corev1.ResourceList{}
 	lim := corev1.ResourceList{}
 
-	cpuKey := spark.ConfDriverRequestCores
-	if c[cpuKey] == "" {
-		cpuKey = spark.ConfDriverCores
-	}
-	cpu, err := spec.ParseQuantity(strings.TrimSpace(valueOr(c[cpuKey], "1")))
+	cpu, err := cpuRequest(c, spark.ConfDriverRequestCores, spark.ConfDriverCores)
 	if err != nil {
-		return corev1.ResourceRequirements{}, fmt.Errorf("%s %q: %w", cpuKey, c[cpuKey], err)
+		return corev1.ResourceRequirements{}, err
 	}
 	req[corev1.ResourceCPU] = cpu
 	if l := c[spark.ConfDriverLimitCores]; l != "" {
@@ -182,6 +182,32 @@ func customResources(c map[string]string, prefix string) (corev1.ResourceList, e
 	return out, nil
 }
 
+// cpuRequest is a Spark container's cpu request as Spark's feature steps
+// set it: the request key (spark.kubernetes.*.request.cores), a Kubernetes
+// quantity such as 500m, when set; else the cores key (spark.*.cores, an
+// int as Spark reads it), default 1.
+func cpuRequest(c map[string]string, requestKey, coresKey string) (resource.Quantity, error) {
+	if v := strings.TrimSpace(c[requestKey]); v != "" {
+		q, err := spec.ParseQuantity(v)
+		if err != nil {
+			return resource.Quantity{}, fmt.Errorf("%s %q: %w", requestKey, c[requestKey], err)
+		}
+		return q, nil
+	}
+	v, set := c[coresKey]
+	if !set {
+		return *resource.NewQuantity(1, resource.DecimalSI), nil
+	}
+	n, err := confvalue.Int(coresKey, v)
+	if err != nil {
+		return resource.Quantity{}, err
+	}
+	if n < 1 {
+		return resource.Quantity{}, fmt.Errorf("%s %q: want 1 or more cores", coresKey, v)
+	}
+	return *resource.NewQuantity(int64(n), resource.DecimalSI), nil
+}
+
 func valueOr(v, def string) string {
 	if strings.TrimSpace(v) == "" {
 		return def
@@ -205,20 +231,11 @@ func executorMemory(c map[string]string, python bool) (memory, error) {
 		return memory{}, err
 	}
 	overhead := m.OverheadMiB
-	if on, _ := strconv.ParseBool(strings.TrimSpace(c[spark.ConfMemoryOffHeapEnabled])); on {
-		// spark.memory.offHeap.size counts bytes unless it says otherwise.
-		size := strings.TrimSpace(c[spark.ConfMemoryOffHeapSize])
-		if _, err := strconv.ParseInt(size, 10, 64); err == nil {
-			size += "b"
-		}
-		if size != "" {
-			offHeap, err := byteStringAsMiB(size)
-			if err != nil {
-				return memory{}, fmt.Errorf("%s: %w", spark.ConfMemoryOffHeapSize, err)
-			}
-			overhead += offHeap
-		}
+	offHeap, err := offHeapMiB(c)
+	if err != nil {
+		return memory{}, err
 	}
+	overhead += offHeap
 	if py := c[spark.ConfExecutorPySparkMemory]; python && py != "" {
 		pyMiB, err := byteStringAsMiB(py)
 		if err != nil {
@@ -227,4 +244,28 @@ func executorMemory(c map[string]string, python bool) (memory, error) {
 		overhead += pyMiB
 	}
 	return memory{MiB: m.MiB, OverheadMiB: overhead}, nil
+}
+
+// offHeapMiB is the off-heap memory Spark adds to each executor's overhead
+// (Utils.executorOffHeapMemorySizeAsMb): spark.memory.offHeap.size, in
+// bytes unless it says otherwise, in whole MiB, when
+// spark.memory.offHeap.enabled is true as Spark reads it ("TRUE" too);
+// Spark requires 1 MiB or more then.
+func offHeapMiB(c map[string]string) (int64, error) {
+	v, set := c[spark.ConfMemoryOffHeapEnabled]
+	if !set {
+		return 0, nil
+	}
+	on, err := confvalue.Bool(spark.ConfMemoryOffHeapEnabled, v)
+	if err != nil || !on {
+		return 0, err
+	}
+	size, err := confvalue.Bytes(spark.ConfMemoryOffHeapSize, c[spark.ConfMemoryOffHeapSize], 1)
+	if err != nil {
+		return 0, err
+	}
+	if size < mib {
+		return 0, fmt.Errorf("%s %q: Spark requires 1m or more when %s is true", spark.ConfMemoryOffHeapSize, c[spark.ConfMemoryOffHeapSize], spark.ConfMemoryOffHeapEnabled)
+	}
+	return size / mib, nil
 }

@@ -172,11 +172,12 @@ func TestDriverCPUAndLimits(t *testing.T) {
 	}
 }
 
-// The quantities sparkConf gives (cores, custom resource amounts) are read
-// through spec.ParseQuantity: one with an exponent that only costs
-// apimachinery time is refused, naming the key.
+// The quantities sparkConf gives (cpu requests and limits, custom resource
+// amounts) are read through spec.ParseQuantity: one with an exponent that
+// only costs apimachinery time is refused, naming the key. (spark.*.cores
+// is an int to Spark, read by confvalue.)
 func TestSparkConfQuantitiesBeyondTheBoundsAreRefused(t *testing.T) {
-	for _, k := range []string{spark.ConfDriverLimitCores, spark.ConfDriverCores, spark.ConfDriverResourcePrefix + "gpu.amount"} {
+	for _, k := range []string{spark.ConfDriverLimitCores, spark.ConfDriverRequestCores, spark.ConfDriverResourcePrefix + "gpu.amount"} {
 		s := body(t)
 		s.SparkConf = map[string]string{k: "1e-100", spark.ConfDriverResourcePrefix + "gpu.vendor": "nvidia.com"}
 		_, err := newBuilder(t).Cluster(s, goldenRuns["default"])

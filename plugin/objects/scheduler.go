@@ -2,14 +2,15 @@ package objects
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"maps"
 	"strconv"
-	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/utils/ptr"
 
+	"github.com/sparkplug-io/sparkplug/plugin/confvalue"
 	"github.com/sparkplug-io/sparkplug/plugin/spark"
 	"github.com/sparkplug-io/sparkplug/plugin/spec"
 )
@@ -116,17 +117,24 @@ func yunikornTaskGroups(driver *corev1.Pod, s *spec.SparkApplicationSpec, c map[
 		Affinity:     s.Driver.Affinity,
 		Labels:       nonEmpty(maps.Clone(s.Driver.Labels)),
 	}}
-	if n := initialExecutors(c); n > 0 {
+	n, err := initialExecutors(c)
+	if err != nil {
+		return "", err
+	}
+	if n > 0 {
 		m, err := executorMemory(c, s.Type == spec.TypePython)
 		if err != nil {
 			return "", err
 		}
-		cpu := valueOr(c[spark.ConfExecutorRequestCores], valueOr(c[spark.ConfExecutorCores], "1"))
+		cpu, err := cpuRequest(c, spark.ConfExecutorRequestCores, spark.ConfExecutorCores)
+		if err != nil {
+			return "", err
+		}
 		groups = append(groups, taskGroup{
 			Name:      spark.YuniKornExecutorTaskGroup,
 			MinMember: n,
 			MinResource: map[string]string{
-				string(corev1.ResourceCPU):    strings.TrimSpace(cpu),
+				string(corev1.ResourceCPU):    cpu.String(),
 				string(corev1.ResourceMemory): strconv.FormatInt(m.TotalMiB(), 10) + "Mi",
 			},
 			NodeSelector: nonEmpty(merged(s.NodeSelector, s.Executor.NodeSelector)),
@@ -145,22 +153,45 @@ func yunikornTaskGroups(driver *corev1.Pod, s *spec.SparkApplicationSpec, c map[
 // initialExecutors is how many executors the application starts with:
 // spark.executor.instances, or with dynamic allocation the largest of it,
 // the minimum and the initial executors (Spark's
-// Utils.getDynamicAllocationInitialExecutors).
-func initialExecutors(c map[string]string) int32 {
+// Utils.getDynamicAllocationInitialExecutors), each read as Spark reads it
+// (confvalue): a value Spark would read otherwise is an error, never 0.
+func initialExecutors(c map[string]string) (int32, error) {
+	var errs []error
 	n := func(k string) int32 {
-		v, err := strconv.ParseInt(strings.TrimSpace(c[k]), 10, 32)
-		if err != nil || v < 0 {
+		v, set := c[k]
+		if !set {
 			return 0
 		}
-		return int32(v)
+		i, err := confvalue.Int(k, v)
+		if err != nil {
+			errs = append(errs, err)
+		}
+		return max(i, 0)
 	}
-	if on, _ := strconv.ParseBool(strings.TrimSpace(c[spark.ConfDynamicAllocationEnabled])); on {
-		return max(n(spark.ConfDynamicAllocationMinExecutors), n(spark.ConfDynamicAllocationInitialExecutors), n(spark.ConfExecutorInstances))
+	dynamic, err := dynamicAllocation(c)
+	if err != nil {
+		return 0, err
 	}
-	if _, ok := c[spark.ConfExecutorInstances]; !ok {
-		return 2 // Spark's default spark.executor.instances
+	var out int32
+	switch _, set := c[spark.ConfExecutorInstances]; {
+	case dynamic:
+		out = max(n(spark.ConfDynamicAllocationMinExecutors), n(spark.ConfDynamicAllocationInitialExecutors), n(spark.ConfExecutorInstances))
+	case !set:
+		out = 2 // Spark's default spark.executor.instances
+	default:
+		out = n(spark.ConfExecutorInstances)
 	}
-	return n(spark.ConfExecutorInstances)
+	return out, errors.Join(errs...)
+}
+
+// dynamicAllocation says whether spark.dynamicAllocation.enabled is true
+// as Spark reads it ("tRuE" is).
+func dynamicAllocation(c map[string]string) (bool, error) {
+	v, set := c[spark.ConfDynamicAllocationEnabled]
+	if !set {
+		return false, nil
+	}
+	return confvalue.Bool(spark.ConfDynamicAllocationEnabled, v)
 }
 
 func nonEmpty(m map[string]string) map[string]string {

@@ -2,7 +2,6 @@ package objects
 
 import (
 	"fmt"
-	"strconv"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
@@ -10,6 +9,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/utils/ptr"
 
+	"github.com/sparkplug-io/sparkplug/plugin/confvalue"
 	"github.com/sparkplug-io/sparkplug/plugin/kueue"
 	"github.com/sparkplug-io/sparkplug/plugin/spark"
 	"github.com/sparkplug-io/sparkplug/plugin/spec"
@@ -96,15 +96,27 @@ func podSetTemplate(p *corev1.Pod) corev1.PodTemplateSpec {
 // executorCounts are the executor pod set's count and minCount (0: no
 // partial admission) from the conf.
 func executorCounts(c map[string]string) (count, minCount int32, err error) {
-	if on, _ := strconv.ParseBool(strings.TrimSpace(c[spark.ConfDynamicAllocationEnabled])); !on {
-		return initialExecutors(c), 0, nil
+	dynamic, err := dynamicAllocation(c)
+	if err != nil {
+		return 0, 0, err
+	}
+	if !dynamic {
+		n, err := initialExecutors(c)
+		return n, 0, err
 	}
 	n := func(k string) (int32, error) {
-		v, err := strconv.ParseInt(strings.TrimSpace(c[k]), 10, 32)
-		if err != nil || v < 0 {
+		v, err := confvalue.Int(k, c[k])
+		if err != nil {
+			return 0, err
+		}
+		if v < 0 {
 			return 0, fmt.Errorf("%s %q is not a number of executors", k, c[k])
 		}
-		return int32(v), nil
+		return v, nil
+	}
+	if _, set := c[spark.ConfDynamicAllocationMaxExecutors]; !set {
+		// Spark's default is no bound; Kueue needs one to reserve.
+		return 0, 0, fmt.Errorf("%s is required when the step is queued with Kueue (%s) under dynamic allocation: set it, and Kueue reserves quota for that many executors, admitting at least minExecutors", spark.ConfDynamicAllocationMaxExecutors, kueue.LabelQueueName)
 	}
 	if count, err = n(spark.ConfDynamicAllocationMaxExecutors); err != nil {
 		return 0, 0, err

@@ -3,6 +3,7 @@ package spec
 import (
 	"strconv"
 
+	"github.com/sparkplug-io/sparkplug/plugin/confvalue"
 	"github.com/sparkplug-io/sparkplug/plugin/spark"
 )
 
@@ -87,18 +88,18 @@ func SetDefaults(s *SparkApplicationSpec) {
 
 // DynamicAllocationEnabled says whether Spark's dynamic executor allocation
 // is on, as the Spark operator decides it: the dynamicAllocation field when
-// it is present, otherwise sparkConf (Spark's key, or the lower-case key the
-// operator's defaulter reads).
+// it is present, otherwise sparkConf: Spark's key as Spark reads it
+// (confvalue.Bool: "tRuE" is on), or the lower-case key the operator's
+// defaulter reads, as it reads it (Go's strconv.ParseBool).
 func (s *SparkApplicationSpec) DynamicAllocationEnabled() bool {
 	if s.DynamicAllocation != nil {
 		return s.DynamicAllocation.Enabled
 	}
-	for _, k := range []string{confDynamicAllocationEnabled, confDynamicAllocationEnabledKSO} {
-		if on, _ := strconv.ParseBool(s.SparkConf[k]); on {
-			return true
-		}
+	if on, err := confvalue.Bool(confDynamicAllocationEnabled, s.SparkConf[confDynamicAllocationEnabled]); err == nil && on {
+		return true
 	}
-	return false
+	on, _ := strconv.ParseBool(s.SparkConf[confDynamicAllocationEnabledKSO])
+	return on
 }
 
 func ptr[T any](v T) *T { return &v }

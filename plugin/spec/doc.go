@@ -21,5 +21,8 @@
 // batchscheduler.go, sizes.go (ParseMemory, ParseMemoryLimit and SparkSize
 // read the memory fields, which take both Spark sizes, 512m, and Kubernetes
 // quantities, 1Gi), support.go (Unsupported), template.go (the pod
-// template), images.go, client.go (client mode).
+// template), images.go, client.go (client mode). The sparkConf values
+// sparkplug reads (executor counts, cores, memory, dynamic allocation) are
+// read as Spark reads them, by package confvalue; validate.go refuses what
+// Spark would refuse or read otherwise, naming the key.
 package spec

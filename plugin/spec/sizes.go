@@ -9,6 +9,8 @@ import (
 	"strings"
 
 	"k8s.io/apimachinery/pkg/api/resource"
+
+	"github.com/sparkplug-io/sparkplug/plugin/confvalue"
 )
 
 const mib = 1 << 20
@@ -85,40 +87,25 @@ func parseMemory(s string, plainUnit int64) (int64, error) {
 	return q.Value(), nil
 }
 
-// Errors of SparkBytes.
+// Errors of SparkBytes: those of confvalue.ByteString.
 var (
-	ErrNotSparkSize  = errors.New("want a whole number and an optional unit (k, m, g, t, p), such as 512m or 4g")
-	ErrSparkFraction = errors.New("fractional values are not supported by Spark; use a smaller unit (1536m, not 1.5g)")
-	ErrSparkUnit     = errors.New("unknown unit; use k, m, g, t or p")
+	ErrNotSparkSize  = confvalue.ErrNotSize
+	ErrSparkFraction = confvalue.ErrFraction
+	ErrSparkUnit     = confvalue.ErrUnit
 )
 
 // SparkBytes reads s in Spark's size syntax alone (JavaUtils.byteStringAs),
-// never as a Kubernetes quantity: trimmed and lower-cased, a whole number
-// and an optional binary suffix b, k|kb, m|mb, g|gb, t|tb, p|pb; a plain
-// number counts plainUnit bytes. It is the one reader of that syntax:
-// ParseMemory uses it, and so does the builder for the conf values Spark
-// reads.
+// never as a Kubernetes quantity: confvalue.ByteString, the one reader of
+// that syntax (Java's trim, lower case, a whole number in digits 0-9 and
+// an optional binary suffix; a plain number counts plainUnit bytes), with
+// ErrMemoryOutOfRange for a size beyond 2^63-1 bytes. ParseMemory uses it,
+// and so does the builder for the conf values Spark reads.
 func SparkBytes(s string, plainUnit int64) (int64, error) {
-	v := strings.ToLower(strings.TrimSpace(s))
-	if sparkFractionPattern.MatchString(v) {
-		return 0, ErrSparkFraction
-	}
-	m := sparkSizePattern.FindStringSubmatch(v)
-	if m == nil {
-		return 0, ErrNotSparkSize
-	}
-	unit := plainUnit
-	if m[2] != "" {
-		var ok bool
-		if unit, ok = sparkSizeSuffixes[m[2]]; !ok {
-			return 0, ErrSparkUnit
-		}
-	}
-	n, err := strconv.ParseInt(m[1], 10, 64)
-	if err != nil || n > math.MaxInt64/unit {
+	n, err := confvalue.ByteString(s, plainUnit)
+	if errors.Is(err, confvalue.ErrTooLarge) {
 		return 0, ErrMemoryOutOfRange
 	}
-	return n * unit, nil
+	return n, err
 }
 
 // SparkSize returns a `memory` or `memoryOverhead` value as Spark reads it:

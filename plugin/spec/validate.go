@@ -5,7 +5,6 @@ import (
 	"path"
 	"regexp"
 	"slices"
-	"strconv"
 	"strings"
 	"unicode"
 
@@ -13,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
+	"github.com/sparkplug-io/sparkplug/plugin/confvalue"
 	"github.com/sparkplug-io/sparkplug/plugin/spark"
 )
 
@@ -138,7 +138,9 @@ func validateApplication(s *SparkApplicationSpec) field.ErrorList {
 		errs = append(errs, field.NotSupported(p.Child("pythonVersion"), *s.PythonVersion, supportedPythonVersions))
 	}
 	if s.MemoryOverheadFactor != nil {
-		f, err := strconv.ParseFloat(strings.TrimSpace(*s.MemoryOverheadFactor), 64)
+		// sparkplug passes it on as spark.kubernetes.memoryOverheadFactor:
+		// read as Spark reads that key.
+		f, err := confvalue.Double(spark.ConfMemoryOverheadFactor, *s.MemoryOverheadFactor)
 		if err != nil || f < 0 || f >= 1 {
 			errs = append(errs, field.Invalid(p.Child("memoryOverheadFactor"), *s.MemoryOverheadFactor, "must be a number from 0 up to (not including) 1, e.g. \"0.4\", as Spark requires of spark.kubernetes.memoryOverheadFactor"))
 		}
@@ -272,6 +274,11 @@ func validateConf(s *SparkApplicationSpec) field.ErrorList {
 				errs = append(errs, field.Invalid(p.Key(k), s.SparkConf[k], why))
 			}
 		}
+	}
+	// The values sparkplug reads to size requests, quota and executor
+	// counts: read as Spark reads them, or refused.
+	for _, e := range confvalue.Problems(s.SparkConf) {
+		errs = append(errs, field.Invalid(p.Key(e.Key), e.Value, e.Why))
 	}
 	p = rootPath.Child("hadoopConf")
 	for _, k := range sortedKeys(s.HadoopConf) {
