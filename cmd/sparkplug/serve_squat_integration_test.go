@@ -55,13 +55,13 @@ func squatterClient(t *testing.T, e *env) kubernetes.Interface {
 // A ConfigMap and a Service made in advance, by another ServiceAccount,
 // under a run's names (a hash of the workflow's uid and the node: anyone
 // who may read the Workflow knows them) with the run's labels copied.
-// The Service fails the run's attempt once the driver exists, which is
-// then deleted, the message naming it and why it is not the run's. The
+// The Service, found once the driver exists, moves the run to names
+// drawn then (the first driver is deleted); nobody can hold those. The
 // ConfigMap is not the driver's: its name has a part drawn at launch
 // (here the squatter took the name without it, all one can know
 // beforehand), so the driver launches with its own. Both are left as they
 // were.
-func TestSquattersFailTheAttemptAndStayUnchanged(t *testing.T) {
+func TestSquattersNeverStopTheRunAndStayUnchanged(t *testing.T) {
 	ctx := context.Background()
 	for _, kind := range []string{"ConfigMap", "Service"} {
 		t.Run(kind, func(t *testing.T) {
@@ -99,9 +99,11 @@ func TestSquattersFailTheAttemptAndStayUnchanged(t *testing.T) {
 					t.Fatalf("driver %s mounts ConfigMap %q (%v, owners %+v); want its own, not the squatter's %s", d.Name, conf, err, cm.OwnerReferences, name)
 				}
 			} else {
-				r := e.eventually(tmpl, "failed", func(r executor.ExecuteTemplateReply) bool { return r.Node.Phase == wfv1.NodeFailed })
-				if want := kind + " " + name + " exists and is not this run's"; !strings.Contains(r.Node.Message, want) {
-					t.Fatalf("message %q, want it to say %q", r.Node.Message, want)
+				r := e.eventually(tmpl, "launched under drawn names", func(r executor.ExecuteTemplateReply) bool {
+					return r.Node.Phase == wfv1.NodePending && param(r, "driver-pod") != ""
+				})
+				if param(r, "driver-pod") == n.DriverPod {
+					t.Fatalf("result %s; want a driver under names drawn for it, not %s", describe(r), n.DriverPod)
 				}
 			}
 			var now metav1.Object
@@ -115,7 +117,7 @@ func TestSquattersFailTheAttemptAndStayUnchanged(t *testing.T) {
 				t.Fatalf("the squatter: %v, resourceVersion %s (was %s), owners %+v; want it unchanged", err, now.GetResourceVersion(), rv, now.GetOwnerReferences())
 			}
 			for _, d := range e.drivers() {
-				if kind == "Service" && d.DeletionTimestamp == nil {
+				if kind == "Service" && d.Name == n.DriverPod && d.DeletionTimestamp == nil {
 					t.Errorf("driver %s runs on beside a squatted Service", d.Name)
 				}
 			}

@@ -53,7 +53,8 @@ func (r *pass) launch(attempt int, body *spec.SparkApplicationSpec) (*corev1.Pod
 		}
 		var created *corev1.Pod
 		var out *state.Outcome
-		if r.step.Body.LauncherFor(r.core.opts.Launcher) == spec.LauncherSparkSubmit {
+		native := r.step.Body.LauncherFor(r.core.opts.Launcher) != spec.LauncherSparkSubmit
+		if !native {
 			created, out = r.sparkSubmit(objs, br, o)
 		} else {
 			var taken *corev1.Pod
@@ -69,7 +70,19 @@ func (r *pass) launch(attempt int, body *spec.SparkApplicationSpec) (*corev1.Pod
 		if out != nil {
 			return nil, out
 		}
-		return r.launched(objs, created, o)
+		r.scope.Wrote(created)
+		err = r.companions(objs, created)
+		var squatted *squattedError
+		if native && br.NameKey == "" && errors.As(err, &squatted) {
+			// One of its companions' names is held: the same, with
+			// the driver just made out of the way.
+			r.log.Info("a companion's name is held; launching under names drawn now", "driver", created.Name, "error", err.Error())
+			r.discard(created)
+			r.withdrawPodGroup(objs.PodGroup)
+			br.NameKey = objects.NewConfKey()
+			continue
+		}
+		return r.launched(created, err, o)
 	}
 }
 
@@ -115,10 +128,10 @@ func (r *pass) createDriver(objs *objects.Set, o launchOrder) (created, taken *c
 	}
 }
 
-// launched makes sure of a created driver's companions.
-func (r *pass) launched(objs *objects.Set, created *corev1.Pod, o launchOrder) (*corev1.Pod, *state.Outcome) {
-	r.scope.Wrote(created)
-	if err := r.companions(objs, created); err != nil {
+// launched is the end of a launch, err what making the driver's
+// companions gave.
+func (r *pass) launched(created *corev1.Pod, err error, o launchOrder) (*corev1.Pod, *state.Outcome) {
+	if err != nil {
 		if failsAttempt(err) {
 			r.discard(created)
 			return nil, r.rejected(o.attempt, err.Error())
