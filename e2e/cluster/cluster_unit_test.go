@@ -2,6 +2,7 @@ package cluster
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"net"
 	"net/url"
@@ -229,14 +230,21 @@ func deadPID(t *testing.T) int {
 }
 
 func TestKWOKLogsCRDIsThePinnedOne(t *testing.T) {
-	cmd := exec.Command("go", "list", "-m", "-f", "{{.Dir}}", "sigs.k8s.io/kwok")
+	// go mod download, not go list -m: on a machine whose module cache
+	// lacks the module (a brand-new one: the unit tier runs before make
+	// tools downloads it), go list names no directory.
+	cmd := exec.Command("go", "mod", "download", "-json", "sigs.k8s.io/kwok")
 	cmd.Dir = filepath.Join("..", "..", "hack", "tools", "kwok")
 	cmd.Env = append(os.Environ(), "GOWORK=off", "GOFLAGS=-mod=readonly")
 	out, err := cmd.Output()
 	if err != nil {
-		t.Fatalf("go list sigs.k8s.io/kwok in hack/tools/kwok: %v", err)
+		t.Fatalf("go mod download sigs.k8s.io/kwok in hack/tools/kwok: %v", err)
 	}
-	want, err := os.ReadFile(filepath.Join(strings.TrimSpace(string(out)), "kustomize", "crd", "bases", "kwok.x-k8s.io_logs.yaml"))
+	var m struct{ Dir string }
+	if err := json.Unmarshal(out, &m); err != nil || m.Dir == "" {
+		t.Fatalf("go mod download -json sigs.k8s.io/kwok: no dir (%v) in %s", err, out)
+	}
+	want, err := os.ReadFile(filepath.Join(m.Dir, "kustomize", "crd", "bases", "kwok.x-k8s.io_logs.yaml"))
 	if err != nil {
 		t.Fatal(err)
 	}
