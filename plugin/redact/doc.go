@@ -20,10 +20,12 @@
 //
 // What is caught. Sensitive judges a name (a conf key, a variable, an
 // annotation's key, an option, a JSON member, a log attribute's key) by
-// its words: one containing password, passwd, passphrase, secret, token,
+// its words (split at . _ - and other non-alphanumerics, and at camelCase
+// humps): one containing password, passwd, passphrase, secret, token,
 // credential or authorization, or one that is or ends in key, pass or
-// pwd, or is sas or sig; a name whose last word is file or path names a
-// file and is shown; spark.kubernetes.<role>.secretKeyRef.* is hidden
+// pwd, or is one of the short words cred, creds, auth, pat, private, sas
+// or sig, whole (GITHUB_PAT, not path); a name whose last word is path,
+// or file or ends in it (keyfile), names a file and is shown; spark.kubernetes.<role>.secretKeyRef.* is hidden
 // whatever else. Value hides, in any text, the value of name=value with a
 // sensitive name (also name\=value as spark.properties escapes it,
 // quoted values whole), the value after a sensitive option (--password
