@@ -18,6 +18,15 @@
 // The objects sparkplug creates, and spark-submit's argv, keep their
 // values: only what is shown is redacted.
 //
+// One log holds more than one tenant's text: the controller's, for every
+// namespace it serves. There spark-submit's argv is logged by ArgsKeys,
+// its conf keys without their values and the application's arguments
+// left out, so that a secret the rules cannot tell by its name never
+// crosses from a workflow's namespace into whoever reads that log; the
+// values are in the Workflow, and `sparkplug render` shows the argv.
+// A sidecar's log stays in its workflow's namespace and shows the values,
+// through the rules.
+//
 // What is caught. Sensitive judges a name (a conf key, a variable, an
 // annotation's key, an option, a JSON member, a log attribute's key) by
 // its words (split at . _ - and other non-alphanumerics, and at camelCase
