@@ -6,7 +6,12 @@ import (
 	"strings"
 
 	"github.com/sparkplug-io/sparkplug/plugin/kueue"
+	"github.com/sparkplug-io/sparkplug/plugin/spec"
 )
+
+// maxAllowedShown bounds the allowed classes a refusal lists: the
+// operator's setting, shown whole unless it is very long.
+const maxAllowedShown = 1024
 
 // CheckPriorityClass returns an *Error when a step queued with Kueue
 // (queue, its LocalQueue; "": not queued) names, by the label
@@ -23,6 +28,6 @@ func CheckPriorityClass(p Policy, queue string, templateLabels map[string]string
 		Field: fmt.Sprintf("metadata.labels[%s]", kueue.LabelPriorityClass),
 		Rule:  "allowed-workload-priority-classes",
 		Detail: fmt.Sprintf("WorkloadPriorityClass %s is not allowed: name one of %s, or none",
-			shown(name), shown(strings.Join(p.WorkloadPriorityClasses, ", "))),
+			shown(name), spec.Truncate(strings.Join(p.WorkloadPriorityClasses, ", "), maxAllowedShown)),
 	}}}
 }
