@@ -17,7 +17,8 @@ import (
 // job namespace and its read-only ClusterRole, rule for rule, bound to the
 // account that runs the steps (the sidecar's of each namespace, or the
 // controller's), and kueue.defaultQueue becomes --kueue-queue of serve or
-// of the controller. Without kueue.enabled nothing of Kueue is rendered,
+// of the controller, kueue.allowedPriorityClasses
+// --allowed-workload-priority-classes. Without kueue.enabled nothing of Kueue is rendered,
 // and a defaultQueue alone is refused.
 func TestChartKueue(t *testing.T) {
 	k := loadKueueRBAC(t)
@@ -110,10 +111,11 @@ func TestChartKueue(t *testing.T) {
 			if tc.queue != "" {
 				wantFlags = []string{"--kueue-queue=" + tc.queue}
 			}
+			wantFlags = append(wantFlags, "--allowed-workload-priority-classes=batch,low")
 			for who, args := range argsOf {
 				var got []string
 				for _, a := range args {
-					if strings.HasPrefix(a, "--kueue") {
+					if strings.HasPrefix(a, "--kueue") || strings.HasPrefix(a, "--allowed-workload-priority-classes") {
 						got = append(got, a)
 					}
 				}

@@ -16,15 +16,16 @@ import (
 // serveFlagsNotInChart are the `sparkplug serve` flags the chart leaves
 // out, each with why: the rest are chart values.
 var serveFlagsNotInChart = map[string]string{
-	"addr":                   "the loopback port the agent calls, fixed with the container port",
-	"token-file":             "where Argo mounts the agent's token",
-	"kubeconfig":             "the sidecar uses its ServiceAccount's token",
-	"templates-dir":          "a development aid; the image has no such directory",
-	"pprof-addr":             "a measuring aid for an engineer, off in any install",
-	"pod-name":               "$POD_NAME, the agent pod's, from the downward API (the container's env)",
-	"pod-namespace":          "$POD_NAMESPACE, the agent pod's, from the downward API (the container's env)",
-	"plugin-service-account": "the chart's ServiceAccount is spark-executor-plugin, the default; serve adds the one its token names",
-	"kueue-queue":            "kueue.defaultQueue, passed only with kueue.enabled (the Kueue RBAC); TestChartKueue",
+	"addr":                              "the loopback port the agent calls, fixed with the container port",
+	"token-file":                        "where Argo mounts the agent's token",
+	"kubeconfig":                        "the sidecar uses its ServiceAccount's token",
+	"templates-dir":                     "a development aid; the image has no such directory",
+	"pprof-addr":                        "a measuring aid for an engineer, off in any install",
+	"pod-name":                          "$POD_NAME, the agent pod's, from the downward API (the container's env)",
+	"pod-namespace":                     "$POD_NAMESPACE, the agent pod's, from the downward API (the container's env)",
+	"plugin-service-account":            "the chart's ServiceAccount is spark-executor-plugin, the default; serve adds the one its token names",
+	"kueue-queue":                       "kueue.defaultQueue, passed only with kueue.enabled (the Kueue RBAC); TestChartKueue",
+	"allowed-workload-priority-classes": "kueue.allowedPriorityClasses, with the other Kueue values; TestChartKueue",
 }
 
 // TestChartCoversServeFlags: every serve flag an operator sets is a chart

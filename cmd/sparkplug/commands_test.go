@@ -72,6 +72,17 @@ func TestServeRejectsBadOptionsBeforeListening(t *testing.T) {
 	}
 }
 
+// --allowed-workload-priority-classes is a flag of serve and of the
+// controller alike, its values checked before anything starts.
+func TestServeAndControllerTakeTheWorkloadPriorityClasses(t *testing.T) {
+	for _, cmd := range [][]string{{"serve"}, {"controller", "--namespaces", "jobs", "--leader-elect=false"}} {
+		err := run(append(cmd, "--allowed-workload-priority-classes", "batch,High"), &bytes.Buffer{}, &bytes.Buffer{})
+		if want := `--allowed-workload-priority-classes: "High" is not a WorkloadPriorityClass name`; err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: %v, want %q", cmd[0], err, want)
+		}
+	}
+}
+
 // The flags' defaults are the library's (sidecar.DefaultConfig), defined
 // once.
 func TestServeFlagDefaultsAreTheSidecars(t *testing.T) {

@@ -15,5 +15,6 @@ func policyFlags(fs *pflag.FlagSet, p *policy.Policy) {
 	fs.StringSliceVar(&p.IngressHostSuffixes, "allowed-ingress-host-suffixes", nil, "the domains the hosts of a step's Ingresses must be in, comma-separated (spark.example.com allows it and its subdomains); empty: any host")
 	fs.StringSliceVar(&p.IngressAnnotationPrefixes, "allowed-ingress-annotation-prefixes", nil, "the prefixes a step's Ingress annotation keys must have, comma-separated; empty: any key")
 	fs.BoolVar(&p.AllowIngressSnippets, "allow-ingress-snippets", false, "allow Ingress annotations whose name contains snippet (ingress-nginx's configuration-snippet, server-snippet, ...): raw configuration of an ingress controller shared by every namespace")
+	fs.StringSliceVar(&p.WorkloadPriorityClasses, "allowed-workload-priority-classes", nil, "the only Kueue WorkloadPriorityClasses a queued step may name with its template's kueue.x-k8s.io/priority-class label, comma-separated; a step naming another fails; empty: any")
 	fs.StringSliceVar(&p.ServiceTypes, "allowed-service-types", nil, "the types the Services of sparkUIOptions and driverIngressOptions may have, comma-separated, ClusterIP among them; empty: ClusterIP, NodePort and LoadBalancer")
 }

@@ -36,6 +36,7 @@ func DefaultConfig() Config {
 	m.QPS, m.Burst = 135, 270
 	core := execute.DefaultOptions()
 	core.ReleaseEnded = true
+	core.SharedLog = true
 	return Config{Monitor: m, Core: core}
 }
 
@@ -49,5 +50,6 @@ func (c *Config) Validate() error {
 		return setting.Errorf("pprof-addr", "%q is not a loopback address: profiles are served on 127.0.0.1, ::1 or localhost only (reach them with kubectl port-forward)", c.PprofAddr)
 	}
 	c.Core.ReleaseEnded = true
+	c.Core.SharedLog = true
 	return c.Core.Validate()
 }

@@ -91,3 +91,22 @@ func TestControllerImportsNoRequestCode(t *testing.T) {
 		}
 	}
 }
+
+// The controller's core releases ended workflows and keeps the values of
+// spark-submit's command line out of its log, which holds every tenant's
+// (execute.Options.SharedLog), whatever a caller set.
+func TestTheControllersCoreIsShared(t *testing.T) {
+	c := DefaultConfig()
+	if !c.Core.ReleaseEnded || !c.Core.SharedLog {
+		t.Errorf("DefaultConfig: ReleaseEnded %v, SharedLog %v; want both", c.Core.ReleaseEnded, c.Core.SharedLog)
+	}
+	c.Core.ReleaseEnded, c.Core.SharedLog = false, false
+	c.Monitor.Namespaces = []string{"jobs"}
+	c.Monitor.LeaderElect = false
+	if err := c.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	if !c.Core.ReleaseEnded || !c.Core.SharedLog {
+		t.Errorf("Validate: ReleaseEnded %v, SharedLog %v; want both", c.Core.ReleaseEnded, c.Core.SharedLog)
+	}
+}

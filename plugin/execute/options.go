@@ -85,6 +85,14 @@ type Options struct {
 	// controller) holds only the running ones. A sidecar, which serves one
 	// workflow and ends with it, leaves it off.
 	ReleaseEnded bool
+	// SharedLog says this process's log holds the workflows of every
+	// namespace it serves, whoever wrote them (the controller): the
+	// spark-submit command line is logged with its conf keys and without
+	// any value a workflow author gave (redact.ArgsKeys), so that a secret
+	// the redaction rules cannot tell by its name never reaches whoever
+	// reads that log. A sidecar's log is in its workflow's namespace, read
+	// by those who may read the workflow: it shows the values, redacted.
+	SharedLog bool
 	// KueueQueue is the Kueue LocalQueue of the steps whose template
 	// names none (kueue.x-k8s.io/queue-name); "": such steps are not
 	// queued.

@@ -1,14 +1,20 @@
 package execute
 
 import (
+	"bytes"
+	"context"
+	"log/slog"
 	"strings"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/client-go/tools/record"
 
+	"github.com/sparkplug-io/sparkplug/plugin/objects"
 	"github.com/sparkplug-io/sparkplug/plugin/spark"
 	"github.com/sparkplug-io/sparkplug/plugin/state"
+	"github.com/sparkplug-io/sparkplug/plugin/step"
+	"github.com/sparkplug-io/sparkplug/plugin/submit/submittest"
 )
 
 // refusal is an API server's refusal quoting what it refused, as a
@@ -50,5 +56,43 @@ func TestEventsAreRedacted(t *testing.T) {
 	}
 	if n != 2 {
 		t.Errorf("%d Events, want 2", n)
+	}
+}
+
+// The controller's log (Options.SharedLog) holds every tenant's
+// spark-submit command lines: it shows their conf keys and none of the
+// values, a secret without a telling name included; a sidecar's log, in
+// its workflow's namespace, shows the values the rules do not hide.
+func TestSparkSubmitArgvInASharedLogHasNoValues(t *testing.T) {
+	extra := `,"sparkConf":{"spark.executorEnv.DB_URL":"plain-leak01"},"arguments":["positional-leak02"]`
+	for _, shared := range []bool{false, true} {
+		e := newSubmitEnv(t, submittest.Config{}, extra, func(o *Options) { o.SharedLog = shared })
+		fl := e.core.flowOf("uid-1")
+		tmpl := fl.scope.TaskSet().Spec.Tasks["wf-1"]
+		st, _, err := fl.step("wf-1", &tmpl, e.core.opts, func(*step.Step) error { return nil })
+		if err != nil {
+			t.Fatal(err)
+		}
+		br := st.Run(fl.scope.Workflow, "wf-1", 1)
+		objs, err := e.core.builder.Build(st.Body, br)
+		if err != nil {
+			t.Fatal(err)
+		}
+		in := e.core.opts.Submit.Input(st.Body, objects.Properties(st.Body, br), objs.Driver)
+		var buf bytes.Buffer
+		e.core.runSubmit(context.Background(), slog.New(slog.NewTextHandler(&buf, nil)), in, objs.ConfigMap.Data[spark.ExecutorPodTemplateKey], objects.WorkflowOwner(br.Workflow))
+		var line string
+		for _, l := range strings.Split(buf.String(), "\n") {
+			if strings.Contains(l, "running spark-submit") {
+				line = l
+			}
+		}
+		if !strings.Contains(line, "spark.executorEnv.DB_URL=") {
+			t.Fatalf("shared %v: no conf key in the argv logged: %q", shared, line)
+		}
+		leaks := strings.Contains(line, "leak01") || strings.Contains(line, "leak02")
+		if leaks == shared {
+			t.Errorf("shared %v: the argv logged shows values: %v\n%s", shared, leaks, line)
+		}
 	}
 }

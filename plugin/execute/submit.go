@@ -196,7 +196,11 @@ func (c *Core) runSubmit(ctx context.Context, log *slog.Logger, in submit.Input,
 	if err := cmd.WriteFiles(); err != nil {
 		return fail(err)
 	}
-	log.Info("running spark-submit", "program", cmd.Program, "argv", redact.Args(cmd.Args))
+	argv := redact.Args(cmd.Args)
+	if c.opts.SharedLog {
+		argv = redact.ArgsKeys(cmd.Args, len(in.Spec.Arguments))
+	}
+	log.Info("running spark-submit", "program", cmd.Program, "argv", argv)
 	res := submit.Run(ctx, cmd.Program, cmd.Args, cmd.Env, o.Timeout)
 	log.Info("spark-submit ended", "exit_code", res.ExitCode, "timed_out", res.TimedOut,
 		"took", res.Took.Round(time.Millisecond), "message", submit.Message(res, o.Timeout))

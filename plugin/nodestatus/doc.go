@@ -16,8 +16,14 @@
 //   - Patch is one merge patch on the status subresource per batch,
 //     guarded by the resourceVersion of the view the batch was picked
 //     from, so a batch decided on a stale view never lands;
+//   - Fit cuts a batch to what one patch may carry (MaxPatchBytes, 1 MiB,
+//     under the API server's and etcd's limits); the rest waits for the
+//     next patch, and a result too large for any patch is written as a
+//     bounded failure saying what was too large (TooLarge);
 //   - Writer carries it out: at most one patch per MinGap, a conflict read
 //     afresh and decided again (Tries at most), a missing TaskSet waited
-//     for. It never updates the whole object, never touches spec or
-//     labels, and never removes an entry.
+//     for, a refusal for size (413, etcd's "request is too large") taken
+//     as a smaller batch, then the node's failure, then giving the node
+//     up: never the same patch forever. It never updates the whole
+//     object, never touches spec or labels, and never removes an entry.
 package nodestatus

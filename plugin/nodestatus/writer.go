@@ -2,6 +2,7 @@ package nodestatus
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 	"strconv"
 	"sync"
@@ -61,6 +62,16 @@ type Writer struct {
 	// incarnation is the Workflow's startedAt the memory is of: argo
 	// retry starts the nodes it resets over.
 	incarnation string
+	// limit is the most one patch carries (Fit): MaxPatchBytes, halved
+	// each time the API server refuses a batch of several nodes for its
+	// size.
+	limit int
+	// oversized are the nodes whose result is written as TooLarge's
+	// failure, with why; abandoned those of which the API server refused
+	// even that: nothing more of them is tried. Both are of the
+	// incarnation.
+	oversized map[string]string
+	abandoned map[string]bool
 }
 
 // New returns the writer of the TaskSet name (the workflow's name) of
@@ -77,7 +88,8 @@ func New(tasksets argov1.WorkflowTaskSetInterface, name, uid string, view func()
 		opts.Timeout = DefaultOptions().Timeout
 	}
 	return &Writer{tasksets: tasksets, name: name, uid: uid, view: view, workflow: workflow, opts: opts, log: log, written: written,
-		kick: make(chan struct{}, 1), want: map[string]Want{}, mem: Memory{Terminal: map[string]bool{}, Vanished: map[string]time.Time{}}}
+		kick: make(chan struct{}, 1), want: map[string]Want{}, mem: Memory{Terminal: map[string]bool{}, Vanished: map[string]time.Time{}},
+		limit: MaxPatchBytes, oversized: map[string]string{}, abandoned: map[string]bool{}}
 }
 
 // Set offers the result node should show now, derived in incarnation
@@ -175,6 +187,11 @@ func (w *Writer) Flush(ctx context.Context) bool {
 				w.log.Info("cannot read the task set after a conflict; trying again later", "error", err.Error())
 				return patched
 			}
+		case IsTooLarge(err):
+			// Never the same again: a smaller batch, or the node's
+			// failure, is tried next (refused).
+			w.refused(batch, len(body), err)
+			return patched
 		case apierrors.IsNotFound(err):
 			// Argo re-creates a deleted TaskSet; the next view is it.
 			w.mu.Lock()
@@ -206,6 +223,7 @@ func (w *Writer) pick(fresh *wfv1.WorkflowTaskSet, now time.Time) (*wfv1.Workflo
 		if inc != w.incarnation {
 			w.incarnation = inc
 			w.mem = Memory{Terminal: map[string]bool{}, Vanished: map[string]time.Time{}}
+			w.oversized, w.abandoned = map[string]string{}, map[string]bool{}
 		}
 		for id, x := range w.want {
 			if x.Incarnation != inc {
@@ -217,11 +235,48 @@ func (w *Writer) pick(fresh *wfv1.WorkflowTaskSet, now time.Time) (*wfv1.Workflo
 		w.log.Debug("not writing node results", "why", why)
 		return nil, nil
 	}
+	for id := range w.abandoned {
+		delete(w.want, id)
+	}
 	v := Pick(view, wf, w.want, &w.mem, w.opts.Rules, now)
 	for _, id := range v.Drop {
 		delete(w.want, id)
 	}
-	return view, v.Batch
+	if len(v.Batch) == 0 {
+		return view, nil
+	}
+	batch, replaced := Fit(v.Batch, w.oversized, w.limit)
+	for id, why := range replaced {
+		if _, ok := w.oversized[id]; !ok {
+			w.log.Warn("node result too large for the task set; written as a failure", "node", id, "why", why)
+			w.oversized[id] = why
+		}
+	}
+	return view, batch
+}
+
+// refused takes the API server's refusal of a batch for its size (size:
+// the patch's bytes): a batch of several nodes is cut smaller from now on
+// (limit halved); a node's result alone is written as TooLarge's failure
+// next; a node whose failure was refused too is abandoned. So every node
+// gets a bounded number of tries, never the same patch forever.
+func (w *Writer) refused(batch map[string]wfv1.NodeResult, size int, err error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if len(batch) > 1 {
+		w.limit = max(size/2, 1)
+		w.log.Warn("node results too large for one patch; writing them in smaller ones", "nodes", len(batch), "bytes", size, "limit", w.limit, "error", err.Error())
+		return
+	}
+	for id := range batch {
+		if _, ok := w.oversized[id]; ok {
+			w.log.Error("node result not written: the API server refuses even its failure for size; the node is left to the workflow's own limits", "node", id, "bytes", size, "error", err.Error())
+			w.abandoned[id] = true
+			delete(w.want, id)
+			continue
+		}
+		w.oversized[id] = fmt.Sprintf("the API server refused its %d-byte patch: %s", size, err.Error())
+	}
 }
 
 // wrote records a batch the TaskSet took.

@@ -19,9 +19,13 @@
 // Secret named as such an account's token (tokenSecret). The other rules
 // are Policy's options, off where Spark and the Spark operator allow the
 // thing (service accounts, a Pod Security Standards level, Ingress hosts,
-// Service types), on where it only serves an attacker (ingress
-// controllers' snippet annotations, which put raw configuration into a
-// controller that serves every namespace).
+// Service types, Kueue WorkloadPriorityClasses), on where it only serves
+// an attacker (ingress controllers' snippet annotations, which put raw
+// configuration into a controller that serves every namespace).
+//
+// CheckPriorityClass is the one rule on a step's template rather than its
+// objects: a queued step's kueue.x-k8s.io/priority-class label, which
+// decides whom its Workload may preempt.
 //
 // The Pod Security Standards level is evaluated by the upstream library
 // (k8s.io/pod-security-admission/policy) on the driver pod and on the

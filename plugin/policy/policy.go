@@ -61,6 +61,10 @@ type Policy struct {
 	// includes ClusterIP, the type of Spark's own driver Service. Empty:
 	// every type a body may give (ClusterIP, NodePort, LoadBalancer).
 	ServiceTypes []string
+	// WorkloadPriorityClasses (setting allowed-workload-priority-classes)
+	// are the only Kueue WorkloadPriorityClasses a queued step may name
+	// (CheckPriorityClass). Empty: any.
+	WorkloadPriorityClasses []string
 }
 
 // Default is the policy of a plugin given no setting: the always-on rules
@@ -107,6 +111,11 @@ func (p Policy) Validate() error {
 	for _, t := range p.ServiceTypes {
 		if !slices.Contains(serviceTypes, t) {
 			errs = append(errs, setting.Errorf("allowed-service-types", "%q is not a type a spark body can give: want some of %s", spec.Truncate(t, maxShown), strings.Join(serviceTypes, ", ")))
+		}
+	}
+	for _, n := range p.WorkloadPriorityClasses {
+		if msgs := validation.IsDNS1123Subdomain(n); len(msgs) > 0 {
+			errs = append(errs, setting.Errorf("allowed-workload-priority-classes", "%q is not a WorkloadPriorityClass name: %s", spec.Truncate(n, maxShown), strings.Join(msgs, "; ")))
 		}
 	}
 	if len(p.ServiceTypes) > 0 && !slices.Contains(p.ServiceTypes, string(corev1.ServiceTypeClusterIP)) {

@@ -197,7 +197,8 @@ func TestValidate(t *testing.T) {
 		t.Fatal("the zero Policy lets a driver run as the plugin's default ServiceAccount")
 	}
 	ok := Policy{PluginServiceAccounts: []string{"p"}, ServiceAccounts: []string{"spark"}, PodSecurity: LevelRestricted,
-		IngressHostSuffixes: []string{".example.com"}, IngressAnnotationPrefixes: []string{"nginx.ingress.kubernetes.io/proxy-"}, ServiceTypes: []string{"ClusterIP", "NodePort"}}
+		IngressHostSuffixes: []string{".example.com"}, IngressAnnotationPrefixes: []string{"nginx.ingress.kubernetes.io/proxy-"}, ServiceTypes: []string{"ClusterIP", "NodePort"},
+		WorkloadPriorityClasses: []string{"batch", "low"}}
 	if err := ok.Validate(); err != nil {
 		t.Fatalf("valid policy: %v", err)
 	}
@@ -213,6 +214,7 @@ func TestValidate(t *testing.T) {
 		{"an empty prefix", "allowed-ingress-annotation-prefixes", "would allow every", Policy{PluginServiceAccounts: []string{"p"}, IngressAnnotationPrefixes: []string{""}}},
 		{"ExternalName", "allowed-service-types", "not a type", Policy{PluginServiceAccounts: []string{"p"}, ServiceTypes: []string{"ClusterIP", "ExternalName"}}},
 		{"no ClusterIP", "allowed-service-types", "must include ClusterIP", Policy{PluginServiceAccounts: []string{"p"}, ServiceTypes: []string{"NodePort"}}},
+		{"a bad priority class", "allowed-workload-priority-classes", "not a WorkloadPriorityClass name", Policy{PluginServiceAccounts: []string{"p"}, WorkloadPriorityClasses: []string{"High"}}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			err := tc.p.Validate()

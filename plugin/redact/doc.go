@@ -18,12 +18,23 @@
 // The objects sparkplug creates, and spark-submit's argv, keep their
 // values: only what is shown is redacted.
 //
+// One log holds more than one tenant's text: the controller's, for every
+// namespace it serves. There spark-submit's argv is logged by ArgsKeys,
+// its conf keys without their values and the application's arguments
+// left out, so that a secret the rules cannot tell by its name never
+// crosses from a workflow's namespace into whoever reads that log; the
+// values are in the Workflow, and `sparkplug render` shows the argv.
+// A sidecar's log stays in its workflow's namespace and shows the values,
+// through the rules.
+//
 // What is caught. Sensitive judges a name (a conf key, a variable, an
 // annotation's key, an option, a JSON member, a log attribute's key) by
-// its words: one containing password, passwd, passphrase, secret, token,
+// its words (split at . _ - and other non-alphanumerics, and at camelCase
+// humps): one containing password, passwd, passphrase, secret, token,
 // credential or authorization, or one that is or ends in key, pass or
-// pwd, or is sas or sig; a name whose last word is file or path names a
-// file and is shown; spark.kubernetes.<role>.secretKeyRef.* is hidden
+// pwd, or is one of the short words cred, creds, auth, pat, private, sas
+// or sig, whole (GITHUB_PAT, not path); a name whose last word is path,
+// or file or ends in it (keyfile), names a file and is shown; spark.kubernetes.<role>.secretKeyRef.* is hidden
 // whatever else. Value hides, in any text, the value of name=value with a
 // sensitive name (also name\=value as spark.properties escapes it,
 // quoted values whole), the value after a sensitive option (--password

@@ -293,21 +293,25 @@ func hasFold(s, word string) bool {
 // Sensitive says whether a conf key's value must not be logged. The rules,
 // on the key's words (split at anything but letters and digits, and at
 // camelCase humps; spark.hadoop.fs.s3a.secret.key is spark, hadoop, fs,
-// s3a, secret, key):
+// s3a, secret, key; githubPat is github, pat):
 //
 //   - spark.kubernetes.<role>.secretKeyRef.* is sensitive, whatever else:
 //     its value names a Secret and a key, no secret, but it is hidden on
 //     the safe side as every key whose words say secret (the pod's
 //     secretKeyRef shows the same names);
-//   - a key whose last word is file or path names a file, not the secret
-//     in it (spark.kubernetes.authenticate.submission.oauthTokenFile),
-//     and is shown;
+//   - a key whose last word is file or path, or ends in file (keyfile;
+//     not profile), names a file, not the secret in it
+//     (spark.kubernetes.authenticate.submission.oauthTokenFile), and is
+//     shown;
 //   - otherwise a key is sensitive when a word contains password, passwd,
 //     passphrase, secret, token, credential or authorization, or a word
 //     is, or ends in, key (accessKey, APIKEY, AWS_SECRET_ACCESS_KEY), pass
-//     (keytool's storepass) or pwd, or a word is sas or sig (Azure's
-//     shared access signatures).
+//     (keytool's storepass) or pwd, or a word is one of the short ones
+//     (wholeWords: cred, creds, auth, pat, private, sas, sig).
 //
+// The short words match whole words only, never inside one: GITHUB_PAT,
+// my.pat and --creds are sensitive; path, patch, authenticate (the
+// spark.kubernetes.authenticate.* account names) and incredible are not.
 // So keytab is shown (spark.kerberos.keytab is the path of a file the
 // submitting side reads), and a key that names a secret without a telling
 // word is not caught: keep secrets in Kubernetes Secrets (driver.secrets,
@@ -323,11 +327,11 @@ func Sensitive(key string) bool {
 	if len(words) == 0 {
 		return false
 	}
-	if last := words[len(words)-1]; last == "file" || last == "path" {
+	if last := words[len(words)-1]; last == "path" || strings.HasSuffix(last, "file") && last != "profile" {
 		return false
 	}
 	for _, w := range words {
-		if strings.HasSuffix(w, "key") || strings.HasSuffix(w, "pass") || strings.HasSuffix(w, "pwd") || w == "sas" || w == "sig" {
+		if strings.HasSuffix(w, "key") || strings.HasSuffix(w, "pass") || strings.HasSuffix(w, "pwd") || slices.Contains(wholeWords, w) {
 			return true
 		}
 		for _, s := range []string{"password", "passwd", "passphrase", "secret", "token", "credential", "authorization"} {
@@ -339,9 +343,20 @@ func Sensitive(key string) bool {
 	return false
 }
 
+// wholeWords are the words that make a key sensitive only as a whole
+// word: inside another they mean something else (path, sigma,
+// authenticate, incredible, privateer).
+var wholeWords = []string{
+	"cred", "creds", // --creds x, -Dcreds=x
+	"auth",       // a filter's param.auth, AUTH=Basic ...
+	"pat",        // a personal access token: GITHUB_PAT
+	"private",    // SSH_PRIVATE, a private key's text
+	"sas", "sig", // Azure's shared access signatures
+}
+
 // telling are the pieces one of which every sensitive key holds, in any
 // case: mayBeSensitive spares most keys the words.
-var telling = []string{"key", "pass", "pwd", "sas", "sig", "secret", "token", "credential", "authorization"}
+var telling = []string{"key", "pass", "pwd", "sas", "sig", "secret", "token", "cred", "auth", "pat", "private"}
 
 func mayBeSensitive(key string) bool {
 	for i := 0; i < len(key); i++ {

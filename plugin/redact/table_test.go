@@ -25,6 +25,36 @@ func TestSensitiveTable(t *testing.T) {
 		{"api.token", true},
 		{"example.com/api-token", true},
 		{"spark.kubernetes.driver.secretKeyRef.DB_CONFIG_FILE", true}, // a reference, hidden on the safe side
+		// Issue #30's words, whole words of a key only.
+		{"creds", true},
+		{"cred", true},
+		{"spark.kubernetes.driverEnv.GITHUB_PAT", true},
+		{"my.pat", true},
+		{"githubPat", true},
+		{"spark.ui.filters.param.auth", true},
+		{"spark.executorEnv.BASIC_AUTH", true},
+		{"spark.executorEnv.SSH_PRIVATE", true},
+		{"spark.hadoop.fs.gs.auth.service.account.private.key.id", true},
+		{"db-creds", true},
+		// Shown: the same letters inside other words.
+		{"path", false},
+		{"PATH", false},
+		{"spark.kubernetes.file.upload.path", false},
+		{"spark.executor.extraClassPath", false},
+		{"spark.sql.sources.partitionOverwriteMode", false},
+		{"patch", false},
+		{"spark.sql.legacy.compat", false},
+		{"pattern", false},
+		{"spark.authenticate", false},
+		{"spark.authenticate.enableSaslEncryption", false},
+		{"spark.hadoop.hadoop.security.authentication", false},
+		{"author", false},
+		{"incredible", false},
+		{"credit.limit", false},
+		{"privateer", false},
+		{"sigma", false},
+		{"spark.executorEnv.AWS_PROFILE", false},
+		{"spark.hadoop.google.cloud.auth.service.account.json.keyfile", false},
 		// Shown: names of files and paths, names that only resemble.
 		{"spark.kubernetes.driver.secrets.gcp-sa.path", false},
 		{"spark.ssl.keyStore.file", false},
@@ -69,6 +99,10 @@ var valueCases = []struct{ in, want string }{
 	// Variables, headers, JSON.
 	{"PGPASSWORD=s3cr3t psql", "PGPASSWORD=<redacted> psql"},
 	{"AWS_SECRET_ACCESS_KEY=s3cr3t", "AWS_SECRET_ACCESS_KEY=<redacted>"},
+	{"GITHUB_PAT=s3cr3t git clone", "GITHUB_PAT=<redacted> git clone"},
+	{"-Xss4m -Dcreds=s3cr3t -Dpath=/opt", "-Xss4m -Dcreds=<redacted> -Dpath=/opt"},
+	{"--creds s3cr3t --path /opt", "--creds <redacted> --path /opt"},
+	{`{"auth":"s3cr3t","path":"/opt"}`, `{"auth":"<redacted>","path":"/opt"}`},
 	{"Authorization: Bearer s3cr3t", "Authorization: Bearer <redacted>"},
 	{`{"user":"u","password":"s3cr3t"}`, `{"user":"u","password":"<redacted>"}`},
 	{`{"token" : "s3\"cr3t"}`, `{"token" : "<redacted>"}`},
@@ -86,6 +120,8 @@ var valueCases = []struct{ in, want string }{
 	{"jdbc:postgresql://h/db?user=u&ssl=true", "jdbc:postgresql://h/db?user=u&ssl=true"},
 	{"driver pi-1234-driver of node w-1: RUNNING", "driver pi-1234-driver of node w-1: RUNNING"},
 	{"--class org.example.Main --verbose", "--class org.example.Main --verbose"},
+	{"--path /opt/pat --patch 1 -Dpattern=x", "--path /opt/pat --patch 1 -Dpattern=x"},
+	{"spark.kubernetes.file.upload.path=s3a://b/up", "spark.kubernetes.file.upload.path=s3a://b/up"},
 	{"password=", "password="},
 	{"", ""},
 }
@@ -117,6 +153,13 @@ func TestArgsTable(t *testing.T) {
 		{[]string{"jdbc:mysql://u:s3cr3t@h/db"}, []string{"jdbc:mysql://u:" + Redacted + "@h/db"}},
 		{[]string{"--keytab", "/etc/krb5.keytab", "--token-file", "/t"}, []string{"--keytab", "/etc/krb5.keytab", "--token-file", "/t"}},
 		{[]string{"--secret", "--verbose"}, []string{"--secret", "--verbose"}},
+		// Issue #30: spark-submit's argv as the launcher logs it.
+		{[]string{"--creds", "s3cr3t"}, []string{"--creds", Redacted}},
+		{[]string{"--conf", "spark.kubernetes.driverEnv.GITHUB_PAT=s3cr3t"}, []string{"--conf", "spark.kubernetes.driverEnv.GITHUB_PAT=" + Redacted}},
+		{[]string{"--conf", "spark.ui.filters.param.auth=s3cr3t"}, []string{"--conf", "spark.ui.filters.param.auth=" + Redacted}},
+		{[]string{"--conf", "spark.driver.extraJavaOptions=-Dcreds=s3cr3t"}, []string{"--conf", "spark.driver.extraJavaOptions=-Dcreds=" + Redacted}},
+		{[]string{"--conf", "spark.executorEnv.SSH_PRIVATE=s3cr3t"}, []string{"--conf", "spark.executorEnv.SSH_PRIVATE=" + Redacted}},
+		{[]string{"--conf", "spark.kubernetes.file.upload.path=s3a://b/pat", "--path", "/opt"}, []string{"--conf", "spark.kubernetes.file.upload.path=s3a://b/pat", "--path", "/opt"}},
 	} {
 		got := Args(tc.in)
 		if strings.Join(got, "\x00") != strings.Join(tc.want, "\x00") {

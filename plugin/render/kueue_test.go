@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"strings"
 	"testing"
+
+	"github.com/sparkplug-io/sparkplug/plugin/policy"
 )
 
 // A step queued with Kueue by its template's label shows the Workload
@@ -38,5 +40,31 @@ func TestRenderShowsAQueuedStepsWorkload(t *testing.T) {
 				t.Errorf("the first object is not the Workload in %s:\n%s", tc.want, first)
 			}
 		})
+	}
+}
+
+// render refuses a queued step naming a WorkloadPriorityClass
+// --allowed-workload-priority-classes does not list, as the plugin does.
+func TestRenderChecksTheWorkloadPriorityClass(t *testing.T) {
+	wf := func(class string) string {
+		return "apiVersion: argoproj.io/v1alpha1\nkind: Workflow\nmetadata: {name: q}\nspec:\n  entrypoint: pi\n  templates:\n  - name: pi\n" +
+			"    metadata:\n      labels: {kueue.x-k8s.io/queue-name: lq, kueue.x-k8s.io/priority-class: " + class + "}\n" +
+			"    plugin:\n      spark:\n" + indent(body, "        ")
+	}
+	o := Options{Policy: policy.Policy{WorkloadPriorityClasses: []string{"batch"}}}
+	for class, want := range map[string]string{
+		"urgent": "WorkloadPriorityClass urgent is not allowed: name one of batch, or none (policy rule allowed-workload-priority-classes)",
+		"batch":  "",
+	} {
+		steps, err := Render([]byte(wf(class)), newBuilder(t), o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		switch got := steps[0].Err; {
+		case want == "" && got != nil:
+			t.Errorf("%s refused: %v", class, got)
+		case want != "" && (got == nil || !strings.Contains(got.Error(), want)):
+			t.Errorf("%s: error %v, want %q", class, got, want)
+		}
 	}
 }

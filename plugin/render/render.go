@@ -431,6 +431,10 @@ func buildStep(b *objects.Builder, st *Step, o Options) {
 		st.Err = errors.New(state.SubmissionFailed("build driver objects: " + err.Error()).Message())
 		return
 	}
+	if err := policy.CheckPriorityClass(o.Policy, ps.Queue, st.tmpl.Metadata.Labels); err != nil {
+		st.Err = err
+		return
+	}
 	if err := policy.Check(o.Policy, ps.Body, objs); err != nil {
 		st.Err = err
 		return

@@ -26,6 +26,11 @@ const (
 	// ConfAuthSubmissionPrefix starts the submitting client's credentials,
 	// which sparkplug sets (plugin/submit's authOption).
 	ConfAuthSubmissionPrefix = "spark.kubernetes.authenticate.submission."
+	// ConfKubernetesContext is the context of the submitting client's
+	// kubeconfig (SparkKubernetesClientFactory); sparkplug gives
+	// spark-submit a kubeconfig of one context, the plugin's own
+	// connection (plugin/submit's Kubeconfig).
+	ConfKubernetesContext = "spark.kubernetes.context"
 	// ConfJarsIvy and ConfJarsIvySettings are the Ivy directory and
 	// settings file spark-submit resolves packages with.
 	ConfJarsIvy         = "spark.jars.ivy"

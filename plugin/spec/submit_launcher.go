@@ -27,7 +27,10 @@ import (
 //     file spark-submit ships to the driver (spark.SubmitLocalFileConf, a
 //     local spark.SubmitKeytabConf);
 //   - no code of the body runs in spark-submit's JVM: no packages (their
-//     jars go on spark-submit's own classpath), no driver feature steps.
+//     jars go on spark-submit's own classpath), no driver feature steps;
+//   - nothing of the body chooses spark-submit's connection to the API
+//     server: no spark.kubernetes.authenticate.submission.*, no
+//     spark.kubernetes.context.
 //
 // It runs whenever the step's launcher is spark-submit, the body's or the
 // plugin's default, so the plugin and sparkplug render refuse the same
@@ -82,6 +85,8 @@ func validateSubmitInputs(s *SparkApplicationSpec) field.ErrorList {
 			errs = append(errs, field.Forbidden(cp.Key(k), "with the spark-submit launcher, spark-submit would load these classes in the plugin's pod: use the native launcher"))
 		case strings.HasPrefix(k, spark.ConfAuthSubmissionPrefix):
 			errs = append(errs, field.Forbidden(cp.Key(k), "sparkplug gives spark-submit the plugin's own API server credentials: remove it"))
+		case k == spark.ConfKubernetesContext:
+			errs = append(errs, field.Forbidden(cp.Key(k), "with the spark-submit launcher, sparkplug gives spark-submit the plugin's own connection to the API server, a kubeconfig of one context, and no other: remove it (the driver runs in the workflow's namespace either way)"))
 		}
 	}
 	return errs

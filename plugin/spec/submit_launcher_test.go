@@ -87,11 +87,13 @@ func TestSubmitLauncherRefusesWhatSteersSparkSubmit(t *testing.T) {
 				"spark.kubernetes.driver.pod.featureSteps":            "com.example.Evil",
 				"spark.jars.ivySettings":                              "/etc/ivy.xml",
 				"spark.kubernetes.authenticate.submission.oauthToken": "t",
+				"spark.kubernetes.context":                            "admin@prod",
 			}
 		}, []wantErr{
 			{"spark.deps.packages[0]", "puts their jars on its own classpath"},
 			{"spark.sparkConf[spark.jars.ivySettings]", "a path in the plugin's pod"},
 			{"spark.sparkConf[spark.kubernetes.authenticate.submission.oauthToken]", "the plugin's own API server credentials"},
+			{"spark.sparkConf[spark.kubernetes.context]", "a kubeconfig of one context, and no other: remove it"},
 			{"spark.sparkConf[spark.kubernetes.driver.pod.featureSteps]", "would load these classes"},
 		}},
 	}

@@ -84,6 +84,7 @@ controller takes from monitor.* or has not. A JSON list.
   (list "allow-ingress-snippets" $s.allowIngressSnippets true)
   (list "allowed-service-types" $s.allowedServiceTypes true)
   (list "kueue-queue" (include "sparkplug.kueueQueue" .root) true)
+  (list "allowed-workload-priority-classes" .root.Values.kueue.allowedPriorityClasses true)
 -}}
 {{- $flags := list -}}
 {{- range $all -}}
