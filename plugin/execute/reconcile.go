@@ -263,6 +263,13 @@ func (c *Core) reconcile(ctx context.Context, fl *flow, node string) error {
 	if !ok {
 		return nil // another plugin's task
 	}
+	if why := scope.Refused(wf); why != "" {
+		// Its nodes were not read (the registry said so, once): nothing
+		// is launched, and the node fails saying why. A driver launched
+		// before is left to the sweep of the ending workflow.
+		fl.writer.Set(node, nodestatus.Incarnation(wf), c.result(decide.Refused(why), nil, false, nil, nil))
+		return nil
+	}
 	log := c.log.With("workflow", sc.Workflow.Name, "namespace", sc.Workflow.Namespace, "node", node)
 	if err != nil {
 		// Checked once per node, said once: the node fails with the

@@ -26,6 +26,10 @@ const (
 	// ReasonObjectRefused: the API server refused an object the
 	// application runs without (execute/launch.go).
 	ReasonObjectRefused = "SparkObjectRefused"
+	// ReasonWorkflowRefused: the Workflow's node status is over what
+	// sparkplug reads of one, or not readable (scope's nodes.go); its
+	// Spark steps fail.
+	ReasonWorkflowRefused = "SparkWorkflowRefused"
 )
 
 // Event reasons of a step queued with Kueue (execute/queue.go).
