@@ -97,7 +97,7 @@ var sparkNodes = wfv1.Nodes{
 // Of a Workflow's nodes, plain or compressed, the cache keeps its plugin
 // nodes and the Retry parents of their attempts, and of those what a pass
 // reads: a loop child's attempt is still known as one, a fulfilled node
-// as fulfilled.
+// as fulfilled. Only the cache says a Workflow is refused.
 func TestSlimKeepsOnlyPluginNodesAndTheirRetryParents(t *testing.T) {
 	plain := wfv1.Nodes{"w-pod": {ID: "w-pod", Name: "w.step", Type: wfv1.NodeTypePod, Phase: wfv1.NodeSucceeded,
 		Message: "m", Children: []string{"w-spark"}}}
@@ -105,7 +105,9 @@ func TestSlimKeepsOnlyPluginNodesAndTheirRetryParents(t *testing.T) {
 		plain[id] = n
 	}
 	for name, wf := range map[string]*wfv1.Workflow{
-		"plain":      {Status: wfv1.WorkflowStatus{Nodes: plain}},
+		// Its author's own sparkplug.io/refused is not taken for a refusal.
+		"plain": {ObjectMeta: metav1.ObjectMeta{Annotations: map[string]string{AnnotationRefused: "says who"}},
+			Status: wfv1.WorkflowStatus{Nodes: plain}},
 		"compressed": {Status: wfv1.WorkflowStatus{CompressedNodes: compressed(t, podNodes(100, sparkNodes))}},
 	} {
 		t.Run(name, func(t *testing.T) {

@@ -74,6 +74,8 @@ func slim(obj any) (any, error) {
 // compressedNodes once did: an informer's transform must not fail, or
 // the watch stops taking updates.
 func slimWorkflow(o *wfv1.Workflow) {
+	// Only this transform says a Workflow is refused, not its author.
+	delete(o.Annotations, AnnotationRefused)
 	var (
 		nodes wfv1.Nodes
 		err   error
