@@ -36,6 +36,13 @@ func Invalid(err error) state.Outcome {
 	return state.Outcome{Phase: wfv1.NodeFailed, Detail: err.Error()}
 }
 
+// Refused: the workflow's node status is over what sparkplug reads of
+// one, or not readable (why): whether a node is fulfilled or a loop's
+// child is unknown, so none of its Spark steps runs.
+func Refused(why string) state.Outcome {
+	return state.Outcome{Phase: wfv1.NodeFailed, Detail: "sparkplug refused this workflow: " + why + "; its Spark steps do not run"}
+}
+
 // ofMax is "n/max", as in "retry 1/2" and "attempt 2/3".
 func ofMax(n int, max int32) string {
 	return fmt.Sprintf("%d/%d", n, max)

@@ -3,10 +3,12 @@ package execute
 import (
 	"sync"
 
+	wfv1 "github.com/argoproj/argo-workflows/v3/pkg/apis/workflow/v1alpha1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/record"
 
+	"github.com/sparkplug-io/sparkplug/plugin/decide"
 	"github.com/sparkplug-io/sparkplug/plugin/redact"
 	"github.com/sparkplug-io/sparkplug/plugin/spark"
 	"github.com/sparkplug-io/sparkplug/plugin/state"
@@ -69,6 +71,13 @@ func stateEventType(s spark.State) string {
 		return corev1.EventTypeWarning
 	}
 	return corev1.EventTypeNormal
+}
+
+// onRefused says, on the Workflow, that its nodes were refused
+// (scope.Refused) and why: its Spark steps fail (reconcile).
+func (c *Core) onRefused(wf *wfv1.Workflow, why string) {
+	c.event(spark.WorkflowRef{Name: wf.Name, Namespace: wf.Namespace, UID: string(wf.UID)}, corev1.EventTypeWarning,
+		spark.ReasonWorkflowRefused, decide.Refused(why).Message())
 }
 
 func (c *Core) event(wf spark.WorkflowRef, kind, reason, message string) {

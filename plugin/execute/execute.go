@@ -96,6 +96,7 @@ func New(opts Options, clients scope.Clients, scopes *scope.Registry, builder *o
 	}
 	scopes.OnEnding(c.OnWorkflowEnding)
 	scopes.OnChange(c.onChange)
+	scopes.OnRefused(c.onRefused)
 	return c
 }
 

@@ -31,6 +31,9 @@ type flow struct {
 	steps map[string]parsed // by node id: a node's template never changes
 	spark map[string]bool   // by node id: is it a spark task (scope.SparkTasks)
 
+	// listed is when a pass first saw each node listed (listedFor).
+	listed map[string]time.Time
+
 	// access is closed once denied is known.
 	access chan struct{}
 	denied string
@@ -52,7 +55,7 @@ func splitKey(key string) (uid, node string) {
 
 func (c *Core) newFlow(sc *scope.Scope) *flow {
 	wf := sc.Workflow
-	fl := &flow{scope: sc, steps: map[string]parsed{}, spark: map[string]bool{}, access: make(chan struct{})}
+	fl := &flow{scope: sc, steps: map[string]parsed{}, spark: map[string]bool{}, listed: map[string]time.Time{}, access: make(chan struct{})}
 	wo := nodestatus.DefaultOptions()
 	wo.ProgressInterval, wo.MinGap, wo.Hold, wo.Now = c.opts.ProgressInterval, c.opts.WriteGap, c.opts.HoldVanished, c.opts.Now
 	fl.writer = nodestatus.New(c.clients.Workflows.ArgoprojV1alpha1().WorkflowTaskSets(wf.Namespace), wf.Name, wf.UID,
@@ -76,6 +79,19 @@ func (c *Core) newFlow(sc *scope.Scope) *flow {
 		}
 	}()
 	return fl
+}
+
+// listedFor is how long node has been seen listed, by the passes over it
+// since the first.
+func (fl *flow) listedFor(node string, now time.Time) time.Duration {
+	fl.mu.Lock()
+	defer fl.mu.Unlock()
+	since, ok := fl.listed[node]
+	if !ok {
+		fl.listed[node] = now
+		return 0
+	}
+	return now.Sub(since)
 }
 
 // accessDenied waits up to wait for the access review, and returns what
@@ -262,6 +278,20 @@ func (c *Core) reconcile(ctx context.Context, fl *flow, node string) error {
 	st, ok, err := fl.step(node, &tmpl, c.opts, func(st *step.Step) error { return c.admit(st, sc.Workflow, node) })
 	if !ok {
 		return nil // another plugin's task
+	}
+	if why := scope.Refused(wf); why != "" {
+		// Its nodes were not read (the registry said so, once): nothing
+		// is launched. Whether Argo fulfilled the node is not known, and
+		// Argo applies a result over a fulfilled node; but it removes a
+		// fulfilled node's entry, then its task, in one operation, so a
+		// node listed for HoldVanished is not fulfilled (and the writer
+		// never writes over a final entry, nor one it saw vanish): it
+		// fails, saying why. A driver launched before is left to the
+		// sweep of the ending workflow.
+		if fl.listedFor(node, c.opts.Now()) >= c.opts.HoldVanished {
+			fl.writer.Set(node, nodestatus.Incarnation(wf), c.result(decide.Refused(why), nil, false, nil, nil))
+		}
+		return nil
 	}
 	log := c.log.With("workflow", sc.Workflow.Name, "namespace", sc.Workflow.Namespace, "node", node)
 	if err != nil {

@@ -28,9 +28,8 @@ func InLoop(nodes wfv1.Nodes, id string) (loop, known bool) {
 		return false, false
 	}
 	name := n.Name
-	if attemptSuffix.MatchString(name) {
+	if parent, ok := AttemptParent(name); ok {
 		// An attempt: the node Argo aggregates is its Retry parent.
-		parent := attemptSuffix.ReplaceAllString(name, "")
 		for _, p := range nodes {
 			if p.Type == wfv1.NodeTypeRetry && p.Name == parent {
 				name = parent
@@ -38,5 +37,19 @@ func InLoop(nodes wfv1.Nodes, id string) (loop, known bool) {
 			}
 		}
 	}
-	return loopSuffix.MatchString(name), true
+	return LoopChild(name), true
 }
+
+// AttemptParent is the name of the node whose attempt a node named name
+// would be (its Retry parent, when it has one), and whether name has an
+// attempt's suffix at all.
+func AttemptParent(name string) (string, bool) {
+	if !attemptSuffix.MatchString(name) {
+		return "", false
+	}
+	return attemptSuffix.ReplaceAllString(name, ""), true
+}
+
+// LoopChild reports whether a node named name is a loop's child, by its
+// name alone.
+func LoopChild(name string) bool { return loopSuffix.MatchString(name) }

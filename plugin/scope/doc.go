@@ -25,10 +25,18 @@
 // One workflow may run a thousand Spark steps, so the cache keeps of each
 // object only what sparkplug reads (slim: no managedFields, of a pod its
 // containers' names and the ConfigMaps its volumes name but no other
-// spec, no ConfigMap data, of the Workflow
-// its phase, shutdown and node statuses, decompressed when Argo compressed
-// them), and a pass reads only its own node's share: pods and ConfigMaps
-// are indexed by node and application id. The runs' Kueue Workloads are
-// watched only once a queued step asks (workloads.go), their pod
-// templates dropped.
+// spec, no ConfigMap data), and a pass reads only its own node's share:
+// pods and ConfigMaps are indexed by node and application id. The runs'
+// Kueue Workloads are watched only once a queued step asks
+// (workloads.go), their pod templates dropped.
+//
+// Of a Workflow it keeps its phase, shutdown, times and artifact
+// repository, and of its nodes only the plugin nodes (a Spark node is
+// one) and the Retry parents of their loop attempts, each by id, name,
+// type and phase (nodes.go); a Workflow without a plugin node, most of a
+// controller's, keeps hardly more than its name. Nodes Argo compressed
+// are read as a stream, a node at a time, within bounds of the JSON read
+// in all, of one node, and of what is kept: a Workflow over one (a
+// compression bomb) is refused alone (Refused, OnRefused), its nodes not
+// kept, and every other workflow is followed as before.
 package scope

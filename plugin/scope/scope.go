@@ -65,6 +65,12 @@ type Registry struct {
 	// scope changes: with the node id a run's object names, or "" when
 	// the TaskSet or the Workflow changed (any node may be concerned).
 	onChange func(s *Scope, node string)
+	// onRefused is called (from an informer goroutine) once per
+	// workflow and reason when its nodes are refused (refused.go);
+	// refused are the workflows told, by uid, with why.
+	onRefused func(*wfv1.Workflow, string)
+	refusedMu sync.Mutex
+	refused   map[types.UID]string
 
 	mu     sync.Mutex
 	scopes map[string]*Scope // by workflow uid
@@ -127,7 +133,7 @@ func listWatch[L runtime.Object](c lister[L], set func(*metav1.ListOptions)) *ca
 // own workflow's objects, by its uid: one workflow per process (the
 // sidecar), where a namespace's other workflows are none of its business.
 func NewRegistry(clients Clients, log *slog.Logger) *Registry {
-	return &Registry{clients: clients, log: log, scopes: map[string]*Scope{}, named: map[string]*Scope{}}
+	return &Registry{clients: clients, log: log, scopes: map[string]*Scope{}, named: map[string]*Scope{}, refused: map[types.UID]string{}}
 }
 
 // Ensure returns the workflow's scope, starting it if it has none; it
@@ -228,6 +234,7 @@ func (r *Registry) start(wf spark.WorkflowRef) *Scope {
 	}
 	wfInf := r.newInformer(listWatch(argo.Workflows(wf.Namespace), byName), &wfv1.Workflow{})
 	r.watchEnding(wfInf, func(any) *Scope { return s })
+	r.watchRefused(wfInf)
 	r.watchWhole(wfInf, func(any) *Scope { return s })
 	s.workflows = wfInf.GetStore()
 	go wfInf.RunWithContext(ctx)

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"reflect"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -76,7 +77,7 @@ func TestSlimConfigMapAndWorkflow(t *testing.T) {
 		Spec:       wfv1.WorkflowSpec{Shutdown: wfv1.ShutdownStrategyStop, Entrypoint: "main", Templates: []wfv1.Template{{Name: "main"}}},
 		Status: wfv1.WorkflowStatus{
 			Phase: wfv1.WorkflowRunning, Message: "m",
-			Nodes:                 wfv1.Nodes{"n": {ID: "n", Phase: wfv1.NodeRunning}},
+			Nodes:                 wfv1.Nodes{"n": {ID: "n", Type: wfv1.NodeTypePlugin, Phase: wfv1.NodeRunning}},
 			ArtifactRepositoryRef: repo,
 			StoredTemplates:       map[string]wfv1.Template{"x": {Name: "main"}},
 			StoredWorkflowSpec:    &wfv1.WorkflowSpec{Entrypoint: "main"},
@@ -84,19 +85,21 @@ func TestSlimConfigMapAndWorkflow(t *testing.T) {
 	}
 	got, _ = slim(wf)
 	w := got.(*wfv1.Workflow)
-	if w.Spec.Shutdown != wfv1.ShutdownStrategyStop || w.Status.Phase != wfv1.WorkflowRunning || w.Status.Message != "m" ||
+	if w.Spec.Shutdown != wfv1.ShutdownStrategyStop || w.Status.Phase != wfv1.WorkflowRunning ||
 		w.Status.Nodes["n"].Phase != wfv1.NodeRunning || w.Status.ArtifactRepositoryRef != repo || w.Labels["l"] != "v" || w.UID != "u" {
 		t.Errorf("slim dropped what sparkplug reads: %+v", w)
 	}
-	if len(w.Spec.Templates) != 0 || w.Status.StoredTemplates != nil || w.Status.StoredWorkflowSpec != nil {
-		t.Errorf("slim kept Argo's templates: %+v", w)
+	if len(w.Spec.Templates) != 0 || w.Status.StoredTemplates != nil || w.Status.StoredWorkflowSpec != nil || w.Status.Message != "" {
+		t.Errorf("slim kept Argo's templates or its message: %+v", w)
 	}
 }
 
 // A Workflow Argo compressed (over its 1 MiB limit: nodes gzipped and
-// base64-encoded in compressedNodes) is cached with its nodes.
+// base64-encoded in compressedNodes) is cached with its plugin nodes;
+// one whose compressedNodes cannot be read is cached without nodes, and
+// says why.
 func TestSlimDecompressesNodes(t *testing.T) {
-	nodes := wfv1.Nodes{"w-1": {ID: "w-1", Name: "w[0].pi(0:0)", Phase: wfv1.NodeRunning}}
+	nodes := wfv1.Nodes{"w-1": {ID: "w-1", Name: "w[0].pi(0:0)", Type: wfv1.NodeTypePlugin, Phase: wfv1.NodeRunning}}
 	js, err := json.Marshal(nodes)
 	if err != nil {
 		t.Fatal(err)
@@ -117,8 +120,9 @@ func TestSlimDecompressesNodes(t *testing.T) {
 
 	bad := &wfv1.Workflow{Status: wfv1.WorkflowStatus{Phase: wfv1.WorkflowRunning, CompressedNodes: "not base64!"}}
 	got, err = slim(bad)
-	if w := got.(*wfv1.Workflow); err != nil || len(w.Status.Nodes) != 0 || w.Status.Phase != wfv1.WorkflowRunning {
-		t.Errorf("slim of undecodable compressedNodes = %+v, %v; want the workflow without nodes", w, err)
+	if w := got.(*wfv1.Workflow); err != nil || len(w.Status.Nodes) != 0 || w.Status.Phase != wfv1.WorkflowRunning ||
+		!strings.Contains(Refused(w), "not readable") {
+		t.Errorf("slim of undecodable compressedNodes = %+v, %v; want the workflow without nodes, refused", w, err)
 	}
 }
 

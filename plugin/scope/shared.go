@@ -47,8 +47,10 @@ func (r *Registry) namespaceCaches(namespace string) *runCaches {
 	go tsInf.RunWithContext(r.sharedCtx)
 	c.taskSets = tsInf.GetStore()
 	// Every Workflow of the namespace, slimmed to what a pass reads (its
-	// phase, shutdown and node statuses): the cost of following all of
-	// them is a watch, not one per workflow.
+	// phase, shutdown and plugin nodes; of a Workflow without a Spark
+	// step hardly more than its name): the cost of following all of them
+	// is a watch, not one per workflow, and a Workflow whose nodes are
+	// refused (nodes.go) is told once.
 	wfInf := r.newInformer(listWatch(r.clients.Workflows.ArgoprojV1alpha1().Workflows(namespace), func(*metav1.ListOptions) {}), &wfv1.Workflow{})
 	workflowScope := func(obj any) *Scope {
 		w, ok := obj.(*wfv1.Workflow)
@@ -58,6 +60,7 @@ func (r *Registry) namespaceCaches(namespace string) *runCaches {
 		return r.scopeOf(string(w.UID))
 	}
 	r.watchEnding(wfInf, workflowScope)
+	r.watchRefused(wfInf)
 	r.watchWhole(wfInf, workflowScope)
 	go wfInf.RunWithContext(r.sharedCtx)
 	c.workflows = wfInf.GetStore()

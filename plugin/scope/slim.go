@@ -1,13 +1,6 @@
 package scope
 
 import (
-	"bytes"
-	"compress/gzip"
-	"encoding/base64"
-	"encoding/json"
-	"fmt"
-	"io"
-
 	wfv1 "github.com/argoproj/argo-workflows/v3/pkg/apis/workflow/v1alpha1"
 	"github.com/sparkplug-io/sparkplug/plugin/kueue"
 	corev1 "k8s.io/api/core/v1"
@@ -29,11 +22,12 @@ import (
 //   - a ConfigMap's data: driver ConfigMaps and tombstones are told by
 //     their labels and annotations, and their data (spark.properties, pod
 //     templates) is never read back;
-//   - of the Workflow, all but its shutdown, phase, message, times, node
-//     statuses (decompressed, when Argo compressed them) and artifact
-//     repository: its templates and the copies Argo stores of them
-//     (storedTemplates, storedWorkflowTemplateSpec) are Argo's, and the
-//     TaskSet holds each node's template.
+//   - of the Workflow, all but its shutdown, phase, times, artifact
+//     repository and the little a pass reads of its plugin nodes
+//     (slimWorkflow, nodes.go): its templates and the copies Argo stores
+//     of them (storedTemplates, storedWorkflowTemplateSpec) are Argo's,
+//     the TaskSet holds each node's template, and its other nodes are
+//     none of sparkplug's business.
 //
 // It changes obj in place: the informers hand it objects fresh from the
 // API server, Wrote a copy of its own.
@@ -64,55 +58,50 @@ func slim(obj any) (any, error) {
 			unstructured.RemoveNestedField(o.Object, "spec", "podSets")
 		}
 	case *wfv1.Workflow:
-		// A Workflow over Argo's size limit (1 MiB: some 800 nodes) keeps
-		// its nodes gzipped in compressedNodes; sparkplug reads them (a
-		// loop child's result must be JSON, and only its node says it is
-		// one).
-		// An undecodable one (never seen) leaves the nodes unknown, as
-		// Argo's node status offloading does: an informer's transform
-		// must not fail, or the watch stops taking updates.
-		_ = decompressNodes(o)
-		o.Spec = wfv1.WorkflowSpec{Shutdown: o.Spec.Shutdown}
-		o.Status = wfv1.WorkflowStatus{
-			Phase: o.Status.Phase, Message: o.Status.Message,
-			StartedAt: o.Status.StartedAt, FinishedAt: o.Status.FinishedAt,
-			Nodes: o.Status.Nodes, ArtifactRepositoryRef: o.Status.ArtifactRepositoryRef,
-		}
+		slimWorkflow(o)
 	}
 	return obj, nil
 }
 
-// maxNodesJSON bounds what decompressNodes inflates: Argo compresses a
-// Workflow whose JSON is over 1 MiB, so its nodes' JSON is some MiB.
-const maxNodesJSON = 64 << 20
-
-// decompressNodes fills a Workflow's node statuses from compressedNodes
-// (base64 of gzipped JSON, Argo's workflow/packer), when Argo compressed
-// them. Argo's own decoder needs a gzip library of its own; the standard
-// one reads the same format.
-func decompressNodes(wf *wfv1.Workflow) error {
-	if len(wf.Status.Nodes) > 0 || wf.Status.CompressedNodes == "" {
-		return nil
+// slimWorkflow keeps of a Workflow what a pass reads: its shutdown,
+// phase and times, artifact repository, and of its nodes those
+// nodes.go keeps. A Workflow without a plugin node (none of its steps is
+// a Spark step) keeps only its name, uid and the fields that say it
+// ended; one whose nodes are refused keeps none, and says why
+// (AnnotationRefused).
+//
+// Nodes Argo offloaded to its database stay unknown, as an undecodable
+// compressedNodes once did: an informer's transform must not fail, or
+// the watch stops taking updates.
+func slimWorkflow(o *wfv1.Workflow) {
+	// Only this transform says a Workflow is refused, not its author.
+	delete(o.Annotations, AnnotationRefused)
+	var (
+		nodes wfv1.Nodes
+		err   error
+	)
+	if o.Status.CompressedNodes != "" && len(o.Status.Nodes) == 0 {
+		nodes, err = readCompressed(o.Status.CompressedNodes)
+	} else {
+		nodes, err = keptOf(o.Status.Nodes)
 	}
-	gz, err := base64.StdEncoding.DecodeString(wf.Status.CompressedNodes)
-	if err != nil {
-		return err
+	o.Spec = wfv1.WorkflowSpec{Shutdown: o.Spec.Shutdown}
+	status := wfv1.WorkflowStatus{Phase: o.Status.Phase, StartedAt: o.Status.StartedAt, FinishedAt: o.Status.FinishedAt}
+	switch {
+	case err != nil:
+		if o.Annotations == nil {
+			o.Annotations = map[string]string{}
+		}
+		o.Annotations[AnnotationRefused] = err.Error()
+		status.ArtifactRepositoryRef = o.Status.ArtifactRepositoryRef
+	case len(nodes) == 0 && o.Status.OffloadNodeStatusVersion == "":
+		// No Spark step: what says it ended, which the sweeps of a
+		// workflow whose nodes are not listed yet read.
+		o.ObjectMeta = metav1.ObjectMeta{Name: o.Name, Namespace: o.Namespace, UID: o.UID,
+			ResourceVersion: o.ResourceVersion, CreationTimestamp: o.CreationTimestamp, DeletionTimestamp: o.DeletionTimestamp}
+	default:
+		status.Nodes = nodes
+		status.ArtifactRepositoryRef = o.Status.ArtifactRepositoryRef
 	}
-	r, err := gzip.NewReader(bytes.NewReader(gz))
-	if err != nil {
-		return err
-	}
-	defer r.Close()
-	js, err := io.ReadAll(io.LimitReader(r, maxNodesJSON+1))
-	if err != nil {
-		return err
-	}
-	if len(js) > maxNodesJSON {
-		return fmt.Errorf("over %d MiB", maxNodesJSON>>20)
-	}
-	if err := json.Unmarshal(js, &wf.Status.Nodes); err != nil {
-		return err
-	}
-	wf.Status.CompressedNodes = ""
-	return nil
+	o.Status = status
 }

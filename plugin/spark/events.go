@@ -30,6 +30,10 @@ const (
 	// name, labels and owner) but sparkplug did not make it; it is left
 	// as it is (execute/trust.go).
 	ReasonForgedObject = "SparkForgedObject"
+	// ReasonWorkflowRefused: the Workflow's node status is over what
+	// sparkplug reads of one, or not readable (scope's nodes.go); its
+	// Spark steps fail.
+	ReasonWorkflowRefused = "SparkWorkflowRefused"
 )
 
 // Event reasons of a step queued with Kueue (execute/queue.go).
