@@ -79,7 +79,7 @@ func TestForgersWithADriversRightsNeverDecideANode(t *testing.T) {
 	}
 
 	// While it runs: its next attempt's driver, which succeeds at once.
-	w.WaitForNode("pi", framework.NodeMessage(`^RUNNING`)).WaitForDrivers(1)
+	w.WaitForNode("pi", framework.NodeMessage(`^RUNNING`))
 	next := forge(2, inc, "spark-forged-next")
 
 	w.WaitForWorkflow(framework.ToBeSucceeded).
