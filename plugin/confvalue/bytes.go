@@ -41,6 +41,21 @@ func IsSizeUnit(u string) bool {
 	return ok || u == ""
 }
 
+// IsSizeForm says whether v (trimmed, lower-case) has the form of a Spark
+// size, a whole number in digits 0-9 with a unit of IsSizeUnit, and
+// fraction whether it is one but for a fraction ("1.5g"), which Spark
+// refuses: a value of neither form is something else (a Kubernetes
+// quantity, for a memory field).
+func IsSizeForm(v string) (size, fraction bool) {
+	if m := sizePattern.FindStringSubmatch(v); m != nil {
+		return IsSizeUnit(m[2]), false
+	}
+	if m := fractionPattern.FindStringSubmatch(v); m != nil {
+		return false, IsSizeUnit(m[1])
+	}
+	return false, false
+}
+
 // ByteString reads s in Spark's size syntax (JavaUtils.byteStringAs) and
 // returns bytes: lower-cased as Java's toLowerCase(Locale.ROOT) does (so
 // the Kelvin sign U+212A is a k, as in Java), trimmed as Java's trim does

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"regexp"
 	"strconv"
 	"strings"
 
@@ -22,21 +21,6 @@ var (
 	ErrMemoryFraction   = fmt.Errorf("%w: Spark sizes take no fractions; write 1536m, not 1.5g, or a Kubernetes quantity such as 1.5Gi", ErrNotMemory)
 	ErrMemoryNegative   = errors.New("must not be negative")
 	ErrMemoryOutOfRange = errors.New("is too large")
-)
-
-// Spark's size syntax, from JavaUtils.byteStringAs: the value is trimmed and
-// lower-cased, then digits and an optional suffix, all binary units.
-var (
-	sparkSizePattern     = regexp.MustCompile(`^([0-9]+)([a-z]+)?$`)
-	sparkFractionPattern = regexp.MustCompile(`^[0-9]+\.[0-9]+([a-z]+)?$`)
-	sparkSizeSuffixes    = map[string]int64{
-		"b": 1,
-		"k": 1 << 10, "kb": 1 << 10,
-		"m": 1 << 20, "mb": 1 << 20,
-		"g": 1 << 30, "gb": 1 << 30,
-		"t": 1 << 40, "tb": 1 << 40,
-		"p": 1 << 50, "pb": 1 << 50,
-	}
 )
 
 // ParseMemory returns the bytes a `memory` or `memoryOverhead` field asks
@@ -64,10 +48,8 @@ func parseMemory(s string, plainUnit int64) (int64, error) {
 	case err == nil || errors.Is(err, ErrMemoryOutOfRange):
 		return n, err
 	case errors.Is(err, ErrSparkFraction):
-		if m := sparkFractionPattern.FindStringSubmatch(strings.ToLower(t)); m != nil {
-			if _, ok := sparkSizeSuffixes[m[1]]; ok || m[1] == "" {
-				return 0, ErrMemoryFraction
-			}
+		if _, fraction := confvalue.IsSizeForm(strings.ToLower(t)); fraction {
+			return 0, ErrMemoryFraction
 		}
 	}
 	q, err := ParseQuantity(t)
@@ -113,13 +95,11 @@ func SparkBytes(s string, plainUnit int64) (int64, error) {
 // whole MiB rounded up ("1Gi" -> "1024m").
 func SparkSize(s string) (string, error) {
 	lower := strings.ToLower(strings.TrimSpace(s))
-	if m := sparkSizePattern.FindStringSubmatch(lower); m != nil {
-		if _, ok := sparkSizeSuffixes[m[2]]; ok || m[2] == "" {
-			if _, err := ParseMemory(s); err != nil {
-				return "", err
-			}
-			return lower, nil
+	if size, _ := confvalue.IsSizeForm(lower); size {
+		if _, err := ParseMemory(s); err != nil {
+			return "", err
 		}
+		return lower, nil
 	}
 	n, err := ParseMemory(s)
 	if err != nil {
