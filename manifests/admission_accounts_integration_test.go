@@ -157,6 +157,11 @@ func TestAdmissionPolicyGuardsAccountsAndRuns(t *testing.T) {
 	}(), "only the installer may")
 	refused("the driver's delete of the executor plugin ConfigMap",
 		driver.CoreV1().ConfigMaps(ns).Delete(ctx, serviceAccount, metav1.DeleteOptions{}), "only the installer may")
+	refused("the driver's delete of ConfigMaps by the executor plugin label", driver.CoreV1().ConfigMaps(ns).DeleteCollection(ctx, metav1.DeleteOptions{},
+		metav1.ListOptions{LabelSelector: "workflows.argoproj.io/configmap-type=ExecutorPlugin"}), "only the installer may")
+	if _, err := testCluster.Client.CoreV1().ConfigMaps(ns).Get(ctx, serviceAccount, metav1.GetOptions{}); err != nil {
+		t.Errorf("the executor plugin ConfigMap after the driver's deletes: %v; want it there", err)
+	}
 	refused("a second executor plugin ConfigMap by the driver",
 		createCM(driver, "evil-executor-plugin", map[string]string{"workflows.argoproj.io/configmap-type": "ExecutorPlugin"}), "only the installer may")
 

@@ -154,7 +154,7 @@ func TestAdmissionPolicy(t *testing.T) {
 		"protected":      "'" + serviceAccount + "'",
 		"tokens":         "'" + serviceAccount + ".service-account-token'",
 		"pluginToken":    "'" + serviceAccount + ".service-account-token'",
-		"argoController": "'system:serviceaccount:argo:argo'",
+		"argoController": "'system:serviceaccount:argo:'",
 		"pluginImage":    "'" + strings.SplitN(loadPlugin(t).Spec.Sidecar.Container.Image, ":", 2)[0] + ":'",
 	} {
 		if !strings.Contains(vars[name], says) {
