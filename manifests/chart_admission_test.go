@@ -3,12 +3,14 @@
 package manifests
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 	admissionv1 "k8s.io/api/admissionregistration/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
 // servesPolicies is the --api-versions of a cluster that serves
@@ -105,8 +107,15 @@ func TestChartAdmissionPolicy(t *testing.T) {
 		}
 	}
 	wantBind.Spec.PolicyName = pol.Name
-	if diff := cmp.Diff(wantBind.Spec, bind.Spec); diff != "" {
-		t.Errorf("binding spec (-manifests +chart):\n%s", diff)
+	if diff := cmp.Diff(wantBind.Spec, bind.Spec, cmpopts.IgnoreFields(admissionv1.ValidatingAdmissionPolicyBindingSpec{}, "MatchResources")); diff != "" {
+		t.Errorf("binding spec but where it holds (-manifests +chart):\n%s", diff)
+	}
+	// The release's namespaces only: another release's policy names
+	// other accounts.
+	wantMatch := &admissionv1.MatchResources{NamespaceSelector: &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{
+		{Key: "kubernetes.io/metadata.name", Operator: metav1.LabelSelectorOpIn, Values: []string{releaseNamespace, "argo"}}}}}
+	if diff := cmp.Diff(wantMatch, bind.Spec.MatchResources); diff != "" {
+		t.Errorf("binding's match (-want +got):\n%s", diff)
 	}
 }
 
@@ -115,8 +124,8 @@ func TestChartAdmissionPolicy(t *testing.T) {
 // namespace (sidecar) or <release>-controller (controller mode), the
 // monitor's, helm test's, Argo's (argo.*), who makes agent pods (any
 // account of Argo's namespace, or argo.controllerServiceAccount), the
-// plugin's image; the
-// trusted users; and it is named for the release.
+// plugin's image; the trusted users; it is named for the release and
+// bound in its namespaces only (job namespaces, its own, Argo's).
 func TestChartAdmissionPolicyNames(t *testing.T) {
 	for _, tc := range []struct {
 		name   string
@@ -124,6 +133,7 @@ func TestChartAdmissionPolicyNames(t *testing.T) {
 		policy string
 		says   map[string][]string // variable: what it must name
 		not    map[string][]string
+		where  []string // the binding's namespaces
 	}{
 		{"sidecar", []string{"jobNamespaces={team-a,team-b}", "monitor.enabled=true", "tests.enabled=true"}, "spark.platform.sparkplug.io",
 			map[string][]string{
@@ -134,7 +144,8 @@ func TestChartAdmissionPolicyNames(t *testing.T) {
 				"argoController": {`request.userInfo.username.startsWith('system:serviceaccount:argo:')`},
 				"pluginImage":    {`c.image == 'ghcr.io/sparkplug-io/sparkplug:`},
 			},
-			map[string][]string{"sparkplug": {"controller", "monitor"}}},
+			map[string][]string{"sparkplug": {"controller", "monitor"}},
+			[]string{"team-a", "team-b", "platform", "argo"}},
 		{"controller", []string{"mode=controller", "jobNamespaces={team-a,team-b}", "argo.namespace=workflows",
 			"argo.controllerServiceAccount=argo-workflows-workflow-controller", "argo.serviceAccounts={argo-workflows-workflow-controller,argo-workflows-server}",
 			"admissionPolicy.trustedUsers={system:serviceaccount:flux-system:helm-controller}"}, "spark.platform.sparkplug.io",
@@ -143,7 +154,8 @@ func TestChartAdmissionPolicyNames(t *testing.T) {
 				"protected":      {`"platform:spark-controller"`, `"workflows:argo-workflows-workflow-controller"`, `"workflows:argo-workflows-server"`},
 				"argoController": {`request.userInfo.username == 'system:serviceaccount:workflows:argo-workflows-workflow-controller'`},
 			},
-			map[string][]string{"sparkplug": {"spark-executor-plugin"}, "protected": {"spark-executor-plugin", "argo:argo"}}},
+			map[string][]string{"sparkplug": {"spark-executor-plugin"}, "protected": {"spark-executor-plugin", "argo:argo"}},
+			[]string{"team-a", "team-b", "platform", "workflows"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			pol, bind := renderPolicy(t, "spark", "platform", tc.sets...)
@@ -166,6 +178,10 @@ func TestChartAdmissionPolicyNames(t *testing.T) {
 						t.Errorf("variable %s = %s names %s", v, variable(pol, v), s)
 					}
 				}
+			}
+			if m := bind.Spec.MatchResources; m == nil || m.NamespaceSelector == nil || len(m.NamespaceSelector.MatchExpressions) != 1 ||
+				!slices.Equal(m.NamespaceSelector.MatchExpressions[0].Values, tc.where) {
+				t.Errorf("binding matches %+v; want namespaces %q", m, tc.where)
 			}
 			trusted := pol.Spec.MatchConditions[1].Expression
 			if wantTrusted := strings.Contains(strings.Join(tc.sets, " "), "trustedUsers"); wantTrusted != strings.Contains(trusted, `"system:serviceaccount:flux-system:helm-controller"`) {

@@ -79,6 +79,8 @@ creates them. A JSON object:
                   argo.controllerServiceAccount empty, the prefix of every
                   ServiceAccount of argo.namespace (ending in ":")
   trusted         admissionPolicy.trustedUsers
+  namespaces      where the binding holds: the job namespaces, the
+                  release's, Argo's
 */}}
 {{- define "sparkplug.admissionNames" -}}
 {{- $sparkplug := list -}}
@@ -106,7 +108,9 @@ creates them. A JSON object:
 {{- $protected = append $protected (printf "%s:%s" $argo.namespace .) -}}
 {{- $tokens = append $tokens (printf "%s.service-account-token" .) -}}
 {{- end -}}
+{{- $namespaces := concat (include "sparkplug.namespaces" . | fromJsonArray) (list .Release.Namespace $argo.namespace) -}}
 {{- toJson (dict
+  "namespaces" (uniq $namespaces)
   "sparkplug" $sparkplug
   "protected" (uniq $protected)
   "tokens" (uniq $tokens)
