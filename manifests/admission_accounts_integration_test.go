@@ -4,6 +4,9 @@ package manifests
 
 import (
 	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -85,10 +88,49 @@ func grantEdit(t *testing.T, ns, user string) {
 // labelled by the driver, sparkplug's driver and tombstone, Argo's agent
 // pod with the plugin's token in the plugin's container.
 func TestAdmissionPolicyGuardsAccountsAndRuns(t *testing.T) {
-	ctx := t.Context()
 	const ns = "guarded"
 	createNamespace(t, ns)
 	installConfined(t, ns, "MANIFESTS", "MANIFESTS/spark-submit")
+	guardsAccountsAndRuns(t, ns)
+}
+
+// The chart's policy, rendered by helm for a release in sparkplug-system
+// with the job namespace guarded-chart, with that release's names and
+// bound in its namespaces, holds as manifests/admission's does.
+func TestChartAdmissionPolicyGuardsAccountsAndRuns(t *testing.T) {
+	const ns = "guarded-chart"
+	createNamespace(t, ns)
+	// The pinned helm, as the chart tests take it; built when missing.
+	helm := os.Getenv("SPARKPLUG_HELM")
+	if helm == "" {
+		command(t, "bash", "../hack/helm.sh", "build")
+		helm = filepath.Join(strings.TrimSpace(string(command(t, "bash", "../hack/helm.sh", "bindir"))), "helm")
+	}
+	policy := command(t, helm, "template", "sparkplug", "chart/sparkplug", "--namespace", "sparkplug-system",
+		"--set", "jobNamespaces={"+ns+"}", "--api-versions", "admissionregistration.k8s.io/v1/ValidatingAdmissionPolicy",
+		"--show-only", "templates/admission-policy.yaml")
+	installPolicy(t, ns, "MANIFESTS", "MANIFESTS/spark-submit", policy)
+	guardsAccountsAndRuns(t, ns)
+}
+
+// command runs a program and returns its stdout.
+func command(t *testing.T, name string, args ...string) []byte {
+	t.Helper()
+	cmd := exec.CommandContext(t.Context(), name, args...)
+	cmd.Env = append(os.Environ(), "KUBECONFIG="+filepath.Join(t.TempDir(), "none"), "HELM_CONFIG_HOME="+t.TempDir(), "HELM_CACHE_HOME="+t.TempDir())
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("%s %s: %v\n%s", name, strings.Join(args, " "), err, stderr.String())
+	}
+	return out
+}
+
+// guardsAccountsAndRuns acts in ns, where the plugin is installed and an
+// admission policy applied, as a driver, Argo's controller and the plugin.
+func guardsAccountsAndRuns(t *testing.T, ns string) {
+	ctx := t.Context()
 	driverUser := "system:serviceaccount:" + ns + ":spark"
 	grantEdit(t, ns, driverUser)
 	grantEdit(t, ns, "system:serviceaccount:argo:argo")
