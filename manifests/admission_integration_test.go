@@ -189,17 +189,31 @@ func TestAdmissionPolicyConfinesTheController(t *testing.T) {
 // policy, which it removes at the test's end.
 func installConfined(t *testing.T, ns, base, sparkSubmit string) {
 	t.Helper()
+	installPolicy(t, ns, base, sparkSubmit, kubectl(t, "admission", "kustomize", "."))
+}
+
+// installPolicy applies the kustomization base with the spark-submit
+// Component into ns, and policy, a ValidatingAdmissionPolicy and its
+// binding, which it removes at the test's end.
+func installPolicy(t *testing.T, ns, base, sparkSubmit string, policy []byte) {
+	t.Helper()
 	ctx := t.Context()
 	dir := overlay(t, "namespace: "+ns+"\nresources: ["+base+"]\ncomponents: ["+sparkSubmit+"]\n", map[string]string{})
 	if err := testCluster.Apply(ctx, kubectl(t, dir, "kustomize", ".")); err != nil {
 		t.Fatalf("apply %s with %s: %v", base, sparkSubmit, err)
 	}
-	if err := testCluster.Apply(ctx, kubectl(t, "admission", "kustomize", ".")); err != nil {
-		t.Fatalf("apply admission/: %v", err)
+	if err := testCluster.Apply(ctx, policy); err != nil {
+		t.Fatalf("apply the admission policy: %v", err)
 	}
 	t.Cleanup(func() {
 		ctx := context.Background()
-		_ = testCluster.Client.AdmissionregistrationV1().ValidatingAdmissionPolicyBindings().Delete(ctx, "sparkplug-plugin-confinement", metav1.DeleteOptions{})
-		_ = testCluster.Client.AdmissionregistrationV1().ValidatingAdmissionPolicies().Delete(ctx, "sparkplug-plugin-confinement", metav1.DeleteOptions{})
+		for _, o := range unstructuredDocs(t, policy) {
+			switch o.GetKind() {
+			case "ValidatingAdmissionPolicyBinding":
+				_ = testCluster.Client.AdmissionregistrationV1().ValidatingAdmissionPolicyBindings().Delete(ctx, o.GetName(), metav1.DeleteOptions{})
+			case "ValidatingAdmissionPolicy":
+				_ = testCluster.Client.AdmissionregistrationV1().ValidatingAdmissionPolicies().Delete(ctx, o.GetName(), metav1.DeleteOptions{})
+			}
+		}
 	})
 }

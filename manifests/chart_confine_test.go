@@ -7,14 +7,13 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-	admissionv1 "k8s.io/api/admissionregistration/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 )
 
 // renderWith is helm template of a values set with --set overrides.
 func renderWith(t *testing.T, values string, sets ...string) []byte {
 	t.Helper()
-	args := []string{"template", releaseName, chartDir, "--namespace", releaseNamespace, "--values", filepath.Join(chartTestdir, values)}
+	args := []string{"template", releaseName, chartDir, "--namespace", namespaceOf(values), "--values", filepath.Join(chartTestdir, values)}
 	for _, s := range sets {
 		args = append(args, "--set", s)
 	}
@@ -83,38 +82,5 @@ func TestChartSparkSubmitRBAC(t *testing.T) {
 				t.Errorf("Role %s is not bound to %s/%s", want.Name, releaseNamespace, serviceAccount)
 			}
 		})
-	}
-}
-
-// TestChartAdmissionPolicy: admissionPolicy.enabled renders
-// manifests/admission's policy and binding, spec for spec; off by default.
-func TestChartAdmissionPolicy(t *testing.T) {
-	if objs := byKind(decodeObjects(t, render(t, chartDir, "default.values.yaml"))); len(objs["ValidatingAdmissionPolicy"])+len(objs["ValidatingAdmissionPolicyBinding"]) > 0 {
-		t.Error("the default values install an admission policy")
-	}
-	var wantPol *admissionv1.ValidatingAdmissionPolicy
-	var wantBind *admissionv1.ValidatingAdmissionPolicyBinding
-	for _, o := range decodeDocs(t, admissionDir+"/policy.yaml") {
-		switch o := o.(type) {
-		case *admissionv1.ValidatingAdmissionPolicy:
-			wantPol = o
-		case *admissionv1.ValidatingAdmissionPolicyBinding:
-			wantBind = o
-		}
-	}
-	objs := byKind(decodeObjects(t, render(t, chartDir, "confined.values.yaml")))
-	if len(objs["ValidatingAdmissionPolicy"]) != 1 || len(objs["ValidatingAdmissionPolicyBinding"]) != 1 {
-		t.Fatalf("%d policies, %d bindings; want 1 each", len(objs["ValidatingAdmissionPolicy"]), len(objs["ValidatingAdmissionPolicyBinding"]))
-	}
-	pol := objs["ValidatingAdmissionPolicy"][0].(*admissionv1.ValidatingAdmissionPolicy)
-	bind := objs["ValidatingAdmissionPolicyBinding"][0].(*admissionv1.ValidatingAdmissionPolicyBinding)
-	if pol.Name != wantPol.Name || pol.Namespace != "" || bind.Name != wantBind.Name {
-		t.Errorf("policy %s/%s, binding %s; want %s and %s, cluster-scoped", pol.Namespace, pol.Name, bind.Name, wantPol.Name, wantBind.Name)
-	}
-	if diff := cmp.Diff(wantPol.Spec, pol.Spec); diff != "" {
-		t.Errorf("policy spec (-manifests +chart):\n%s", diff)
-	}
-	if diff := cmp.Diff(wantBind.Spec, bind.Spec); diff != "" {
-		t.Errorf("binding spec (-manifests +chart):\n%s", diff)
 	}
 }

@@ -59,30 +59,30 @@ func TestChartController(t *testing.T) {
 	}
 	slices.Sort(keys)
 	want := []string{
-		"ConfigMap team-a/" + name + "-dashboard",
+		"ConfigMap " + systemNamespace + "/" + name + "-dashboard",
 		"ConfigMap team-a/spark-executor-plugin",
 		"ConfigMap team-b/spark-executor-plugin",
-		"Deployment team-a/" + name,
-		"NetworkPolicy team-a/" + name,
-		"PodDisruptionBudget team-a/" + name,
-		"PrometheusRule team-a/" + name,
+		"Deployment " + systemNamespace + "/" + name,
+		"NetworkPolicy " + systemNamespace + "/" + name,
+		"PodDisruptionBudget " + systemNamespace + "/" + name,
+		"PrometheusRule " + systemNamespace + "/" + name,
 		"Role team-a/" + name,
-		"Role team-a/" + name + "-leader-election",
+		"Role " + systemNamespace + "/" + name + "-leader-election",
 		"Role team-a/" + name + "-log-archive",
 		"Role team-a/" + name + "-spark-submit",
 		"Role team-b/" + name,
 		"Role team-b/" + name + "-log-archive",
 		"Role team-b/" + name + "-spark-submit",
 		"RoleBinding team-a/" + name,
-		"RoleBinding team-a/" + name + "-leader-election",
+		"RoleBinding " + systemNamespace + "/" + name + "-leader-election",
 		"RoleBinding team-a/" + name + "-log-archive",
 		"RoleBinding team-a/" + name + "-spark-submit",
 		"RoleBinding team-b/" + name,
 		"RoleBinding team-b/" + name + "-log-archive",
 		"RoleBinding team-b/" + name + "-spark-submit",
-		"Service team-a/" + name,
-		"ServiceAccount team-a/" + name,
-		"ServiceMonitor team-a/" + name,
+		"Service " + systemNamespace + "/" + name,
+		"ServiceAccount " + systemNamespace + "/" + name,
+		"ServiceMonitor " + systemNamespace + "/" + name,
 	}
 	slices.Sort(want)
 	if diff := cmp.Diff(want, keys); diff != "" {
@@ -91,7 +91,7 @@ func TestChartController(t *testing.T) {
 
 	wantRules := sortedAccesses(controllerRules(t))
 	sparkSubmit := manifestsRoles(t, "spark-submit/rbac.yaml")["spark-executor-plugin-spark-submit"]
-	controllerSA := []rbacv1.Subject{{Kind: "ServiceAccount", Name: name, Namespace: releaseNamespace}}
+	controllerSA := []rbacv1.Subject{{Kind: "ServiceAccount", Name: name, Namespace: systemNamespace}}
 	for _, ns := range []string{"team-a", "team-b"} {
 		var role rbacv1.Role
 		typed(t, objs["Role "+ns+"/"+name], &role)
@@ -129,13 +129,13 @@ func TestChartController(t *testing.T) {
 		}
 	}
 	var lease rbacv1.Role
-	typed(t, objs["Role team-a/"+name+"-leader-election"], &lease)
+	typed(t, objs["Role "+systemNamespace+"/"+name+"-leader-election"], &lease)
 	if diff := cmp.Diff(manifestsRoles(t, controllerRBACFile)[controllerLeaseRole].Rules, lease.Rules); diff != "" {
 		t.Errorf("the Lease's Role (-%s +chart):\n%s", controllerRBACFile, diff)
 	}
 
 	var d appsv1.Deployment
-	typed(t, objs["Deployment team-a/"+name], &d)
+	typed(t, objs["Deployment "+systemNamespace+"/"+name], &d)
 	if d.Spec.Replicas == nil || *d.Spec.Replicas != 3 {
 		t.Errorf("replicas %s, want controller.replicas 3", fmtPtr(d.Spec.Replicas))
 	}
@@ -167,8 +167,8 @@ func TestChartController(t *testing.T) {
 		t.Errorf("memory limit %s, GOMEMLIMIT %q: want controller.*'s 1Gi and 900MiB", got, c.Env[1].Value)
 	}
 	var svc corev1.Service
-	typed(t, objs["Service team-a/"+name], &svc)
-	checkServiceMonitor(t, objs["ServiceMonitor team-a/"+name], svc.Labels)
+	typed(t, objs["Service "+systemNamespace+"/"+name], &svc)
+	checkServiceMonitor(t, objs["ServiceMonitor "+systemNamespace+"/"+name], svc.Labels)
 }
 
 // TestChartControllerIsManifestsController: with --set mode=controller

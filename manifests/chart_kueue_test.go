@@ -36,7 +36,7 @@ func TestChartKueue(t *testing.T) {
 			{Kind: "ServiceAccount", Name: serviceAccount, Namespace: "team-b"},
 		}, "lq-spark"},
 		{"kueue-controller.values.yaml", nil, controllerSA, []rbacv1.Subject{
-			{Kind: "ServiceAccount", Name: controllerSA, Namespace: releaseNamespace},
+			{Kind: "ServiceAccount", Name: controllerSA, Namespace: systemNamespace},
 		}, "lq-spark"},
 		{"kueue.values.yaml", []string{"kueue.defaultQueue="}, serviceAccount, []rbacv1.Subject{
 			{Kind: "ServiceAccount", Name: serviceAccount, Namespace: "team-a"},
@@ -52,7 +52,7 @@ func TestChartKueue(t *testing.T) {
 				}
 			}
 			slices.Sort(roles)
-			name := "sparkplug-kueue-read." + releaseNamespace
+			name := "sparkplug-kueue-read." + namespaceOf(tc.values)
 			want := []string{"ClusterRole /" + name, "ClusterRoleBinding /" + name}
 			for _, ns := range jobNamespaces {
 				want = append(want, "Role "+ns+"/"+tc.prefix+"-kueue", "RoleBinding "+ns+"/"+tc.prefix+"-kueue")
@@ -93,7 +93,7 @@ func TestChartKueue(t *testing.T) {
 			argsOf := map[string][]string{}
 			if tc.prefix == controllerSA {
 				var d appsv1.Deployment
-				typed(t, objs["Deployment "+releaseNamespace+"/"+controllerSA], &d)
+				typed(t, objs["Deployment "+systemNamespace+"/"+controllerSA], &d)
 				argsOf["the controller"] = d.Spec.Template.Spec.Containers[0].Args
 				for _, ns := range jobNamespaces {
 					if a := ackContainer(t, objs, ns).Args; slices.ContainsFunc(a, func(s string) bool { return strings.Contains(s, "kueue") }) {

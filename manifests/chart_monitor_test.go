@@ -111,26 +111,26 @@ func TestChartMonitor(t *testing.T) {
 	const name = "sparkplug-monitor"
 	want := []string{
 		"ConfigMap monitoring/sparkplug-monitor-dashboard",
-		"Deployment team-a/" + name,
-		"NetworkPolicy team-a/" + name,
-		"PodDisruptionBudget team-a/" + name, // two replicas
-		"PrometheusRule team-a/" + name,
+		"Deployment " + systemNamespace + "/" + name,
+		"NetworkPolicy " + systemNamespace + "/" + name,
+		"PodDisruptionBudget " + systemNamespace + "/" + name, // two replicas
+		"PrometheusRule " + systemNamespace + "/" + name,
+		"Role " + systemNamespace + "/" + name + "-leader-election",
 		"Role team-a/" + name,
-		"Role team-a/" + name + "-leader-election",
 		"Role team-b/" + name,
+		"RoleBinding " + systemNamespace + "/" + name + "-leader-election",
 		"RoleBinding team-a/" + name,
-		"RoleBinding team-a/" + name + "-leader-election",
 		"RoleBinding team-b/" + name,
-		"Service team-a/" + name,
-		"ServiceAccount team-a/" + name,
-		"ServiceMonitor team-a/" + name,
+		"Service " + systemNamespace + "/" + name,
+		"ServiceAccount " + systemNamespace + "/" + name,
+		"ServiceMonitor " + systemNamespace + "/" + name,
 	}
 	if diff := cmp.Diff(want, monitorKeys(objs)); diff != "" {
 		t.Errorf("the monitor's objects (-want +got):\n%s", diff)
 	}
 	// The metrics port only from the values' peers.
 	var np networkingv1.NetworkPolicy
-	typed(t, objs["NetworkPolicy team-a/"+name], &np)
+	typed(t, objs["NetworkPolicy "+systemNamespace+"/"+name], &np)
 	if in := np.Spec.Ingress; len(in) != 1 || len(in[0].From) != 1 || in[0].From[0].NamespaceSelector == nil ||
 		in[0].From[0].NamespaceSelector.MatchLabels["kubernetes.io/metadata.name"] != "monitoring" {
 		t.Errorf("NetworkPolicy ingress %+v, want the metrics port from namespace monitoring only", in)
@@ -147,7 +147,7 @@ func TestChartMonitor(t *testing.T) {
 		}
 		var rb rbacv1.RoleBinding
 		typed(t, objs["RoleBinding "+ns+"/"+name], &rb)
-		wantSubjects := []rbacv1.Subject{{Kind: "ServiceAccount", Name: name, Namespace: releaseNamespace}}
+		wantSubjects := []rbacv1.Subject{{Kind: "ServiceAccount", Name: name, Namespace: systemNamespace}}
 		if diff := cmp.Diff(wantSubjects, rb.Subjects); diff != "" {
 			t.Errorf("%s RoleBinding subjects (-want +got):\n%s", ns, diff)
 		}
@@ -156,13 +156,13 @@ func TestChartMonitor(t *testing.T) {
 		}
 	}
 	var lease rbacv1.Role
-	typed(t, objs["Role team-a/"+name+"-leader-election"], &lease)
+	typed(t, objs["Role "+systemNamespace+"/"+name+"-leader-election"], &lease)
 	if diff := cmp.Diff(wantRoles[name+"-leader-election"].Rules, lease.Rules); diff != "" {
 		t.Errorf("leader election Role (-manifests/monitor +chart):\n%s", diff)
 	}
 
 	var d appsv1.Deployment
-	typed(t, objs["Deployment team-a/"+name], &d)
+	typed(t, objs["Deployment "+systemNamespace+"/"+name], &d)
 	if d.Spec.Replicas == nil || *d.Spec.Replicas != 2 {
 		t.Errorf("replicas %s, want 2", fmtPtr(d.Spec.Replicas))
 	}
@@ -211,14 +211,14 @@ func TestChartMonitor(t *testing.T) {
 	// selects the Service and scrapes that port, keeping the metrics'
 	// namespace label.
 	var svc corev1.Service
-	typed(t, objs["Service team-a/"+name], &svc)
+	typed(t, objs["Service "+systemNamespace+"/"+name], &svc)
 	if !labels.SelectorFromSet(svc.Spec.Selector).Matches(labels.Set(pod.Labels)) {
 		t.Errorf("the Service's selector %v does not select the pods %v", svc.Spec.Selector, pod.Labels)
 	}
 	if len(svc.Spec.Ports) != 1 || svc.Spec.Ports[0].Name != "metrics" || svc.Spec.Ports[0].TargetPort.String() != "metrics" {
 		t.Errorf("Service ports %+v, want metrics to the container port metrics", svc.Spec.Ports)
 	}
-	sm := objs["ServiceMonitor team-a/"+name]
+	sm := objs["ServiceMonitor "+systemNamespace+"/"+name]
 	checkServiceMonitor(t, sm, svc.Labels)
 	if sm.GetLabels()["release"] != "prometheus" {
 		t.Errorf("ServiceMonitor labels %v, want release: prometheus", sm.GetLabels())
@@ -228,7 +228,7 @@ func TestChartMonitor(t *testing.T) {
 	}
 
 	// The alerts with the values' thresholds.
-	pr := objs["PrometheusRule team-a/"+name]
+	pr := objs["PrometheusRule "+systemNamespace+"/"+name]
 	if pr.GetLabels()["release"] != "prometheus" {
 		t.Errorf("PrometheusRule labels %v, want release: prometheus", pr.GetLabels())
 	}

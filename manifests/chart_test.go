@@ -33,7 +33,21 @@ const (
 	// releaseName and releaseNamespace are those of every render here.
 	releaseName      = "sparkplug"
 	releaseNamespace = "team-a"
+	// systemNamespace is the release's namespace of the values sets that
+	// enable an account bound in every job namespace (the controller's,
+	// the monitor's): the chart refuses the release's namespace among
+	// several job namespaces then.
+	systemNamespace = "sparkplug-system"
 )
+
+// namespaceOf is the release's namespace a values set is rendered in.
+func namespaceOf(values string) string {
+	switch values {
+	case "controller.values.yaml", "kueue-controller.values.yaml", "monitor.values.yaml":
+		return systemNamespace
+	}
+	return releaseNamespace
+}
 
 // helmBin is the pinned helm: $SPARKPLUG_HELM, else hack/helm.sh's bin dir.
 func helmBin(t *testing.T) string {
@@ -86,13 +100,14 @@ func helmWithTests(t *testing.T, args ...string) ([]byte, error) {
 }
 
 // render is helm template of the chart with a values file of testdata
-// ("" for none), as release sparkplug in namespace team-a, without what
+// ("" for none), as release sparkplug in namespace team-a (or
+// namespaceOf the values), without what
 // only helm test uses (tests.enabled=false: its Pods, ServiceAccount and
 // Roles, which manifests/ has no counterpart of; TestChartTestHooks
 // renders them).
 func render(t *testing.T, chart, values string) []byte {
 	t.Helper()
-	args := []string{"template", releaseName, chart, "--namespace", releaseNamespace, "--set", "tests.enabled=false"}
+	args := []string{"template", releaseName, chart, "--namespace", namespaceOf(values), "--set", "tests.enabled=false"}
 	if values != "" {
 		args = append(args, "--values", filepath.Join(chartTestdir, values))
 	}
@@ -259,6 +274,22 @@ func TestChartJobNamespaces(t *testing.T) {
 				wantRules := []rbacv1.PolicyRule{{APIGroups: []string{""}, Resources: []string{"secrets"}, ResourceNames: []string{"s3-credentials"}, Verbs: []string{"get"}}}
 				if diff := cmp.Diff(wantRules, o.Rules); diff != "" {
 					t.Errorf("%s log archive Role (-want +got):\n%s", o.Namespace, diff)
+				}
+				continue
+			}
+			if o.Name == "sparkplug-spark-driver" {
+				// The verbs Spark's driver calls (driver-rbac.yaml says
+				// which code calls each): no get, update or patch on
+				// ConfigMaps, nothing on Services but their collection
+				// delete at stop.
+				wantRules := []rbacv1.PolicyRule{
+					{APIGroups: []string{""}, Resources: []string{"pods"}, Verbs: []string{"get", "list", "watch", "create", "patch", "delete", "deletecollection"}},
+					{APIGroups: []string{""}, Resources: []string{"configmaps"}, Verbs: []string{"create", "deletecollection"}},
+					{APIGroups: []string{""}, Resources: []string{"services"}, Verbs: []string{"deletecollection"}},
+					{APIGroups: []string{""}, Resources: []string{"persistentvolumeclaims"}, Verbs: []string{"list", "create", "deletecollection"}},
+				}
+				if diff := cmp.Diff(wantRules, o.Rules); diff != "" {
+					t.Errorf("%s driver Role (-want +got):\n%s", o.Namespace, diff)
 				}
 				continue
 			}
@@ -444,17 +475,21 @@ func TestChartNotes(t *testing.T) {
 		{"default.values.yaml",
 			[]string{"in 1 namespace: team-a.", "ConfigMap spark-executor-plugin", "ServiceAccount spark-executor-plugin",
 				"ARGO_EXECUTOR_PLUGINS=true", `controller.extraEnv: [{name: ARGO_EXECUTOR_PLUGINS, value: "true"}]`,
-				"kubectl -n argo patch deployment workflow-controller", "--set agentRBAC.create=true", "--set driver.serviceAccount.create=true"},
-			[]string{"sparkplug-argo-agent", "sparkplug-spark-driver", "sparkplug monitor"}},
+				"kubectl -n argo patch deployment workflow-controller", "--set agentRBAC.create=true", "--set driver.serviceAccount.create=true",
+				"WARNING: no admission policy is installed: the cluster does not serve", "--reuse-values --set tests.enabled=true"},
+			[]string{"sparkplug-argo-agent", "sparkplug-spark-driver", "sparkplug monitor", "ValidatingAdmissionPolicy sparkplug"}},
+		{"confined.values.yaml",
+			[]string{"ValidatingAdmissionPolicy sparkplug.team-a.sparkplug.io and its binding"},
+			[]string{"WARNING: no admission policy"}},
 		{"two-namespaces.values.yaml",
 			[]string{"in 2 namespaces: team-a, team-b.", "ServiceAccount spark for the Spark drivers",
 				"sparkplug-argo-agent", "ServiceAccounts default, etl", "ARGO_EXECUTOR_PLUGINS=true"},
 			[]string{"--set agentRBAC.create=true", "--set driver.serviceAccount.create=true", "sparkplug monitor"}},
 		{"monitor.values.yaml",
-			[]string{"in 2 namespaces: team-a, team-b.", "sparkplug monitor, in team-a:",
+			[]string{"in 2 namespaces: team-a, team-b.", "sparkplug monitor, in sparkplug-system:",
 				"Deployment sparkplug-monitor, 2 replicas electing a leader with the Lease sparkplug-monitor",
 				"Spark applications of team-a, team-b,", "Service sparkplug-monitor, port",
-				"Role and RoleBinding sparkplug-monitor in team-a, team-b, and sparkplug-monitor-leader-election in team-a;",
+				"Role and RoleBinding sparkplug-monitor in team-a, team-b, and sparkplug-monitor-leader-election in sparkplug-system;",
 				"ServiceMonitor sparkplug-monitor", "PrometheusRule sparkplug-monitor", "ConfigMap sparkplug-monitor-dashboard in monitoring"},
 			nil},
 		{"controller.values.yaml",
@@ -464,7 +499,7 @@ func TestChartNotes(t *testing.T) {
 				"Role and RoleBinding sparkplug-controller", "ARGO_EXECUTOR_PLUGINS=true"},
 			[]string{"ServiceAccount spark-executor-plugin", "sparkplug monitor"}},
 	} {
-		out, err := helm(t, "template", releaseName, dir, "--namespace", releaseNamespace,
+		out, err := helm(t, "template", releaseName, dir, "--namespace", namespaceOf(tc.values),
 			"--values", filepath.Join(chartTestdir, tc.values), "--show-only", "templates/zz-notes.yaml")
 		if err != nil {
 			t.Fatalf("%s: %v", tc.values, err)

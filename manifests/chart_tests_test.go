@@ -21,11 +21,12 @@ import (
 )
 
 // renderTests is helm template of the chart for job namespaces team-a
-// and team-b, with the test hooks, and --set overrides.
+// and team-b, released in a namespace of its own, with tests.enabled and
+// the test hooks, and --set overrides.
 func renderTests(t *testing.T, sets ...string) ([]byte, error) {
 	t.Helper()
-	args := []string{"template", releaseName, chartDir, "--namespace", releaseNamespace,
-		"--set", "jobNamespaces={team-a,team-b}", "--show-only", "templates/tests/spark-step.yaml", "--show-only", "templates/tests-rbac.yaml"}
+	args := []string{"template", releaseName, chartDir, "--namespace", systemNamespace,
+		"--set", "jobNamespaces={team-a,team-b}", "--set", "tests.enabled=true", "--show-only", "templates/tests/spark-step.yaml", "--show-only", "templates/tests-rbac.yaml"}
 	for _, s := range sets {
 		args = append(args, "--set", s)
 	}
@@ -81,17 +82,17 @@ func TestChartTestHooks(t *testing.T) {
 				t.Errorf("Role in %s: %+v, want only create, get, delete on workflows", o.Namespace, o.Rules)
 			}
 		case *rbacv1.RoleBinding:
-			if len(o.Subjects) != 1 || o.Subjects[0].Namespace != releaseNamespace || o.Subjects[0].Name != account {
+			if len(o.Subjects) != 1 || o.Subjects[0].Namespace != systemNamespace || o.Subjects[0].Name != account {
 				t.Errorf("RoleBinding in %s binds %+v, want the test ServiceAccount", o.Namespace, o.Subjects)
 			}
 		}
 	}
 	slices.Sort(objects)
 	want := []string{
-		"Pod/team-a/sparkplug-test-team-a", "Pod/team-a/sparkplug-test-team-b",
+		"Pod/" + systemNamespace + "/sparkplug-test-team-a", "Pod/" + systemNamespace + "/sparkplug-test-team-b",
 		"Role/team-a/" + account, "Role/team-b/" + account,
 		"RoleBinding/team-a/" + account, "RoleBinding/team-b/" + account,
-		"ServiceAccount/team-a/" + account,
+		"ServiceAccount/" + systemNamespace + "/" + account,
 	}
 	if !slices.Equal(objects, want) {
 		t.Errorf("objects %q, want %q", objects, want)
@@ -165,8 +166,8 @@ func TestChartTestHooksValues(t *testing.T) {
 	// Job namespaces whose Pod names would be the same once cut to 63
 	// characters are refused, naming both.
 	long := strings.Repeat("n", 55)
-	_, err = helmWithTests(t, "template", releaseName, chartDir, "--namespace", releaseNamespace,
-		"--set", "jobNamespaces={"+long+"-a,"+long+"-b}")
+	_, err = helmWithTests(t, "template", releaseName, chartDir, "--namespace", systemNamespace,
+		"--set", "tests.enabled=true", "--set", "jobNamespaces={"+long+"-a,"+long+"-b}")
 	if err == nil || !strings.Contains(err.Error(), "give the same test Pod name") {
 		t.Errorf("job namespaces with one test Pod name: %v", err)
 	}

@@ -1,6 +1,7 @@
 package manifests
 
 import (
+	"maps"
 	"os"
 	"slices"
 	"strings"
@@ -63,11 +64,13 @@ func TestSparkSubmitRBAC(t *testing.T) {
 }
 
 // TestAdmissionPolicy: admission/ is a ValidatingAdmissionPolicy and its
-// binding (Deny, every namespace) that match the plugin's ServiceAccount
-// only, on updates and deletes of every kind its Roles let it change, and
-// whose rules name the labels sparkplug and Argo use. That it refuses and
-// allows what it says is TestAdmissionPolicyConfinesThePlugin's
-// (integration).
+// binding (Deny, every namespace) that match creates, updates and deletes
+// of every kind the plugin's Roles let it change, and ephemeral
+// containers; whose variables name the accounts kustomize creates, the
+// plugin's token and image and Argo's controller; and whose rules name
+// the labels sparkplug and Argo use. That it refuses and allows what it
+// says is the integration tests' (TestAdmissionPolicyConfinesThePlugin,
+// TestAdmissionPolicyGuardsAccountsAndRuns).
 func TestAdmissionPolicy(t *testing.T) {
 	var k struct {
 		Resources []string `json:"resources"`
@@ -125,8 +128,8 @@ func TestAdmissionPolicy(t *testing.T) {
 	}
 	matched := map[string]bool{}
 	for _, rule := range pol.Spec.MatchConstraints.ResourceRules {
-		if !slices.Equal(rule.Operations, []admissionv1.OperationType{admissionv1.Update, admissionv1.Delete}) {
-			t.Errorf("rule %+v: operations %v, want UPDATE and DELETE", rule.APIGroups, rule.Operations)
+		if !slices.Equal(rule.Operations, []admissionv1.OperationType{admissionv1.Create, admissionv1.Update, admissionv1.Delete}) {
+			t.Errorf("rule %+v: operations %v, want CREATE, UPDATE and DELETE", rule.APIGroups, rule.Operations)
 		}
 		for _, g := range rule.APIGroups {
 			for _, res := range rule.Resources {
@@ -139,20 +142,36 @@ func TestAdmissionPolicy(t *testing.T) {
 			t.Errorf("the plugin may change %s, which the policy does not match", res)
 		}
 	}
-	if len(pol.Spec.MatchConditions) != 1 || !strings.Contains(pol.Spec.MatchConditions[0].Expression, "':"+serviceAccount+"'") {
-		t.Errorf("match conditions %+v; want the plugin's ServiceAccount", pol.Spec.MatchConditions)
+	if !matched["/pods/ephemeralcontainers"] {
+		t.Error("the policy does not match pods/ephemeralcontainers: an ephemeral container could mount an agent pod's token")
+	}
+	vars := map[string]string{}
+	for _, v := range pol.Spec.Variables {
+		vars[v.Name] = v.Expression
+	}
+	for name, says := range map[string]string{
+		"sparkplug":      "':" + serviceAccount + "'",
+		"protected":      "'" + serviceAccount + "'",
+		"tokens":         "'" + serviceAccount + ".service-account-token'",
+		"pluginToken":    "'" + serviceAccount + ".service-account-token'",
+		"argoController": "'system:serviceaccount:argo:'",
+		"pluginImage":    "'" + strings.SplitN(loadPlugin(t).Spec.Sidecar.Container.Image, ":", 2)[0] + ":'",
+	} {
+		if !strings.Contains(vars[name], says) {
+			t.Errorf("variable %s = %q; want it to name %s", name, vars[name], says)
+		}
 	}
 	var exprs []string
 	for _, v := range pol.Spec.Validations {
 		exprs = append(exprs, v.Expression)
-		if v.Message == "" {
+		if v.Message == "" && v.MessageExpression == "" {
 			t.Errorf("validation %q has no message", v.Expression)
 		}
 	}
-	all := strings.Join(exprs, "\n")
-	for _, label := range []string{"'" + labelKeyConfigMapType + "'", "'" + spark.LabelWorkflowUID + "'"} {
+	all := strings.Join(append(exprs, slices.Collect(maps.Values(vars))...), "\n")
+	for _, label := range []string{"'" + labelKeyConfigMapType + "'", "'" + spark.LabelWorkflowUID + "'", "'workflows.argoproj.io/node-id'"} {
 		if !strings.Contains(all, label) {
-			t.Errorf("no validation names label %s", label)
+			t.Errorf("the policy never names label %s", label)
 		}
 	}
 }

@@ -118,14 +118,15 @@ func testWorkflows(t *testing.T, ns string) []string {
 }
 
 // helmInstall installs the release's chart as release sparkplug into ns,
-// a new namespace, with more helm args, and makes what Argo's quick-start
+// a new namespace, with helm test's account (tests.enabled, off by
+// default) and more helm args, and makes what Argo's quick-start
 // makes there and the chart does not: the default ServiceAccount's token
 // Secret, which Argo mounts into the agent pod by name.
 func helmInstall(t *testing.T, ns string, args ...string) {
 	t.Helper()
 	ctx := t.Context()
 	start := time.Now()
-	install := append([]string{"install", "sparkplug", rel.Chart, "--namespace", ns, "--create-namespace"}, args...)
+	install := append([]string{"install", "sparkplug", rel.Chart, "--namespace", ns, "--create-namespace", "--set", "tests.enabled=true"}, args...)
 	if out, err := env.Helm(ctx, install...); err != nil {
 		t.Fatalf("helm install: %v\n%s", err, out)
 	}
