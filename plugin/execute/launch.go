@@ -31,10 +31,12 @@ import (
 // the batch scheduler's PodGroup, if any, then the driver pod, then its
 // ConfigMap and Service owned by it. A driver that already exists (a
 // repeated pass, a restarted plugin) is taken as it is, if it is this
-// workflow's driver under the name sparkplug gives it. The driver pod is
-// created by the step's launcher: natively here, or by spark-submit
-// (sparkSubmit). A launch that does not go through returns the outcome
-// instead.
+// workflow's driver under the name sparkplug gives it and could be its run
+// (trust.go). When a pod or Service that is not the run's holds one of
+// its names, the run takes names drawn then (objects.Run.NameKey), which
+// nobody can hold, once. The driver pod is created by the step's
+// launcher: natively here, or by spark-submit (sparkSubmit). A launch
+// that does not go through returns the outcome instead.
 func (r *pass) launch(attempt int, body *spec.SparkApplicationSpec) (*corev1.Pod, *state.Outcome) {
 	br := r.step.Run(r.wf, r.node, attempt)
 	br.Incarnation = r.incarnation
