@@ -16,5 +16,6 @@
 // of them takes for a driver, would be a bug; one set of rules makes
 // that impossible.
 //
-// Everything here is pure except Delete, which makes one API call.
+// Everything here is pure: it holds no client (deleting a driver is
+// kube.DeletePod), so package decide, which reads it, cannot act.
 package driverpod

@@ -1,16 +1,13 @@
 package driverpod
 
 import (
-	"context"
 	"fmt"
 	"strconv"
 	"strings"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/kubernetes"
 
 	"github.com/sparkplug-io/sparkplug/plugin/objects"
 	"github.com/sparkplug-io/sparkplug/plugin/spark"
@@ -166,18 +163,6 @@ func NotTheRunsLabels(o metav1.Object, want string, labels map[string]string) er
 		}
 	}
 	return nil
-}
-
-// Delete deletes driver pod p, that very pod (by uid). One already gone,
-// or replaced by a pod of its name, is no error; deleted says whether
-// this call deleted it, so a caller reports only what it did.
-func Delete(ctx context.Context, kube kubernetes.Interface, p *corev1.Pod) (deleted bool, err error) {
-	uid := p.UID
-	err = kube.CoreV1().Pods(p.Namespace).Delete(ctx, p.Name, metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &uid}})
-	if apierrors.IsNotFound(err) || apierrors.IsConflict(err) {
-		return false, nil
-	}
-	return err == nil, err
 }
 
 // OwnWorkload reports whether w is the Kueue Workload sparkplug made for

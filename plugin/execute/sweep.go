@@ -11,6 +11,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/sparkplug-io/sparkplug/plugin/driverpod"
+	"github.com/sparkplug-io/sparkplug/plugin/kube"
 	"github.com/sparkplug-io/sparkplug/plugin/kueue"
 	"github.com/sparkplug-io/sparkplug/plugin/scope"
 	"github.com/sparkplug-io/sparkplug/plugin/spark"
@@ -191,8 +192,8 @@ func endingReason(w *wfv1.Workflow) string {
 }
 
 // deleteDriver deletes driver pod p, that very pod (by uid): one already
-// gone, or replaced by a pod of its name, is no error (driverpod.Delete).
+// gone, or replaced by a pod of its name, is no error (kube.DeletePod).
 func (c *Core) deleteDriver(ctx context.Context, p *corev1.Pod) error {
-	_, err := driverpod.Delete(ctx, c.clients.Kube, p)
+	_, err := kube.DeletePod(ctx, c.clients.Kube, p)
 	return err
 }

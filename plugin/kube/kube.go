@@ -10,6 +10,8 @@ import (
 	"strings"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
@@ -133,4 +135,17 @@ func ServiceAccountOfToken(token string) string {
 		return ""
 	}
 	return name
+}
+
+// DeletePod deletes pod p, that very pod (by uid): a driver sparkplug
+// stops, sweeps or expires. One already gone, or replaced by a pod of its
+// name, is no error; deleted says whether this call deleted it, so a
+// caller reports only what it did.
+func DeletePod(ctx context.Context, kube kubernetes.Interface, p *corev1.Pod) (deleted bool, err error) {
+	uid := p.UID
+	err = kube.CoreV1().Pods(p.Namespace).Delete(ctx, p.Name, metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &uid}})
+	if apierrors.IsNotFound(err) || apierrors.IsConflict(err) {
+		return false, nil
+	}
+	return err == nil, err
 }

@@ -15,6 +15,7 @@ import (
 	"k8s.io/client-go/tools/record"
 
 	"github.com/sparkplug-io/sparkplug/plugin/driverpod"
+	"github.com/sparkplug-io/sparkplug/plugin/kube"
 	"github.com/sparkplug-io/sparkplug/plugin/redact"
 	"github.com/sparkplug-io/sparkplug/plugin/spark"
 )
@@ -131,7 +132,7 @@ func (c *cleaner) workflowState(ctx context.Context, wf spark.WorkflowRef) (work
 // delete deletes driver p for reason, and says so: a log line, the
 // metric, and an Event on its Workflow when that still exists.
 func (c *cleaner) delete(ctx context.Context, wf spark.WorkflowRef, p *corev1.Pod, reason string) {
-	deleted, err := driverpod.Delete(ctx, c.kube, p)
+	deleted, err := kube.DeletePod(ctx, c.kube, p)
 	if err != nil {
 		c.log.Error("cannot delete a driver", "namespace", p.Namespace, "driver", p.Name, "reason", reason, "error", err.Error())
 		return
