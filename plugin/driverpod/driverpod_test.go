@@ -222,4 +222,3 @@ func TestNotOurs(t *testing.T) {
 		t.Error("an empty uid matched an empty uid")
 	}
 }
-
