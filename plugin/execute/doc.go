@@ -17,13 +17,19 @@
 //     cache: its TaskSet entry, what the Workflow shows of it, its run in
 //     the current incarnation (driver pods by node id, the tombstone of a
 //     stopped one, a ghost of one the entry names and the cluster lost)
-//     with its executors, and its refused submissions. It writes nothing;
+//     with its executors, and its refused submissions. It writes nothing.
+//     Of the objects with a run's name, labels and owner, trust.go keeps
+//     only those sparkplug could have made (the driver whose uid the entry
+//     records; one made after its node started and its previous attempt
+//     ended; a tombstone naming its driver's uid) and names the others;
 //   - package decide plans the pass (launch, stop, abandon, archive) and
 //     the outcome the node reports;
 //   - queue.go creates, reads back admitted, marks PodsReady and deletes
 //     a queued step's Kueue Workloads, as the plan says, and position.go
 //     asks Kueue's visibility API where a waiting one stands;
-//   - act.go, launch.go, submit.go and archive.go carry the plan out:
+//   - act.go, launch.go (driver.go: the native create, and the move to
+//     drawn names when a name is held), submit.go and archive.go carry
+//     the plan out:
 //     create what package objects builds (a batch scheduler's PodGroup
 //     first, then the driver, natively or by spark-submit, then what it
 //     owns; an object found under one of the run's names is taken only

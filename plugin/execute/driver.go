@@ -1,0 +1,78 @@
+package execute
+
+import (
+	"fmt"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/sparkplug-io/sparkplug/plugin/driverpod"
+	"github.com/sparkplug-io/sparkplug/plugin/objects"
+	"github.com/sparkplug-io/sparkplug/plugin/spark"
+	"github.com/sparkplug-io/sparkplug/plugin/state"
+)
+
+// createDriver creates the driver pod natively. A pod found under its
+// name is taken if it is the run's (a repeated pass, a restarted plugin);
+// one that is not is returned as taken, named as a forgery, and left as it
+// is.
+func (r *pass) createDriver(objs *objects.Set, o launchOrder) (created, taken *corev1.Pod, out *state.Outcome) {
+	pods := r.core.clients.Kube.CoreV1().Pods(r.wf.Namespace)
+	created, err := pods.Create(r.ctx, objs.Driver, metav1.CreateOptions{})
+	switch {
+	case err == nil:
+		r.log.Info("driver pod created", "driver", created.Name, "attempt", o.attempt)
+		r.core.metrics.Driver("launched", "")
+		return created, nil, nil
+	case apierrors.IsAlreadyExists(err):
+		found, err := pods.Get(r.ctx, objs.Driver.Name, metav1.GetOptions{})
+		if err != nil {
+			return nil, nil, r.transient("get existing driver pod %s: %s", objs.Driver.Name, err)
+		}
+		why := ""
+		if !driverpod.Own(found, r.wf, objs.Driver.Name) {
+			why = "it is not this workflow's driver under the name sparkplug gives it"
+		} else {
+			why = forgery(found, r.record, r.started)
+		}
+		if why != "" {
+			r.forged("pod", found.Name, found.UID, why)
+			if objs.Driver.Annotations[spark.AnnotationNameKey] != "" {
+				// Not even a drawn name was free: never take it for ours.
+				r.withdrawPodGroup(objs.PodGroup)
+				return nil, nil, r.rejected(o.attempt, fmt.Sprintf("pod %s exists and is not this workflow's driver: delete it, or run the workflow under another name", found.Name))
+			}
+			return nil, found, nil
+		}
+		r.log.Info("driver pod already existed; continuing with it", "driver", found.Name)
+		return found, nil, nil
+	case isTransient(err):
+		return nil, nil, r.transient("create driver pod %s: %s", objs.Driver.Name, err)
+	default:
+		r.withdrawPodGroup(objs.PodGroup)
+		return nil, nil, r.rejected(o.attempt, apiMessage(err))
+	}
+}
+
+// launched is the end of a launch, err what making the driver's
+// companions gave.
+func (r *pass) launched(created *corev1.Pod, err error, o launchOrder) (*corev1.Pod, *state.Outcome) {
+	if err != nil {
+		if failsAttempt(err) {
+			r.discard(created)
+			return nil, r.rejected(o.attempt, err.Error())
+		}
+		return nil, r.transient("%s", err)
+	}
+	// Counted until the whole launch went through: a driver whose
+	// companions are refused is a refused submission too.
+	r.core.failures.clear(r.wf.UID, r.node, o.attempt)
+	return created, nil
+}
+
+// launchOrder is one attempt of a node to launch.
+type launchOrder struct {
+	node    string
+	attempt int
+}
