@@ -22,7 +22,7 @@ import (
 // Argo's label on a WorkflowTaskSet once its workflow is fulfilled
 // (workflow/common.LabelKeyCompleted; set by the workflow-controller's
 // taskset.go).
-const labelCompleted = "workflows.argoproj.io/completed"
+const labelCompleted = spark.ArgoLabelCompleted
 
 // annotationSpark marks, in the discovery cache only, a TaskSet that lists
 // a Spark task (the cache keeps no tasks).
@@ -48,12 +48,11 @@ func (f coreFollower) Follow(wf spark.WorkflowRef) { f.Serve(wf) }
 // a Spark task: Argo names the TaskSet after its Workflow, which owns it.
 // A TaskSet without that owner is not followed.
 func workflowOf(ts *wfv1.WorkflowTaskSet) (spark.WorkflowRef, bool) {
-	for _, o := range ts.OwnerReferences {
-		if o.Kind == "Workflow" && o.Name == ts.Name && o.UID != "" {
-			return spark.WorkflowRef{Name: ts.Name, Namespace: ts.Namespace, UID: string(o.UID)}, ts.Annotations[annotationSpark] == "true"
-		}
+	uid := spark.WorkflowOwnerUID(ts.OwnerReferences, ts.Name, false)
+	if uid == "" {
+		return spark.WorkflowRef{}, false
 	}
-	return spark.WorkflowRef{}, false
+	return spark.WorkflowRef{Name: ts.Name, Namespace: ts.Namespace, UID: uid}, ts.Annotations[annotationSpark] == "true"
 }
 
 // slimTaskSet keeps of a TaskSet its metadata and whether it lists a

@@ -16,6 +16,8 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
+
+	"github.com/sparkplug-io/sparkplug/plugin/spark"
 )
 
 // RESTConfig loads kubeconfig, or the in-cluster ServiceAccount's config
@@ -60,7 +62,7 @@ func WatchReadiness(ctx context.Context, kube kubernetes.Interface, set func(err
 // Argo's words for the agent pod (workflow/common in the Argo module).
 const (
 	// LabelWorkflow names the workflow of an agent pod.
-	LabelWorkflow = "workflows.argoproj.io/workflow"
+	LabelWorkflow = spark.ArgoLabelWorkflow
 )
 
 // AgentWorkflow is the workflow whose agent pod namespace/pod is: its
@@ -74,10 +76,8 @@ func AgentWorkflow(ctx context.Context, kube kubernetes.Interface, namespace, po
 		return "", "", fmt.Errorf("read the agent pod %s/%s: %w", namespace, pod, err)
 	}
 	name = p.Labels[LabelWorkflow]
-	for _, ref := range p.OwnerReferences {
-		if ref.Kind == "Workflow" && ref.Controller != nil && *ref.Controller && ref.Name == name {
-			uid = string(ref.UID)
-		}
+	if name != "" {
+		uid = spark.WorkflowOwnerUID(p.OwnerReferences, name, true)
 	}
 	if name == "" || uid == "" {
 		return "", "", fmt.Errorf("pod %s/%s is not an Argo agent pod: it lacks the %s label or a Workflow of that name as its controller", namespace, pod, LabelWorkflow)

@@ -18,7 +18,7 @@ const (
 	argoLabelCronWorkflow            = "workflows.argoproj.io/cron-workflow"
 	argoLabelWorkflowTemplate        = "workflows.argoproj.io/workflow-template"
 	argoLabelClusterWorkflowTemplate = "workflows.argoproj.io/cluster-workflow-template"
-	argoLabelCompleted               = "workflows.argoproj.io/completed"
+	argoLabelCompleted               = spark.ArgoLabelCompleted
 	argoLabelPhase                   = "workflows.argoproj.io/phase"
 )
 

@@ -73,12 +73,7 @@ func (t *tracker) counted(p *corev1.Pod) bool {
 	if p.Labels[spark.LabelRole] != spark.RoleDriver {
 		return true
 	}
-	for _, ref := range p.OwnerReferences {
-		if ref.Kind == "Workflow" && string(ref.UID) == uid {
-			return true
-		}
-	}
-	return false
+	return spark.OwnedByWorkflow(p.OwnerReferences, uid)
 }
 
 // podGone counts a pod deleted.

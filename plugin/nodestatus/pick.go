@@ -6,11 +6,13 @@ import (
 	"time"
 
 	wfv1 "github.com/argoproj/argo-workflows/v3/pkg/apis/workflow/v1alpha1"
+
+	"github.com/sparkplug-io/sparkplug/plugin/spark"
 )
 
 // LabelCompleted is the label Argo's controller puts on a TaskSet whose
 // workflow is fulfilled (workflow/common.LabelKeyCompleted).
-const LabelCompleted = "workflows.argoproj.io/completed"
+const LabelCompleted = spark.ArgoLabelCompleted
 
 // Want is the result a node should show, when it was last written, and
 // the Workflow's incarnation it was derived in.
@@ -56,7 +58,7 @@ func MayWrite(ts *wfv1.WorkflowTaskSet, wf *wfv1.Workflow, uid string) (ok bool,
 	switch {
 	case ts == nil:
 		return false, "no task set"
-	case !ownedBy(ts, uid):
+	case !spark.OwnedByWorkflow(ts.OwnerReferences, uid):
 		return false, "the task set is not this workflow's"
 	case ts.Labels[LabelCompleted] == "true":
 		return false, "the task set is completed"
@@ -70,15 +72,6 @@ func MayWrite(ts *wfv1.WorkflowTaskSet, wf *wfv1.Workflow, uid string) (ok bool,
 		return false, "the workflow is being deleted"
 	}
 	return true, ""
-}
-
-func ownedBy(ts *wfv1.WorkflowTaskSet, uid string) bool {
-	for _, ref := range ts.OwnerReferences {
-		if ref.Kind == "Workflow" && string(ref.UID) == uid {
-			return true
-		}
-	}
-	return false
 }
 
 // Pick chooses, from the results wanted, the entries one batch writes
