@@ -9,8 +9,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"sort"
-	"strings"
 	"sync"
 	"time"
 
@@ -41,18 +39,6 @@ const (
 
 // ErrNoAgent: no agent runs for the pod (not started yet, or gone).
 var ErrNoAgent = errors.New("no agent runs")
-
-// TokenMode is how agents find the plugin token at /var/run/argo.
-type TokenMode string
-
-const (
-	// TokenMountNamespace: each agent runs in a private mount namespace
-	// with the harness's run dir bind-mounted over /run.
-	TokenMountNamespace TokenMode = "mount-namespace"
-	// TokenHostFile: the token files are written to /var/run/argo on the
-	// host (root only, when no mount namespace can be made).
-	TokenHostFile TokenMode = "host-file"
-)
 
 // AgentOptions configures Agents.
 type AgentOptions struct {
@@ -185,71 +171,6 @@ func RunAgents(ctx context.Context, c *cluster.Cluster, opts AgentOptions) (*Age
 	}()
 	go a.work(ctx)
 	return a, nil
-}
-
-// Mode says how agents get their token.
-func (a *Agents) Mode() TokenMode { return a.mode }
-
-// chooseTokenMode tries a private mount namespace (as root, else in a user
-// namespace), and falls back to host files for root.
-func (a *Agents) chooseTokenMode(ctx context.Context) error {
-	const probe = ".sparkplug-probe"
-	if err := os.WriteFile(filepath.Join(a.run, probe), nil, 0o644); err != nil {
-		return fmt.Errorf("write probe: %w", err)
-	}
-	candidates := [][]string{{"unshare", "--mount", "--propagation", "private"}}
-	if os.Geteuid() != 0 {
-		candidates = [][]string{{"unshare", "--user", "--map-root-user", "--mount", "--propagation", "private"}}
-	}
-	var tried []string
-	for _, u := range candidates {
-		args := append(append([]string{}, u[1:]...), "--", "/bin/sh", "-c", `mount --bind "$0" /run && test -f /run/`+probe, a.run)
-		out, err := exec.CommandContext(ctx, u[0], args...).CombinedOutput()
-		if err == nil {
-			a.mode, a.unsh = TokenMountNamespace, u
-			return nil
-		}
-		tried = append(tried, fmt.Sprintf("%v: %v: %s", u, err, out))
-	}
-	if os.Geteuid() == 0 {
-		a.mode = TokenHostFile
-		return nil
-	}
-	return fmt.Errorf("agents cannot read a plugin token from %s: no mount namespace (%v) and not root", varRunArgo, tried)
-}
-
-// writeTokens writes the token file of each plugin.
-func (a *Agents) writeTokens(plugins []string) error {
-	root := filepath.Join(a.run, "argo")
-	if a.mode == TokenHostFile {
-		root = varRunArgo
-	}
-	for _, name := range plugins {
-		if name == "" || filepath.Base(name) != name {
-			return fmt.Errorf("plugin name %q is not a file name", name)
-		}
-		dir := filepath.Join(root, name)
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			return fmt.Errorf("create token dir: %w", err)
-		}
-		path := filepath.Join(dir, "token")
-		if b, err := os.ReadFile(path); err == nil && string(b) == a.opts.Token {
-			continue
-		}
-		tmp := path + ".tmp"
-		if err := os.WriteFile(tmp, []byte(a.opts.Token), 0o440); err != nil {
-			return fmt.Errorf("write token of plugin %s: %w", name, err)
-		}
-		if err := os.Rename(tmp, path); err != nil {
-			return fmt.Errorf("write token of plugin %s: %w", name, err)
-		}
-		if a.mode == TokenHostFile {
-			a.mu.Lock()
-			a.hostTokens = append(a.hostTokens, path)
-			a.mu.Unlock()
-		}
-	}
-	return nil
 }
 
 func (a *Agents) work(ctx context.Context) {
@@ -430,114 +351,6 @@ func (a *Agents) command(ctx context.Context, pod *corev1.Pod, addrs []string) (
 	// unshare <flags> -- /bin/sh -c 'mount --bind "$0" /run && exec "$@"' <run dir> argoexec <args>
 	wrapped := append(append([]string{}, a.unsh[1:]...), "--", "/bin/sh", "-c", `mount --bind "$0" /run && exec "$@"`, a.run, argoexec)
 	return Command{Bin: a.unsh[0], Args: append(wrapped, args...), Env: env}, nil
-}
-
-func (r *podRun) stop() {
-	r.cancel()
-	<-r.done
-}
-
-func (r *podRun) sidecarCrashes() []string {
-	var out []string
-	for _, sc := range r.sidecars {
-		for _, err := range sc.crashed() {
-			out = append(out, fmt.Sprintf("sidecar %s of %s: %v (log %s)", sc.name, r.pod, err, sc.log))
-		}
-	}
-	return out
-}
-
-// KillAgent kills the running agent of the workflow's agent pod with
-// SIGKILL, as if its container crashed; kubelet's part restarts it.
-func (a *Agents) KillAgent(namespace, pod string) error {
-	run := a.podRun(namespace + "/" + pod)
-	if run == nil {
-		return fmt.Errorf("%w for pod %s/%s", ErrNoAgent, namespace, pod)
-	}
-	return run.main.kill()
-}
-
-// KillSidecar kills a running sidecar of an agent pod with SIGKILL, as if
-// it crashed or was OOM-killed; kubelet's part starts it again at once.
-func (a *Agents) KillSidecar(namespace, pod, name string) error {
-	run := a.podRun(namespace + "/" + pod)
-	if run == nil {
-		return fmt.Errorf("%w for pod %s/%s", ErrNoAgent, namespace, pod)
-	}
-	for _, sc := range run.sidecars {
-		if sc.name == name {
-			return sc.kill()
-		}
-	}
-	return fmt.Errorf("agent pod %s/%s has no sidecar %s", namespace, pod, name)
-}
-
-// Sidecars lists the played sidecars of the live agent pods of a
-// workflow ("" for every workflow's).
-func (a *Agents) Sidecars(namespace, workflow string) []Sidecar {
-	a.mu.Lock()
-	var runs []*podRun
-	for _, r := range a.agents {
-		if strings.HasPrefix(r.pod, namespace+"/") && (workflow == "" || r.workflow == workflow) {
-			runs = append(runs, r)
-		}
-	}
-	a.mu.Unlock()
-	var out []Sidecar
-	for _, r := range runs {
-		for _, sc := range r.sidecars {
-			s := Sidecar{Pod: r.pod, Workflow: r.workflow, Container: sc.name, Addr: sc.addr}
-			sc.mu.Lock()
-			s.Starts = sc.starts
-			if sc.proc != nil {
-				s.Pid = sc.proc.Pid()
-			}
-			sc.mu.Unlock()
-			out = append(out, s)
-		}
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Pod+out[i].Container < out[j].Pod+out[j].Container })
-	return out
-}
-
-// Crashes lists every exit of a played sidecar that nobody asked for (a
-// panic, a fatal error), of pods live or gone.
-func (a *Agents) Crashes() []string {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	out := append([]string(nil), a.crashes...)
-	for _, r := range a.agents {
-		out = append(out, r.sidecarCrashes()...)
-	}
-	return out
-}
-
-func (a *Agents) podRun(key string) *podRun {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	for _, r := range a.agents {
-		if r.pod == key {
-			return r
-		}
-	}
-	return nil
-}
-
-// Logs returns the log files of every agent started so far.
-func (a *Agents) Logs() []string {
-	paths, _ := filepath.Glob(filepath.Join(a.c.LogDir(), "agent-*.log"))
-	return paths
-}
-
-// SidecarLogs returns the log files of every sidecar of a workflow's
-// agent pods started so far, live or gone.
-func (a *Agents) SidecarLogs(workflow string) []string {
-	pattern := "sidecar-*.log"
-	if workflow != "" {
-		pattern = "sidecar-" + workflow + "-*.log"
-	}
-	paths, _ := filepath.Glob(filepath.Join(a.c.LogDir(), pattern))
-	return paths
 }
 
 // Stop stops every agent and waits for them.
