@@ -296,29 +296,8 @@ func (w *When) WaitUntil(t time.Time) *When {
 
 func (w *When) cronPoll(what string, timeout []time.Duration, done func() (bool, error)) {
 	w.t.Helper()
-	limit := DefaultTimeout
-	if len(timeout) > 0 {
-		limit = timeout[0]
-	}
-	start := time.Now()
-	deadline := start.Add(limit)
-	for {
-		ok, err := done()
-		if err != nil {
-			w.t.Fatalf("waiting for %s: %v", what, err)
-		}
-		if ok {
-			w.t.Logf("%s after %v (at %s)", what, time.Since(start).Round(100*time.Millisecond), time.Now().Format("15:04:05.000"))
-			return
-		}
-		if time.Now().After(deadline) {
-			w.t.Fatalf("timed out after %v waiting for %s", limit, what)
-		}
-		if err := w.env.CheckAlive(); err != nil {
-			w.t.Fatalf("waiting for %s: %v", what, err)
-		}
-		time.Sleep(cronPollInterval)
-	}
+	took := pollUntil(w.t, w.env, what, timeoutOr(timeout), cronPollInterval, done, nil)
+	w.t.Logf("%s after %v (at %s)", what, took.Round(100*time.Millisecond), time.Now().Format("15:04:05.000"))
 }
 
 // ScheduledTime is the time a run was due (or submitted by hand), from

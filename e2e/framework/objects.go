@@ -130,49 +130,24 @@ func (w *When) WaitForSparkObjects(what string, cond func(SparkObjects) bool, ti
 	if w.wf == nil {
 		w.t.Fatal("no workflow submitted")
 	}
-	limit := DefaultTimeout
-	if len(timeout) > 0 {
-		limit = timeout[0]
-	}
-	start := time.Now()
-	for {
-		objs, err := w.env.SparkObjects(w.ctx(), w.wf)
-		if err != nil {
-			w.t.Fatalf("waiting for %s: %v", what, err)
+	var objs SparkObjects
+	took := pollUntil(w.t, w.env, what, timeoutOr(timeout), pollInterval, func() (bool, error) {
+		var err error
+		if objs, err = w.env.SparkObjects(w.ctx(), w.wf); err != nil {
+			return false, err
 		}
-		if cond(objs) {
-			w.t.Logf("%s after %v", what, time.Since(start).Round(100*time.Millisecond))
-			return w
-		}
-		if time.Since(start) > limit {
-			w.t.Fatalf("timed out after %v waiting for %s; there are %s", limit, what, objs)
-		}
-		if err := w.env.CheckAlive(); err != nil {
-			w.t.Fatalf("waiting for %s: %v", what, err)
-		}
-		time.Sleep(pollInterval)
-	}
+		return cond(objs), nil
+	}, func() string { return fmt.Sprintf("there are %s", objs) })
+	w.t.Logf("%s after %v", what, took.Round(100*time.Millisecond))
+	return w
 }
 
 // WaitFor polls cond until it holds, failing the test after the timeout
 // or when a process of the environment died.
 func (w *When) WaitFor(what string, cond func() bool, timeout ...time.Duration) *When {
 	w.t.Helper()
-	limit := DefaultTimeout
-	if len(timeout) > 0 {
-		limit = timeout[0]
-	}
-	start := time.Now()
-	for !cond() {
-		if time.Since(start) > limit {
-			w.t.Fatalf("timed out after %v waiting for %s", limit, what)
-		}
-		if err := w.env.CheckAlive(); err != nil {
-			w.t.Fatalf("waiting for %s: %v", what, err)
-		}
-		time.Sleep(pollInterval)
-	}
-	w.t.Logf("%s after %v", what, time.Since(start).Round(100*time.Millisecond))
+	took := pollUntil(w.t, w.env, what, timeoutOr(timeout), pollInterval, func() (bool, error) { return cond(), nil }, nil)
+	w.t.Logf("%s after %v", what, took.Round(100*time.Millisecond))
 	return w
 }
 

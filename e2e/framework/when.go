@@ -221,35 +221,18 @@ func (w *When) poll(what string, timeout []time.Duration, done func(*wfv1.Workfl
 	if w.wf == nil {
 		w.t.Fatal("no workflow submitted")
 	}
-	limit := DefaultTimeout
-	if len(timeout) > 0 {
-		limit = timeout[0]
-	}
-	start := time.Now()
-	deadline := start.Add(limit)
-	for {
+	took := pollUntil(w.t, w.env, what, timeoutOr(timeout), pollInterval, func() (bool, error) {
 		wf, err := w.env.Workflows.ArgoprojV1alpha1().Workflows(w.wf.Namespace).Get(w.ctx(), w.wf.Name, metav1.GetOptions{})
 		if err != nil {
-			w.t.Fatalf("waiting for %s: get workflow: %v", what, err)
+			return false, fmt.Errorf("get workflow: %w", err)
 		}
 		w.wf = wf
 		w.record(wf)
-		ok, err := done(wf)
-		if err != nil {
-			w.t.Fatalf("waiting for %s: %v", what, err)
-		}
-		if ok {
-			w.t.Logf("%s after %v", what, time.Since(start).Round(100*time.Millisecond))
-			return
-		}
-		if time.Now().After(deadline) {
-			w.t.Fatalf("timed out after %v waiting for %s; workflow %s %q", limit, what, wf.Status.Phase, wf.Status.Message)
-		}
-		if err := w.env.CheckAlive(); err != nil {
-			w.t.Fatalf("waiting for %s: %v", what, err)
-		}
-		time.Sleep(pollInterval)
-	}
+		return done(wf)
+	}, func() string {
+		return fmt.Sprintf("workflow %s %q", w.wf.Status.Phase, w.wf.Status.Message)
+	})
+	w.t.Logf("%s after %v", what, took.Round(100*time.Millisecond))
 }
 
 // record appends each node's state when it changed.
