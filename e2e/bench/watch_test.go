@@ -59,12 +59,17 @@ func newTaskSetWatch(t *testing.T) *taskSetWatch {
 func (w *taskSetWatch) all(n int) time.Duration {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	d := make([]time.Duration, 0, len(w.seen))
-	for _, v := range w.seen {
+	return at(sortedDurations(w.seen), n-1)
+}
+
+// sortedDurations is the durations of seen, shortest first.
+func sortedDurations(seen map[string]time.Duration) []time.Duration {
+	d := make([]time.Duration, 0, len(seen))
+	for _, v := range seen {
 		d = append(d, v)
 	}
 	slices.Sort(d)
-	return at(d, n-1)
+	return d
 }
 
 // podWatch records when each pod of a run was first seen, and first seen
@@ -118,12 +123,7 @@ func (w *podWatch) count() (seen, running int) {
 func (w *podWatch) created() []time.Duration {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	d := make([]time.Duration, 0, len(w.seen))
-	for _, v := range w.seen {
-		d = append(d, v)
-	}
-	slices.Sort(d)
-	return d
+	return sortedDurations(w.seen)
 }
 
 func (w *podWatch) waitCreated(t *testing.T, wf *wfv1.Workflow, n int, timeout time.Duration) {
