@@ -23,8 +23,8 @@ template, "spark", runs the application as a sparkplug step.
 
 Each -f is a YAML file, a directory (its *.yaml and *.yml files, recursively) or
 - for stdin; documents may be many, and Lists (kubectl get -o yaml) are expanded.
-The objects go to stdout as one YAML stream, or with -o one file per object,
-named <kind>-<name>.yaml.
+The objects go to stdout as one YAML stream (-o json: one List), or with
+--output-dir DIR one file per object, named <kind>-<name>.yaml (.json).
 
 The SparkApplication's spec (a ScheduledSparkApplication's spec.template) becomes
 the spark body unchanged. A SparkApplication is one run, so its Workflow gets
@@ -66,10 +66,6 @@ func (o *convertOptions) validate() error {
 	for _, f := range o.files {
 		if f == "-" {
 			stdin++
-			continue
-		}
-		if _, err := os.Stat(f); err != nil {
-			return fmt.Errorf("-f %s: %w", f, err)
 		}
 	}
 	if stdin > 1 {
@@ -106,6 +102,11 @@ func convertMain(args []string, stdin io.Reader, stdout, stderr io.Writer) error
 	}
 	if err := o.validate(); err != nil {
 		return usageError("convert", err)
+	}
+	for _, f := range o.files {
+		if err := inputExists(f); err != nil {
+			return err
+		}
 	}
 
 	sources, err := readSources(o.files, stdin)

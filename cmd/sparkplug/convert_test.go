@@ -90,7 +90,7 @@ func TestConvertExitStatus(t *testing.T) {
 		{"only other kinds", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x}\n", []string{"-f", "-"}, 1, "nothing written"},
 		{"no objects", "", []string{"-f", comments}, 1, "no objects in the input"},
 		{"no -f", "", nil, 2, "-f is required"},
-		{"a file that does not exist", "", []string{"-f", filepath.Join(dir, "missing.yaml")}, 2, "no such file or directory (see sparkplug convert --help)"},
+		{"a file that does not exist", "", []string{"-f", filepath.Join(dir, "missing.yaml")}, 1, "missing.yaml: stat "},
 		{"stdin twice", "", []string{"-f", "-", "-f", "-"}, 2, "stdin is read once"},
 		{"positional arguments", "", []string{ksoSparkPi}, 2, "give the files with -f"},
 		{"an unknown flag", "", []string{"-f", ksoSparkPi, "--outptu-dir", "x"}, 2, "unknown flag: --outptu-dir: did you mean --output-dir?"},
