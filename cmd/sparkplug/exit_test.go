@@ -173,6 +173,8 @@ func TestSuggestions(t *testing.T) {
 		{[]string{"render", "--namespce", "x"}, "unknown flag: --namespce: did you mean --namespace (or -n)?"},
 		{[]string{"schedule", "--timezon", "UTC"}, "did you mean --timezone?"},
 		{[]string{"serve", "--tokenfile", "x"}, "did you mean --token-file?"},
+		{[]string{"help", "rendr"}, `unknown command "rendr": did you mean "render"?`},
+		{[]string{"help", "versoin"}, `did you mean "version"?`},
 	}
 	for _, tt := range tests {
 		status, _, _, err := runIn("", tt.args...)
@@ -223,5 +225,34 @@ func TestHelpFlagsSection(t *testing.T) {
 	}
 	if _, out, _, _ := runIn("", "render", "--help"); !strings.Contains(out, "--started-at string") {
 		t.Errorf("render --help: --started-at's placeholder is not string:\n%s", out)
+	}
+}
+
+// A KUBECONFIG naming only files that do not exist fails naming them, not
+// with client-go's "no configuration has been provided"; one file that
+// exists among them is enough.
+func TestKubeconfigMissingFile(t *testing.T) {
+	dir := t.TempDir()
+	missing := filepath.Join(dir, "missing-kubeconfig")
+	t.Setenv("KUBECONFIG", missing)
+	_, _, _, err := clusterClients("", "", "")
+	if err == nil || !strings.Contains(err.Error(), missing) || strings.Contains(err.Error(), "no configuration has been provided") {
+		t.Errorf("KUBECONFIG=%s: %v; want an error naming the file", missing, err)
+	}
+	if status, _, _, err := runIn("", "logs", "wf"); status != 1 || err == nil || !strings.Contains(err.Error(), missing) {
+		t.Errorf("logs with KUBECONFIG=%s: status %d, %v; want 1 and the file named", missing, status, err)
+	}
+	if _, _, _, err := clusterClients(missing, "", ""); err == nil || !strings.Contains(err.Error(), "--kubeconfig "+missing) {
+		t.Errorf("--kubeconfig %s: %v; want an error naming the flag and file", missing, err)
+	}
+
+	present := filepath.Join(dir, "kubeconfig")
+	kc := "apiVersion: v1\nkind: Config\nclusters: [{name: c, cluster: {server: https://127.0.0.1:1}}]\nusers: [{name: u, user: {}}]\ncontexts: [{name: x, context: {cluster: c, user: u, namespace: jobs}}]\ncurrent-context: x\n"
+	if err := os.WriteFile(present, []byte(kc), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("KUBECONFIG", missing+string(filepath.ListSeparator)+present)
+	if _, _, ns, err := clusterClients("", "", ""); err != nil || ns != "jobs" {
+		t.Errorf("KUBECONFIG with one file present: namespace %q, %v", ns, err)
 	}
 }
