@@ -49,7 +49,8 @@ account token and CA, /tmp/sparkplug-*-xxxxx directories, and <the plugin's $NAM
 for the variables of its own environment.
 
 An invalid body prints the message the plugin would put on the node, after the file's
-name, and exits 1.`
+name and the line and column of its first problem's field (FILE:LINE:COLUMN:, as
+convert reports), and exits 1.`
 
 type renderOptions struct {
 	file         string
@@ -184,8 +185,5 @@ func renderMain(args []string, stdin io.Reader, stdout, stderr io.Writer) error 
 	} else if err := render.Write(stdout, steps); err != nil {
 		return err
 	}
-	if err := render.Errors(steps); err != nil {
-		return fmt.Errorf("%s: %w", name, err)
-	}
-	return nil
+	return render.Errors(name, steps)
 }

@@ -44,7 +44,12 @@ func operatorSteps(raw []byte, o Options) ([]Step, error) {
 	if r.Namespace != "" {
 		name = r.Namespace + "/" + name
 	}
+	body := "spec"
+	if r.Kind == convert.KindScheduledSparkApplication {
+		body = "spec.template"
+	}
 	for i := range steps {
+		steps[i].bodyPath = body // in the input, not in what convert wrote
 		steps[i].From = fmt.Sprintf("%s %s, as the %s sparkplug convert writes", r.Kind, name, kind)
 		steps[i].Warnings = append(notes, steps[i].Warnings...)
 	}

@@ -31,7 +31,7 @@ arguments: [--creds, leak06, --path, /opt/shown4]
 			if err != nil {
 				t.Fatal(err)
 			}
-			if err := Errors(steps); err != nil {
+			if err := Errors("input", steps); err != nil {
 				t.Fatal(err)
 			}
 			if (steps[0].Submit != nil) != (launcher == spec.LauncherSparkSubmit) {

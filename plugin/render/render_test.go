@@ -201,8 +201,10 @@ func TestRenderReportsThePluginsMessage(t *testing.T) {
 	if want == nil || steps[0].Err == nil || steps[0].Err.Error() != want.Error() {
 		t.Errorf("error %v, want the plugin's %v", steps[0].Err, want)
 	}
-	if Errors(steps).Error() != want.Error() {
-		t.Errorf("Errors = %q, want the message alone for a single step", Errors(steps))
+	// At the field of the first problem, as convert reports: line 5,
+	// memory's key.
+	if got := Errors("body.yaml", steps).Error(); got != "body.yaml:5:10: "+want.Error() {
+		t.Errorf("Errors = %q, want the file, line and column, then the message alone for a single step", got)
 	}
 	var out bytes.Buffer
 	if err := Write(&out, steps); err != nil || out.Len() != 0 {
@@ -214,8 +216,10 @@ func TestRenderReportsThePluginsMessage(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := Errors(steps).Error(); got != "template bad: "+want.Error() {
-		t.Errorf("Errors = %q, want the failing template named", got)
+	// The second document starts on line 9 of the input; the flow
+	// mapping's memory is on line 16, column 14.
+	if got := Errors("two.yaml", steps).Error(); got != "two.yaml:16:14: template bad: "+want.Error() {
+		t.Errorf("Errors = %q, want the failing template named, at its field", got)
 	}
 }
 
@@ -443,7 +447,7 @@ executor:
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := Errors(steps); err != nil {
+	if err := Errors("input", steps); err != nil {
 		t.Fatal(err)
 	}
 	var out bytes.Buffer
@@ -511,7 +515,7 @@ func TestWriteRedactsEveryPlantedSecret(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if err := Errors(steps); err != nil {
+			if err := Errors("input", steps); err != nil {
 				t.Fatal(err)
 			}
 			if (steps[0].Submit != nil) != (launcher == spec.LauncherSparkSubmit) {
@@ -535,11 +539,11 @@ func TestWriteRedactsEveryPlantedSecret(t *testing.T) {
 
 // The one line render prints for a failed step shows no secret either.
 func TestErrorsAreRedacted(t *testing.T) {
-	err := Errors([]Step{{Template: "a", Err: errors.New("bad: --db-password=leak01")}, {Template: "b"}})
-	if err == nil || strings.Contains(err.Error(), "leak01") || !strings.Contains(err.Error(), "template a: bad: --db-password=") {
+	err := Errors("f.yaml", []Step{{Template: "a", Err: errors.New("bad: --db-password=leak01")}, {Template: "b"}})
+	if err == nil || strings.Contains(err.Error(), "leak01") || !strings.Contains(err.Error(), "f.yaml: template a: bad: --db-password=") {
 		t.Errorf("Errors = %v", err)
 	}
-	if Errors([]Step{{Template: "b"}}) != nil {
+	if Errors("f.yaml", []Step{{Template: "b"}}) != nil {
 		t.Error("Errors of steps that built is not nil")
 	}
 }
