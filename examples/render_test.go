@@ -40,7 +40,7 @@ func TestRenderEveryExampleWithoutWarning(t *testing.T) {
 					t.Errorf("template %s: %v", st.Template, st.Err)
 				}
 			}
-			if err := preview.Errors(steps); err != nil {
+			if err := preview.Errors(f, steps); err != nil {
 				t.Error(err)
 			}
 		})

@@ -34,6 +34,9 @@ func TestChartArtifactHubAnnotations(t *testing.T) {
 			t.Errorf("%s %q, want \"true\" or \"false\"", k, v)
 		}
 	}
+	if v := ann["artifacthub.io/license"]; v != "Apache-2.0" {
+		t.Errorf("artifacthub.io/license %q, want Apache-2.0, the project's LICENSE", v)
+	}
 	lists := map[string][]string{
 		"artifacthub.io/images":  {"name", "image"},
 		"artifacthub.io/links":   {"name", "url"},

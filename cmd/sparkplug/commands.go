@@ -65,10 +65,15 @@ const exitStatus = `Exit status, for every command:
      and nothing that will certainly fail (convert --strict exits 1 on any
      note; convert --allow-failing exits 0 on what will fail)
   1  failure: an invalid spark body, a schedule Argo refuses (convert too,
-     though it writes the object), a file that is not what was expected,
+     though it writes the object), an input file that is missing,
+     unreadable or not what was expected, a kubeconfig that cannot be read,
      serve stopping on an error, a Workflow run followed that did not
      succeed or end in time
   2  usage: an unknown command or flag, a bad or missing flag value or argument`
+
+// exitStatusPointer ends a command's help: the statuses are the same for
+// every command, so the block is in sparkplug --help alone.
+const exitStatusPointer = "Exit status: 0 success, 1 failure, 2 usage error; 'sparkplug --help' says which is which."
 
 func usage() string {
 	var b strings.Builder
@@ -126,7 +131,11 @@ func newFlagSet(name, summary string, stdout io.Writer) *pflag.FlagSet {
 	fs := pflag.NewFlagSet(name, pflag.ContinueOnError)
 	fs.SetOutput(stdout)
 	fs.Usage = func() {
-		fmt.Fprintf(stdout, "Usage: sparkplug %s [flags]\n\n%s\n\nFlags:\n%s\n%s\n", name, summary, fs.FlagUsages(), exitStatus)
+		fmt.Fprintf(stdout, "Usage: sparkplug %s [flags]\n\n%s\n\n", name, summary)
+		if flags := fs.FlagUsages(); flags != "" {
+			fmt.Fprintf(stdout, "Flags:\n%s\n", flags)
+		}
+		fmt.Fprintln(stdout, exitStatusPointer)
 	}
 	return fs
 }

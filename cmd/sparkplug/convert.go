@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/spf13/pflag"
+	"k8s.io/apimachinery/pkg/util/validation"
 	"sigs.k8s.io/yaml"
 
 	"github.com/sparkplug-io/sparkplug/plugin/convert"
@@ -23,8 +24,8 @@ template, "spark", runs the application as a sparkplug step.
 
 Each -f is a YAML file, a directory (its *.yaml and *.yml files, recursively) or
 - for stdin; documents may be many, and Lists (kubectl get -o yaml) are expanded.
-The objects go to stdout as one YAML stream, or with -o one file per object,
-named <kind>-<name>.yaml.
+The objects go to stdout as one YAML stream (-o json: one List), or with
+--output-dir DIR one file per object, named <kind>-<name>.yaml (.json).
 
 The SparkApplication's spec (a ScheduledSparkApplication's spec.template) becomes
 the spark body unchanged. A SparkApplication is one run, so its Workflow gets
@@ -32,13 +33,18 @@ generateName <name>- and is submitted once per run (argo submit FILE); --keep-na
 keeps metadata.name instead. The namespace, labels and annotations stay; metadata
 the API server or kubectl set (uid, resourceVersion, generation,
 creationTimestamp, managedFields, last-applied-configuration, ...) is left out.
+--service-account NAME sets each Workflow's serviceAccountName (a CronWorkflow's
+workflowSpec's): the account its runs and Argo's agent pod use.
 
 Everything that does not carry over as it was is reported on stderr as
 FILE:LINE:COLUMN: KIND NAME: PATH: what happened, at the field's own line and
 column (a missing field at its parent's): a status, owners, other kinds
 (skipped), each problem the plugin would fail the step on, a schedule or zone
 Argo refuses, an @every interval (written as the cron schedules of its rate), a
-name longer than Argo allows (shortened with a hash). The objects are written
+name longer than Argo allows (shortened with a hash), no --service-account (the
+runs use the namespace's default ServiceAccount), a ScheduledSparkApplication's
+missed runs (the operator catches them up; Argo only with
+startingDeadlineSeconds, which convert does not set). The objects are written
 all the same; the input's comments before each object and in its spark body are
 kept.
 
@@ -66,10 +72,11 @@ func (o *convertOptions) validate() error {
 	for _, f := range o.files {
 		if f == "-" {
 			stdin++
-			continue
 		}
-		if _, err := os.Stat(f); err != nil {
-			return fmt.Errorf("-f %s: %w", f, err)
+	}
+	if sa := o.run.ServiceAccount; sa != "" {
+		if errs := validation.IsDNS1123Subdomain(sa); len(errs) > 0 {
+			return fmt.Errorf("--service-account %q: not a ServiceAccount name: %s", sa, strings.Join(errs, "; "))
 		}
 	}
 	if stdin > 1 {
@@ -90,6 +97,7 @@ func convertFlags(o *convertOptions, stdout io.Writer) *pflag.FlagSet {
 	flags.StringVar(&o.outputDir, "output-dir", "", "write one file per object into this directory (created if missing) instead of to stdout")
 	bindOutput(flags, &o.output)
 	flags.BoolVar(&o.run.KeepNames, "keep-names", false, "name each Workflow after its SparkApplication instead of generateName <name>-")
+	flags.StringVar(&o.run.ServiceAccount, "service-account", "", "the serviceAccountName of each Workflow (of each CronWorkflow's workflowSpec): the account its runs and Argo's agent pod use, which needs Argo's agent rights; empty: none, reported")
 	flags.BoolVar(&o.strict, "strict", false, "exit 1 when anything was reported (the objects are written all the same)")
 	flags.BoolVar(&o.allowFailing, "allow-failing", false, "exit 0 even when an object written will certainly fail (a spark body the plugin refuses, a schedule Argo refuses)")
 	return flags
@@ -106,6 +114,11 @@ func convertMain(args []string, stdin io.Reader, stdout, stderr io.Writer) error
 	}
 	if err := o.validate(); err != nil {
 		return usageError("convert", err)
+	}
+	for _, f := range o.files {
+		if err := inputExists(f); err != nil {
+			return err
+		}
 	}
 
 	sources, err := readSources(o.files, stdin)

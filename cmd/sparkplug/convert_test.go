@@ -56,7 +56,7 @@ func TestConvertHelp(t *testing.T) {
 	if r.err != nil {
 		t.Fatal(r.err)
 	}
-	for _, want := range []string{"Usage: sparkplug convert [flags]", "-f, --filename", "--output-dir", "-o, --output yaml|json", "--keep-names", "--allow-failing", "FILE:LINE:COLUMN", "generateName <name>-", "Exit status: 0"} {
+	for _, want := range []string{"Usage: sparkplug convert [flags]", "-f, --filename", "--output-dir", "-o, --output yaml|json", "--keep-names", "--service-account", "--allow-failing", "FILE:LINE:COLUMN", "generateName <name>-", "Exit status: 0"} {
 		if !strings.Contains(r.stdout, want) {
 			t.Errorf("convert --help does not say %q:\n%s", want, r.stdout)
 		}
@@ -90,7 +90,7 @@ func TestConvertExitStatus(t *testing.T) {
 		{"only other kinds", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x}\n", []string{"-f", "-"}, 1, "nothing written"},
 		{"no objects", "", []string{"-f", comments}, 1, "no objects in the input"},
 		{"no -f", "", nil, 2, "-f is required"},
-		{"a file that does not exist", "", []string{"-f", filepath.Join(dir, "missing.yaml")}, 2, "no such file or directory (see sparkplug convert --help)"},
+		{"a file that does not exist", "", []string{"-f", filepath.Join(dir, "missing.yaml")}, 1, "missing.yaml: stat "},
 		{"stdin twice", "", []string{"-f", "-", "-f", "-"}, 2, "stdin is read once"},
 		{"positional arguments", "", []string{ksoSparkPi}, 2, "give the files with -f"},
 		{"an unknown flag", "", []string{"-f", ksoSparkPi, "--outptu-dir", "x"}, 2, "unknown flag: --outptu-dir: did you mean --output-dir?"},
@@ -115,13 +115,14 @@ func TestConvertReadsStdin(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	fromFile := runCmd(t, "", "convert", "-f", ksoScheduled)
-	fromStdin := runCmd(t, string(in), "convert", "-f", "-")
+	fromFile := runCmd(t, "", "convert", "-f", ksoScheduled, "--service-account", "spark-workflows")
+	fromStdin := runCmd(t, string(in), "convert", "-f", "-", "--service-account", "spark-workflows")
 	if fromStdin.stdout == "" || strings.ReplaceAll(fromFile.stdout, ksoScheduled, "<stdin>") != fromStdin.stdout {
 		t.Errorf("stdin wrote\n%s\nthe file\n%s", fromStdin.stdout, fromFile.stdout)
 	}
 	// In the input's order, each at its field.
-	if !strings.HasPrefix(fromStdin.stderr, "<stdin>:28:3: ScheduledSparkApplication default/spark-pi-scheduled: spec.schedule: ") ||
+	if !strings.HasPrefix(fromStdin.stderr, "<stdin>:27:1: ScheduledSparkApplication default/spark-pi-scheduled: spec: missed runs are no longer caught up") ||
+		!strings.Contains(fromStdin.stderr, "\n<stdin>:28:3: ScheduledSparkApplication default/spark-pi-scheduled: spec.schedule: ") ||
 		!strings.Contains(fromStdin.stderr, "\n<stdin>:43:7: ScheduledSparkApplication default/spark-pi-scheduled: spec.template.driver.serviceAccount: ") {
 		t.Errorf("stderr %q; want each report to start with <stdin>:LINE:COLUMN of its field: KIND NAMESPACE/NAME: PATH", fromStdin.stderr)
 	}
@@ -211,6 +212,35 @@ func TestConvertKeepNames(t *testing.T) {
 	wf := &wfv1.Workflow{}
 	if err := yaml.Unmarshal([]byte(r.stdout), wf); err != nil || wf.Name != "spark-pi" || wf.GenerateName != "" {
 		t.Errorf("%v: name %q generateName %q; want the name", err, wf.Name, wf.GenerateName)
+	}
+}
+
+// --service-account sets each Workflow's serviceAccountName, and a
+// CronWorkflow's workflowSpec's; without it, stderr says the runs use the
+// namespace's default ServiceAccount. A name that is none is a usage error.
+func TestConvertServiceAccount(t *testing.T) {
+	r := runCmd(t, "", "convert", "-f", ksoSparkPi, "--service-account", "spark-workflows")
+	wf := &wfv1.Workflow{}
+	if err := yaml.Unmarshal([]byte(r.stdout), wf); err != nil || wf.Spec.ServiceAccountName != "spark-workflows" {
+		t.Errorf("%v: serviceAccountName %q, want spark-workflows", err, wf.Spec.ServiceAccountName)
+	}
+	if strings.Contains(r.stderr, "no serviceAccountName") {
+		t.Errorf("stderr with --service-account: %s", r.stderr)
+	}
+	r = runCmd(t, "", "convert", "-f", ksoScheduled, "--service-account", "spark-workflows")
+	cw := &wfv1.CronWorkflow{}
+	if err := yaml.Unmarshal([]byte(r.stdout), cw); err != nil || cw.Spec.WorkflowSpec.ServiceAccountName != "spark-workflows" {
+		t.Errorf("%v: workflowSpec.serviceAccountName %q, want spark-workflows", err, cw.Spec.WorkflowSpec.ServiceAccountName)
+	}
+	if !strings.Contains(r.stderr, "spec: missed runs are no longer caught up") {
+		t.Errorf("stderr lacks the missed runs: %s", r.stderr)
+	}
+	r = runCmd(t, "", "convert", "-f", ksoSparkPi)
+	if !strings.Contains(r.stderr, "spark-pi: no serviceAccountName (--service-account): the Workflow runs as the namespace's default ServiceAccount") || r.status() != 0 {
+		t.Errorf("without --service-account: status %d, stderr %s", r.status(), r.stderr)
+	}
+	if r := runCmd(t, "", "convert", "-f", ksoSparkPi, "--service-account", "Not_A_Name"); r.status() != 2 {
+		t.Errorf("--service-account Not_A_Name: status %d, %v; want 2", r.status(), r.err)
 	}
 }
 

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -83,7 +84,7 @@ func TestExitStatusOfEveryCommand(t *testing.T) {
 		{"render no step", "kind: ConfigMap\n", []string{"render", "-f", "-"}, 1},
 		{"render no -f", "", []string{"render"}, 2},
 		{"render -file", "", []string{"render", "-file", body}, 2},
-		{"render missing file", "", []string{"render", "-f", "missing.yaml"}, 2},
+		{"render missing file", "", []string{"render", "-f", "missing.yaml"}, 1},
 		{"render bad -p", "", []string{"render", "-f", body, "-p", "x"}, 2},
 
 		{"convert", "", []string{"convert", "-f", ksoSparkPi}, 0},
@@ -93,6 +94,7 @@ func TestExitStatusOfEveryCommand(t *testing.T) {
 		{"convert --allow-failing", "", []string{"convert", "-f", findingsFile, "--allow-failing"}, 0},
 		{"convert nothing convertible", "kind: ConfigMap\napiVersion: v1\n", []string{"convert", "-f", "-"}, 1},
 		{"convert no -f", "", []string{"convert"}, 2},
+		{"convert missing file", "", []string{"convert", "-f", "missing.yaml"}, 1},
 		{"convert -o yaml", "", []string{"convert", "-f", ksoSparkPi, "-o", "yaml"}, 0},
 		{"convert -o a directory", "", []string{"convert", "-f", ksoSparkPi, "-o", "out/"}, 2},
 
@@ -114,6 +116,7 @@ func TestExitStatusOfEveryCommand(t *testing.T) {
 		{"run not a Workflow", "kind: ConfigMap\napiVersion: v1\n", []string{"run", "-f", "-"}, 1},
 		{"run without its cluster", "apiVersion: argoproj.io/v1alpha1\nkind: Workflow\nmetadata: {generateName: x-}\n", []string{"run", "-f", "-", "--kubeconfig", filepath.Join(t.TempDir(), "missing")}, 1},
 		{"run no -f", "", []string{"run"}, 2},
+		{"run missing file", "", []string{"run", "-f", "missing.yaml"}, 1},
 		{"run argument", "", []string{"run", "-f", "-", "x"}, 2},
 		{"run bad --timeout", "", []string{"run", "-f", "-", "--timeout", "-1s"}, 2},
 
@@ -170,6 +173,8 @@ func TestSuggestions(t *testing.T) {
 		{[]string{"render", "--namespce", "x"}, "unknown flag: --namespce: did you mean --namespace (or -n)?"},
 		{[]string{"schedule", "--timezon", "UTC"}, "did you mean --timezone?"},
 		{[]string{"serve", "--tokenfile", "x"}, "did you mean --token-file?"},
+		{[]string{"help", "rendr"}, `unknown command "rendr": did you mean "render"?`},
+		{[]string{"help", "versoin"}, `did you mean "version"?`},
 	}
 	for _, tt := range tests {
 		status, _, _, err := runIn("", tt.args...)
@@ -183,13 +188,71 @@ func TestSuggestions(t *testing.T) {
 	}
 }
 
-// sparkplug --help and every command's --help say what the exit statuses
-// mean.
+// sparkplug --help says what the exit statuses mean; every command's
+// --help points there in one line instead of repeating the block.
 func TestHelpDocumentsExitStatus(t *testing.T) {
-	for _, args := range [][]string{{"--help"}, {"render", "--help"}, {"convert", "--help"}, {"version", "--help"}} {
-		_, out, _, err := runIn("", args...)
-		if err != nil || !strings.Contains(out, "Exit status, for every command:\n  0  success") || !strings.Contains(out, "2  usage") {
-			t.Errorf("sparkplug %q: %v\n%s", args, err, out)
+	_, out, _, err := runIn("", "--help")
+	if err != nil || !strings.Contains(out, "Exit status, for every command:\n  0  success") || !strings.Contains(out, "2  usage") {
+		t.Errorf("sparkplug --help: %v\n%s", err, out)
+	}
+	for _, c := range commands() {
+		_, out, _, err := runIn("", c.name, "--help")
+		if err != nil || strings.Contains(out, "Exit status, for every command") || !strings.Contains(out, exitStatusPointer) {
+			t.Errorf("sparkplug %s --help: %v; want the one-line pointer, not the block\n%s", c.name, err, out)
 		}
+	}
+}
+
+// A command's help has no empty Flags section, and no flag's usage holds
+// a backquoted word, which pflag would print as the flag's placeholder.
+func TestHelpFlagsSection(t *testing.T) {
+	for _, c := range commands() {
+		_, out, _, err := runIn("", c.name, "--help")
+		if err != nil {
+			t.Fatalf("sparkplug %s --help: %v", c.name, err)
+		}
+		if strings.Contains(out, "Flags:\n\n") || strings.HasSuffix(strings.TrimSpace(out), "Flags:") {
+			t.Errorf("sparkplug %s --help: an empty Flags section\n%s", c.name, out)
+		}
+		c.flags(io.Discard).VisitAll(func(f *pflag.Flag) {
+			if strings.Contains(f.Usage, "`") {
+				t.Errorf("sparkplug %s --%s: a backquote in the usage names the placeholder: %q", c.name, f.Name, f.Usage)
+			}
+		})
+	}
+	if _, out, _, _ := runIn("", "completion", "--help"); strings.Contains(out, "Flags:") {
+		t.Errorf("completion --help has a Flags section, without flags:\n%s", out)
+	}
+	if _, out, _, _ := runIn("", "render", "--help"); !strings.Contains(out, "--started-at string") {
+		t.Errorf("render --help: --started-at's placeholder is not string:\n%s", out)
+	}
+}
+
+// A KUBECONFIG naming only files that do not exist fails naming them, not
+// with client-go's "no configuration has been provided"; one file that
+// exists among them is enough.
+func TestKubeconfigMissingFile(t *testing.T) {
+	dir := t.TempDir()
+	missing := filepath.Join(dir, "missing-kubeconfig")
+	t.Setenv("KUBECONFIG", missing)
+	_, _, _, err := clusterClients("", "", "")
+	if err == nil || !strings.Contains(err.Error(), missing) || strings.Contains(err.Error(), "no configuration has been provided") {
+		t.Errorf("KUBECONFIG=%s: %v; want an error naming the file", missing, err)
+	}
+	if status, _, _, err := runIn("", "logs", "wf"); status != 1 || err == nil || !strings.Contains(err.Error(), missing) {
+		t.Errorf("logs with KUBECONFIG=%s: status %d, %v; want 1 and the file named", missing, status, err)
+	}
+	if _, _, _, err := clusterClients(missing, "", ""); err == nil || !strings.Contains(err.Error(), "--kubeconfig "+missing) {
+		t.Errorf("--kubeconfig %s: %v; want an error naming the flag and file", missing, err)
+	}
+
+	present := filepath.Join(dir, "kubeconfig")
+	kc := "apiVersion: v1\nkind: Config\nclusters: [{name: c, cluster: {server: https://127.0.0.1:1}}]\nusers: [{name: u, user: {}}]\ncontexts: [{name: x, context: {cluster: c, user: u, namespace: jobs}}]\ncurrent-context: x\n"
+	if err := os.WriteFile(present, []byte(kc), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("KUBECONFIG", missing+string(filepath.ListSeparator)+present)
+	if _, _, ns, err := clusterClients("", "", ""); err != nil || ns != "jobs" {
+		t.Errorf("KUBECONFIG with one file present: namespace %q, %v", ns, err)
 	}
 }

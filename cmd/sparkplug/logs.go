@@ -5,7 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"os/signal"
+	"path/filepath"
+	"strings"
 	"syscall"
 	"time"
 
@@ -130,6 +133,9 @@ func (o *logsOptions) clients() (kubernetes.Interface, wfclient.Interface, strin
 // ~/.kube/config, else in-cluster) and its context, and the namespace:
 // namespace, else the context's.
 func clusterClients(kubeconfig, context, namespace string) (kubernetes.Interface, wfclient.Interface, string, error) {
+	if err := kubeconfigExists(kubeconfig, os.Getenv(clientcmd.RecommendedConfigPathEnvVar)); err != nil {
+		return nil, nil, "", err
+	}
 	rules := clientcmd.NewDefaultClientConfigLoadingRules()
 	rules.ExplicitPath = kubeconfig
 	cc := clientcmd.NewNonInteractiveDeferredLoadingClientConfig(rules, &clientcmd.ConfigOverrides{CurrentContext: context})
@@ -152,6 +158,35 @@ func clusterClients(kubeconfig, context, namespace string) (kubernetes.Interface
 		return nil, nil, "", err
 	}
 	return kube, wfc, ns, nil
+}
+
+// kubeconfigExists fails, naming the files, when the kubeconfig given
+// is not there: client-go skips the files of $KUBECONFIG that do not
+// exist and, when none does, says only that no configuration has been
+// provided. explicit is --kubeconfig (client-go names that one itself),
+// env the value of $KUBECONFIG, a list of files.
+func kubeconfigExists(explicit, env string) error {
+	if explicit != "" {
+		if _, err := os.Stat(explicit); err != nil {
+			return fmt.Errorf("kubeconfig: --kubeconfig %s: %w", explicit, err)
+		}
+		return nil
+	}
+	var named []string
+	var errs []error
+	for _, f := range filepath.SplitList(env) {
+		if f == "" {
+			continue
+		}
+		named = append(named, f)
+		if _, err := os.Stat(f); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	if len(named) == 0 || len(errs) < len(named) {
+		return nil // none named, or one to read: client-go merges what exists
+	}
+	return fmt.Errorf("kubeconfig: $KUBECONFIG names %s, and none can be read: %w", strings.Join(named, string(filepath.ListSeparator)), errors.Join(errs...))
 }
 
 // completeTimeout bounds a completion's requests: a shell waits for it.

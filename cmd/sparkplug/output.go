@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"os"
 
 	"github.com/spf13/pflag"
 )
@@ -56,4 +57,18 @@ func fileIsFilename(_ *pflag.FlagSet, name string) pflag.NormalizedName {
 		name = "filename"
 	}
 	return pflag.NormalizedName(name)
+}
+
+// inputExists checks that an input file given with -f exists ("-" is
+// stdin). A missing one is a failure, exit status 1, as for any file that
+// is not what was expected, not a usage error: the command line is right,
+// the file system is not as it says.
+func inputExists(file string) error {
+	if file == "-" {
+		return nil
+	}
+	if _, err := os.Stat(file); err != nil {
+		return fmt.Errorf("-f %s: %w", file, err)
+	}
+	return nil
 }

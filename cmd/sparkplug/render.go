@@ -49,7 +49,8 @@ account token and CA, /tmp/sparkplug-*-xxxxx directories, and <the plugin's $NAM
 for the variables of its own environment.
 
 An invalid body prints the message the plugin would put on the node, after the file's
-name, and exits 1.`
+name and the line and column of its first problem's field (FILE:LINE:COLUMN:, as
+convert reports), and exits 1.`
 
 type renderOptions struct {
 	file         string
@@ -91,11 +92,6 @@ func (o *renderOptions) validate() error {
 		}
 		o.run.Parameters[name] = value
 	}
-	if o.file != "-" {
-		if _, err := os.Stat(o.file); err != nil {
-			return fmt.Errorf("-f %s: %w", o.file, err)
-		}
-	}
 	return nil
 }
 
@@ -114,7 +110,7 @@ func renderFlags(o *renderOptions, stdout io.Writer) *pflag.FlagSet {
 	flags.StringVar(&o.run.UID, "uid", "", "the workflow's uid (default: "+render.PlaceholderUID+")")
 	flags.StringVar(&o.run.NodeID, "node", "", "the Argo node id, for every step (default: <workflow>-<fnv32a of the template name>)")
 	flags.IntVar(&o.run.Attempt, "attempt", 1, "the restart-policy attempt")
-	flags.StringVar(&o.run.StartedAt, "started-at", "", "the workflow's status.startedAt (RFC 3339, e.g. 2026-11-26T05:00:00Z), which the plugin hashes into a run's names so that `argo retry` gets new ones; empty: names without it")
+	flags.StringVar(&o.run.StartedAt, "started-at", "", "the workflow's status.startedAt (RFC 3339, e.g. 2026-11-26T05:00:00Z), which the plugin hashes into a run's names so that argo retry gets new ones; empty: names without it")
 	flags.StringArrayVarP(&o.params, "parameter", "p", nil, "NAME=VALUE: sets inputs.parameters.NAME and workflow.parameters.NAME (repeatable)")
 	flags.StringVar(&o.templatesDir, "templates-dir", "", "directory overriding the built-in object templates, as for serve")
 	flags.StringVar(&o.run.Defaults.Launcher, "launcher", spec.LauncherNative, "the launcher of bodies whose sparkplug.launcher names none, as for serve: native or spark-submit")
@@ -137,6 +133,9 @@ func renderMain(args []string, stdin io.Reader, stdout, stderr io.Writer) error 
 	}
 	if err := o.validate(); err != nil {
 		return usageError("render", err)
+	}
+	if err := inputExists(o.file); err != nil {
+		return err
 	}
 
 	name := o.file
@@ -186,8 +185,5 @@ func renderMain(args []string, stdin io.Reader, stdout, stderr io.Writer) error 
 	} else if err := render.Write(stdout, steps); err != nil {
 		return err
 	}
-	if err := render.Errors(steps); err != nil {
-		return fmt.Errorf("%s: %w", name, err)
-	}
-	return nil
+	return render.Errors(name, steps)
 }

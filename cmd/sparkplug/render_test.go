@@ -58,12 +58,31 @@ func TestRenderInvalidBodyFails(t *testing.T) {
 	body := "type: Scala\nimage: x:1\nmainClass: A\nmainApplicationFile: local:///a.jar\ndriver: {memroy: 1g}\n"
 	var stdout bytes.Buffer
 	err := renderMain([]string{"-f", "-"}, strings.NewReader(body), &stdout, &bytes.Buffer{})
-	want := `<stdin>: invalid spark body: spark.driver.memroy: Invalid value: "1g": unknown field "memroy"; did you mean "memory"?`
+	want := `<stdin>:5:10: invalid spark body: spark.driver.memroy: Invalid value: "1g": unknown field "memroy"; did you mean "memory"?`
 	if err == nil || err.Error() != want {
 		t.Errorf("error %v, want %s", err, want)
 	}
 	if stdout.Len() != 0 {
 		t.Errorf("printed %q for an invalid body", stdout.String())
+	}
+}
+
+// A failed step's error is at the line and column of its first problem's
+// field in the input, as convert reports: in a Workflow's templates, and
+// in a SparkApplication's spec.
+func TestRenderErrorsAtTheirField(t *testing.T) {
+	body := "      type: Scala\n      image: x:1\n      mainClass: A\n      mainApplicationFile: local:///a.jar\n      driver:\n        memroy: 1g\n"
+	wf := "# a comment\napiVersion: argoproj.io/v1alpha1\nkind: Workflow\nmetadata: {name: wf}\nspec:\n  entrypoint: main\n  templates:\n" +
+		"  - name: other\n    container: {image: x}\n  - name: main\n    plugin:\n     spark:\n" + strings.ReplaceAll(body, "      ", "       ")
+	err := renderMain([]string{"-f", "-"}, strings.NewReader(wf), &bytes.Buffer{}, &bytes.Buffer{})
+	if err == nil || !strings.HasPrefix(err.Error(), `<stdin>:18:10: invalid spark body: spark.driver.memroy:`) {
+		t.Errorf("Workflow: error %v, want it at line 18, column 10", err)
+	}
+	app := "# the operator's\n---\napiVersion: sparkoperator.k8s.io/v1beta2\nkind: SparkApplication\nmetadata: {name: a}\nspec:\n" +
+		strings.ReplaceAll(body, "      ", "  ")
+	err = renderMain([]string{"-f", "-"}, strings.NewReader(app), &bytes.Buffer{}, &bytes.Buffer{})
+	if err == nil || !strings.Contains(err.Error(), `<stdin>:12:5: invalid spark body: spark.driver.memroy:`) {
+		t.Errorf("SparkApplication: error %v, want it at line 12, column 5", err)
 	}
 }
 

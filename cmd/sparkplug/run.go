@@ -69,6 +69,9 @@ func runMain(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	case o.follow.Interval <= 0:
 		return usageError("run", fmt.Errorf("--interval %s: must be positive", o.follow.Interval))
 	}
+	if err := inputExists(o.file); err != nil {
+		return err
+	}
 	var data []byte
 	var err error
 	if o.file == "-" {

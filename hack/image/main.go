@@ -66,6 +66,8 @@ const (
 	user       = "8737:8737"
 	workingDir = "/"
 	sourceURL  = "https://github.com/sparkplug-io/sparkplug"
+	// license is the SPDX expression of LICENSE, both images'.
+	license = "Apache-2.0"
 )
 
 var (
@@ -216,6 +218,7 @@ func buildImage(p product, bin []byte, version, arch string) (v1.Image, error) {
 				"org.opencontainers.image.version":     version,
 				"org.opencontainers.image.title":       p.title,
 				"org.opencontainers.image.description": p.description,
+				"org.opencontainers.image.licenses":    license,
 			},
 		},
 	})

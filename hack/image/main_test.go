@@ -78,8 +78,9 @@ func TestImage(t *testing.T) {
 		t.Errorf("working dir = %q", c.WorkingDir)
 	}
 	for k, want := range map[string]string{
-		"org.opencontainers.image.source":  "https://github.com/sparkplug-io/sparkplug",
-		"org.opencontainers.image.version": "v1.2.3",
+		"org.opencontainers.image.source":   "https://github.com/sparkplug-io/sparkplug",
+		"org.opencontainers.image.version":  "v1.2.3",
+		"org.opencontainers.image.licenses": "Apache-2.0",
 	} {
 		if got := c.Labels[k]; got != want {
 			t.Errorf("label %s = %q, want %q", k, got, want)
@@ -211,6 +212,9 @@ func TestDockerfileDescribesTheSameImage(t *testing.T) {
 	if !strings.Contains(got["LABEL"], `org.opencontainers.image.source="`+sourceURL+`"`) {
 		t.Errorf("Dockerfile LABEL %s lacks the source %s", got["LABEL"], sourceURL)
 	}
+	if !strings.Contains(got["LABEL"], `org.opencontainers.image.licenses="`+license+`"`) {
+		t.Errorf("Dockerfile LABEL %s lacks the licence %s", got["LABEL"], license)
+	}
 }
 
 // TestCheckBinary builds tiny programs and checks that only a static linux
@@ -288,7 +292,8 @@ func TestAcknowledgerImage(t *testing.T) {
 		t.Fatal(err)
 	}
 	c := cf.Config
-	if cf.Architecture != "arm64" || c.User != user || len(c.Cmd) != 0 || c.Labels["org.opencontainers.image.title"] != "sparkplug-ack" {
+	if cf.Architecture != "arm64" || c.User != user || len(c.Cmd) != 0 || c.Labels["org.opencontainers.image.title"] != "sparkplug-ack" ||
+		c.Labels["org.opencontainers.image.licenses"] != "Apache-2.0" {
 		t.Errorf("config: arch %s user %s cmd %q title %q", cf.Architecture, c.User, c.Cmd, c.Labels["org.opencontainers.image.title"])
 	}
 	if diff := cmp.Diff([]string{"/sparkplug-ack"}, c.Entrypoint); diff != "" {

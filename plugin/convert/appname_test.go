@@ -26,7 +26,7 @@ func TestAppNameIsTheApplications(t *testing.T) {
 	const head = "apiVersion: sparkoperator.k8s.io/v1beta2\nkind: SparkApplication\n"
 	const body = "  type: Scala\n  image: spark:3.5.3\n  mainClass: A\n  mainApplicationFile: local:///a.jar\n  driver: {serviceAccount: spark}\n"
 
-	r := convertOne(t, head+"metadata: {name: nightly-etl}\nspec:\n  # the job\n"+body, Options{})
+	r := convertOne(t, head+"metadata: {name: nightly-etl}\nspec:\n  # the job\n"+body, Options{ServiceAccount: "spark-workflows"})
 	if got := appName(t, r); got != "nightly-etl" || len(r.Findings) != 0 {
 		t.Errorf("no sparkConf: spark.app.name %v, findings %v; want nightly-etl, none", got, r.Findings)
 	}
@@ -41,7 +41,7 @@ func TestAppNameIsTheApplications(t *testing.T) {
 		t.Errorf("the written body reads back as %s, want %s", pluginBody(t, back), pluginBody(t, r.Object))
 	}
 
-	r = convertOne(t, head+"metadata: {name: nightly-etl}\nspec:\n"+body+"  sparkConf: {spark.app.name: ETL, spark.sql.shuffle.partitions: \"8\"}\n", Options{})
+	r = convertOne(t, head+"metadata: {name: nightly-etl}\nspec:\n"+body+"  sparkConf: {spark.app.name: ETL, spark.sql.shuffle.partitions: \"8\"}\n", Options{ServiceAccount: "spark-workflows"})
 	if got := appName(t, r); got != "nightly-etl" || len(r.Findings) != 1 || r.Findings[0].Path != "spec.sparkConf" ||
 		!strings.Contains(r.Findings[0].Message, `spark.app.name ETL, which the operator's spark-submit --name "nightly-etl" overrode`) || r.Fails() {
 		t.Errorf("a sparkConf spark.app.name: %v, findings %+v; want nightly-etl and a note", got, r.Findings)
@@ -54,14 +54,14 @@ func TestAppNameIsTheApplications(t *testing.T) {
 		t.Errorf("written:\n%s\nwant spark.app.name replaced, the other keys kept", out)
 	}
 
-	r = convertOne(t, head+"metadata: {generateName: etl-}\nspec:\n"+body, Options{})
+	r = convertOne(t, head+"metadata: {generateName: etl-}\nspec:\n"+body, Options{ServiceAccount: "spark-workflows"})
 	if got := appName(t, r); got != nil {
 		t.Errorf("generateName: spark.app.name %v, want none (each run is named by the API server)", got)
 	}
 
 	scheduled := "apiVersion: sparkoperator.k8s.io/v1beta2\nkind: ScheduledSparkApplication\nmetadata: {name: nightly-etl}\n" +
 		"spec:\n  schedule: \"@daily\"\n  template:\n" + strings.ReplaceAll(body, "  ", "    ")
-	r = convertOne(t, scheduled, Options{})
+	r = convertOne(t, scheduled, Options{ServiceAccount: "spark-workflows"})
 	if r.Kind != KindScheduledSparkApplication || r.Object == nil {
 		t.Fatalf("the ScheduledSparkApplication was not converted: %+v", r.Findings)
 	}

@@ -49,6 +49,11 @@ type Options struct {
 	// "<name>-": a SparkApplication is one run, a Workflow file is
 	// submitted once per run.
 	KeepNames bool
+	// ServiceAccount is the serviceAccountName of each Workflow (of each
+	// CronWorkflow's workflowSpec): the account Argo's agent pod runs as.
+	// Empty: none, reported, and the Workflow runs as the namespace's
+	// default ServiceAccount.
+	ServiceAccount string
 }
 
 // Object is a converted object: a *wfv1.Workflow or a *wfv1.CronWorkflow.
@@ -70,6 +75,10 @@ type Finding struct {
 	// Fails says that what is written will certainly fail: the plugin
 	// fails the step on its spark body, or Argo refuses the CronWorkflow.
 	Fails bool
+	// Advice says the finding is about running what is written, not about
+	// a field of the input: what no field could carry over (the account
+	// the runs use, missed runs). sparkplug render leaves it out.
+	Advice bool
 }
 
 func (f Finding) String() string {
@@ -169,6 +178,11 @@ func (f *findings) add(path, format string, args ...any) {
 	*f = append(*f, Finding{Path: path, Message: fmt.Sprintf(format, args...)})
 }
 
+// advise adds an Advice Finding.
+func (f *findings) advise(path, format string, args ...any) {
+	*f = append(*f, Finding{Path: path, Message: fmt.Sprintf(format, args...), Advice: true})
+}
+
 // fail adds a Finding that what is written will certainly fail.
 func (f *findings) fail(path, format string, args ...any) {
 	*f = append(*f, Finding{Path: path, Message: fmt.Sprintf(format, args...), Fails: true})
@@ -212,6 +226,9 @@ func convertObject(res *Result, obj map[string]any, opts Options) {
 		}
 	} else {
 		res.Object = scheduledSparkApplication(meta, obj["spec"], &f)
+	}
+	if res.Object != nil {
+		serviceAccount(res.Object, opts.ServiceAccount, &f)
 	}
 	if res.Object != nil && queueLabels != nil {
 		step := &templatesOf(res.Object)[0]

@@ -75,6 +75,11 @@ func scheduledSparkApplication(meta metav1.ObjectMeta, specValue any, f *finding
 	default:
 		f.add("spec.suspend", "a %s, not a boolean; not carried over", jsonKind(v))
 	}
+	// The operator starts a run it missed (it was down) when it comes
+	// back, however late; Argo skips it unless startingDeadlineSeconds
+	// says how late it may start, which no field of the input gives.
+	f.advise("spec", "missed runs are no longer caught up: the Spark operator starts a run it missed (it was down) when it comes back, however late; "+
+		"Argo skips missed runs unless spec.startingDeadlineSeconds is set: add one saying how late a run may still start")
 	cw.Spec.SuccessfulJobsHistoryLimit = historyLimit("spec.successfulRunHistoryLimit", s["successfulRunHistoryLimit"], f)
 	cw.Spec.FailedJobsHistoryLimit = historyLimit("spec.failedRunHistoryLimit", s["failedRunHistoryLimit"], f)
 	return cw

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	wfv1 "github.com/argoproj/argo-workflows/v3/pkg/apis/workflow/v1alpha1"
@@ -40,13 +41,16 @@ func TestEventLogConfCarriesOver(t *testing.T) {
 			"spark.history.fs.logDirectory": "hdfs://namenode:8020/spark-logs",
 		},
 	}
-	results := convert.Convert(data, convert.Options{})
+	results := convert.Convert(data, convert.Options{ServiceAccount: "spark-workflows"})
 	if len(results) != len(wantConf) {
 		t.Fatalf("%d results, want %d", len(results), len(wantConf))
 	}
 	for i, r := range results {
-		if len(r.Findings) > 0 || r.Object == nil {
-			t.Fatalf("%s %s: findings %v; want it converted with nothing to report", r.Kind, r.Name, r.Findings)
+		findings := slices.DeleteFunc(slices.Clone(r.Findings), func(f convert.Finding) bool {
+			return f.Advice // missed runs: every ScheduledSparkApplication's
+		})
+		if len(findings) > 0 || r.Object == nil {
+			t.Fatalf("%s %s: findings %v; want it converted with nothing else to report", r.Kind, r.Name, findings)
 		}
 		// As a user gets it: written out, read back.
 		out, err := convert.Marshal(r.Object)

@@ -13,7 +13,8 @@ import (
 // goldenOptions are the options an input is converted with, by name;
 // inputs not listed use the zero Options.
 var goldenOptions = map[string]Options{
-	"keep-names": {KeepNames: true},
+	"keep-names":      {KeepNames: true},
+	"service-account": {ServiceAccount: "spark-workflows"},
 }
 
 // renderGolden is what the converter makes of an input: its findings as

@@ -22,7 +22,7 @@ func TestKueueLabelsMoveToTheStep(t *testing.T) {
 		"metadata.labels." + kueue.LabelPriorityClass: "moved to the step's template metadata.labels",
 	}
 
-	res := convertOne(t, sparkApp("\n  name: pi"+labels), Options{})
+	res := convertOne(t, sparkApp("\n  name: pi"+labels), Options{ServiceAccount: "spark-workflows"})
 	wantFindings(t, res.Findings, findings)
 	for _, f := range res.Findings {
 		if f.Fails || f.Line == 0 {
@@ -41,7 +41,7 @@ func TestKueueLabelsMoveToTheStep(t *testing.T) {
 	}
 
 	// The queue label alone; no other label: the Workflow has none.
-	only := convertOne(t, sparkApp("\n  name: pi\n  labels: {"+kueue.LabelQueueName+": lq-spark}"), Options{}).Object.(*wfv1.Workflow)
+	only := convertOne(t, sparkApp("\n  name: pi\n  labels: {"+kueue.LabelQueueName+": lq-spark}"), Options{ServiceAccount: "spark-workflows"}).Object.(*wfv1.Workflow)
 	if only.Labels != nil || !cmp.Equal(only.Spec.Templates[0].Metadata.Labels, map[string]string{kueue.LabelQueueName: "lq-spark"}) {
 		t.Errorf("Workflow labels %v, template labels %v", only.Labels, only.Spec.Templates[0].Metadata.Labels)
 	}
@@ -49,7 +49,7 @@ func TestKueueLabelsMoveToTheStep(t *testing.T) {
 	// A ScheduledSparkApplication's labels go on each run: the queue
 	// label goes on the template the runs share, not the runs.
 	doc := strings.Replace(scheduled("  schedule: \"@daily\"\n  concurrencyPolicy: Forbid"), "  name: nightly", "  name: nightly"+labels, 1)
-	res = convertOne(t, doc, Options{})
+	res = convertOne(t, doc, Options{ServiceAccount: "spark-workflows"})
 	wantFindings(t, res.Findings, findings)
 	cw := res.Object.(*wfv1.CronWorkflow)
 	if !cmp.Equal(cw.Spec.WorkflowSpec.Templates[0].Metadata.Labels, queueLabels) {
@@ -60,7 +60,7 @@ func TestKueueLabelsMoveToTheStep(t *testing.T) {
 	}
 
 	// Without them, the template has no metadata.
-	plain := convertOne(t, sparkApp("\n  name: pi\n  labels: {app: etl}"), Options{})
+	plain := convertOne(t, sparkApp("\n  name: pi\n  labels: {app: etl}"), Options{ServiceAccount: "spark-workflows"})
 	if len(plain.Findings) != 0 || plain.Object.(*wfv1.Workflow).Spec.Templates[0].Metadata.Labels != nil {
 		t.Errorf("findings %v, template labels %v; want none", plain.Findings, plain.Object.(*wfv1.Workflow).Spec.Templates[0].Metadata.Labels)
 	}

@@ -127,3 +127,39 @@ func itemNode(root *yaml.Node, i int) *yaml.Node {
 	}
 	return items.Content[i]
 }
+
+// Document is one YAML document of an input, as convert splits a stream:
+// its text, and the line of the input it starts on.
+type Document struct {
+	Raw []byte
+	// First is the line Raw starts on, from 1.
+	First int
+	node  *yaml.Node
+}
+
+// Documents splits a YAML stream into its documents, blank ones left out,
+// each with the line it starts on, as convert reads them.
+func Documents(data []byte) []Document {
+	var out []Document
+	for _, d := range splitDocuments(data) {
+		out = append(out, Document{Raw: d.raw, First: d.first})
+	}
+	return out
+}
+
+// Position is where path (a field path, as a Finding's) is in the
+// document: the line and column of the field's key in the input, or of
+// its nearest enclosing field the document has; 0, 0 when the document
+// does not parse.
+func (d *Document) Position(path string) (line, column int) {
+	if d.node == nil {
+		if d.node = parseNode(d.Raw); d.node == nil {
+			return 0, 0
+		}
+	}
+	n := nodeAt(d.node, path)
+	if n == nil || n.Line == 0 {
+		return 0, 0
+	}
+	return d.First + n.Line - 1, n.Column
+}

@@ -1,5 +1,7 @@
 package convert
 
+import wfv1 "github.com/argoproj/argo-workflows/v3/pkg/apis/workflow/v1alpha1"
+
 // OperatorServiceAccount is the ServiceAccount the Spark operator's Helm
 // chart makes for Spark's pods (spark.serviceAccount, named
 // <release>-spark; the chart's own examples use the release
@@ -28,4 +30,25 @@ func operatorServiceAccounts(path string, body map[string]any, f *findings) {
 			f.add(path+"."+field, "%q is the ServiceAccount the Spark operator's Helm chart makes (spark.serviceAccount), which helm uninstall deletes with the operator: the %s would then not be created. Create a ServiceAccount of your own in the namespace, bound to a Role like the chart's (pods, services, configmaps, persistentvolumeclaims), and name it in this field", OperatorServiceAccount, map[string]string{"driver": "driver pod", "executor": "executor pods"}[role])
 		}
 	}
+}
+
+// serviceAccount sets the serviceAccountName of obj's Workflow spec to
+// name. With none, it reports that the runs use the namespace's default
+// ServiceAccount: the Spark operator needed no account for the
+// SparkApplication itself, Argo's agent pod does.
+func serviceAccount(obj Object, name string, f *findings) {
+	spec, runs := (*wfv1.WorkflowSpec)(nil), "the Workflow runs"
+	switch o := obj.(type) {
+	case *wfv1.CronWorkflow:
+		spec, runs = &o.Spec.WorkflowSpec, "each run of the CronWorkflow runs"
+	case *wfv1.Workflow:
+		spec = &o.Spec
+	}
+	if name != "" {
+		spec.ServiceAccountName = name
+		return
+	}
+	f.advise("", "no serviceAccountName (--service-account): %s as the namespace's default ServiceAccount, "+
+		"and so does its Argo agent pod, which needs Argo's agent rights (list and watch workflowtasksets, patch workflowtasksets/status; "+
+		"the chart's agentRBAC grants them to default); give --service-account NAME to run as another", runs)
 }

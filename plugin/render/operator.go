@@ -13,8 +13,9 @@ import (
 // operatorSteps reads a Spark operator SparkApplication or
 // ScheduledSparkApplication as `sparkplug convert` writes it, a Workflow
 // or a CronWorkflow, and takes that one's steps. What convert reports,
-// but for the body's problems (the step's Err says those), becomes each
-// step's Warnings.
+// but for the body's problems (the step's Err says those) and its advice
+// on running the object (its account, missed runs), becomes each step's
+// Warnings.
 func operatorSteps(raw []byte, o Options) ([]Step, error) {
 	results := convert.Convert(raw, convert.Options{})
 	if len(results) != 1 {
@@ -23,7 +24,7 @@ func operatorSteps(raw []byte, o Options) ([]Step, error) {
 	r := results[0]
 	var notes []string
 	for _, f := range r.Findings {
-		if !strings.HasPrefix(f.Message, "the plugin would fail the step") {
+		if !f.Advice && !strings.HasPrefix(f.Message, "the plugin would fail the step") {
 			notes = append(notes, "convert: "+f.String())
 		}
 	}
@@ -43,7 +44,12 @@ func operatorSteps(raw []byte, o Options) ([]Step, error) {
 	if r.Namespace != "" {
 		name = r.Namespace + "/" + name
 	}
+	body := "spec"
+	if r.Kind == convert.KindScheduledSparkApplication {
+		body = "spec.template"
+	}
 	for i := range steps {
+		steps[i].bodyPath = body // in the input, not in what convert wrote
 		steps[i].From = fmt.Sprintf("%s %s, as the %s sparkplug convert writes", r.Kind, name, kind)
 		steps[i].Warnings = append(notes, steps[i].Warnings...)
 	}

@@ -35,7 +35,7 @@ arguments: [--creds, leak06, --path, /opt/shown4]
 			if err != nil {
 				t.Fatal(err)
 			}
-			if err := Errors(steps); err != nil {
+			if err := Errors("input", steps); err != nil {
 				t.Fatal(err)
 			}
 			if (steps[0].Submit != nil) != (launcher == spec.LauncherSparkSubmit) {
@@ -76,7 +76,7 @@ executor:
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := Errors(steps); err != nil {
+	if err := Errors("input", steps); err != nil {
 		t.Fatal(err)
 	}
 	var out bytes.Buffer
@@ -144,7 +144,7 @@ func TestWriteRedactsEveryPlantedSecret(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if err := Errors(steps); err != nil {
+			if err := Errors("input", steps); err != nil {
 				t.Fatal(err)
 			}
 			if (steps[0].Submit != nil) != (launcher == spec.LauncherSparkSubmit) {
@@ -168,11 +168,11 @@ func TestWriteRedactsEveryPlantedSecret(t *testing.T) {
 
 // The one line render prints for a failed step shows no secret either.
 func TestErrorsAreRedacted(t *testing.T) {
-	err := Errors([]Step{{Template: "a", Err: errors.New("bad: --db-password=leak01")}, {Template: "b"}})
-	if err == nil || strings.Contains(err.Error(), "leak01") || !strings.Contains(err.Error(), "template a: bad: --db-password=") {
+	err := Errors("f.yaml", []Step{{Template: "a", Err: errors.New("bad: --db-password=leak01")}, {Template: "b"}})
+	if err == nil || strings.Contains(err.Error(), "leak01") || !strings.Contains(err.Error(), "f.yaml: template a: bad: --db-password=") {
 		t.Errorf("Errors = %v", err)
 	}
-	if Errors([]Step{{Template: "b"}}) != nil {
+	if Errors("f.yaml", []Step{{Template: "b"}}) != nil {
 		t.Error("Errors of steps that built is not nil")
 	}
 }

@@ -1,13 +1,11 @@
 package render
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"hash/fnv"
-	"io"
 	"slices"
 	"strconv"
 	"strings"
@@ -15,7 +13,6 @@ import (
 	wfv1 "github.com/argoproj/argo-workflows/v3/pkg/apis/workflow/v1alpha1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
-	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	"sigs.k8s.io/yaml"
 
 	"github.com/sparkplug-io/sparkplug/plugin/convert"
@@ -113,8 +110,17 @@ type Step struct {
 	// resolve it: input parameters the template's callers give.
 	Notes []string
 
+	// Line and Column are where in the input Err's first problem is: the
+	// field's key (its nearest enclosing field the input has); 0 when
+	// unknown, or for an error of no field.
+	Line, Column int
+
 	tmpl       wfv1.Template // after substitution
 	parameters []string      // the parameters the template declares or names
+	// bodyPath is where the spark body is in its document, as a field
+	// path (spec.templates[2].plugin.spark); doc is that document.
+	bodyPath string
+	doc      *convert.Document
 }
 
 // Render finds every spark step in input and builds its objects with b. The
@@ -126,13 +132,16 @@ func Render(input []byte, b *objects.Builder, o Options) ([]Step, error) {
 		return nil, err
 	}
 	var steps []Step
-	for i, raw := range docs {
-		found, err := stepsOf(raw, o)
+	for i, d := range docs {
+		found, err := stepsOf(d.json, o)
 		if err != nil {
 			if len(docs) > 1 {
 				return nil, fmt.Errorf("document %d: %w", i+1, err)
 			}
 			return nil, err
+		}
+		for j := range found {
+			found[j].doc = d.yaml
 		}
 		steps = append(steps, found...)
 	}
@@ -141,30 +150,49 @@ func Render(input []byte, b *objects.Builder, o Options) ([]Step, error) {
 	}
 	for i := range steps {
 		buildStep(b, &steps[i], o)
+		locate(&steps[i])
 	}
 	return steps, nil
 }
 
-// documents splits a YAML stream into its non-empty documents, as JSON.
-func documents(input []byte) ([][]byte, error) {
-	r := utilyaml.NewYAMLReader(bufio.NewReader(bytes.NewReader(input)))
-	var out [][]byte
-	for {
-		doc, err := r.Read()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return nil, fmt.Errorf("read YAML: %w", err)
-		}
-		js, err := yaml.YAMLToJSON(doc)
+// locate sets where the first problem of a step's Err is in the input,
+// when Err names a field of the spark body.
+func locate(st *Step) {
+	var invalid *spec.InvalidError
+	if st.doc == nil || !errors.As(st.Err, &invalid) || len(invalid.Errs) == 0 {
+		return
+	}
+	field, ok := strings.CutPrefix(invalid.Errs[0].Field, spec.PluginName)
+	if !ok {
+		return
+	}
+	path := st.bodyPath + field
+	if st.bodyPath == "" {
+		path = strings.TrimPrefix(field, ".")
+	}
+	st.Line, st.Column = st.doc.Position(path)
+}
+
+// document is one YAML document of the input: as JSON, what is read, and
+// as YAML, where its fields are.
+type document struct {
+	json []byte
+	yaml *convert.Document
+}
+
+// documents splits a YAML stream into its non-empty documents, at the
+// separator lines Kubernetes' YAML reader splits at.
+func documents(input []byte) ([]document, error) {
+	var out []document
+	for _, d := range convert.Documents(input) {
+		js, err := yaml.YAMLToJSON(d.Raw)
 		if err != nil {
 			return nil, fmt.Errorf("read YAML: %w", err)
 		}
 		if t := bytes.TrimSpace(js); len(t) == 0 || bytes.Equal(t, []byte("null")) {
 			continue
 		}
-		out = append(out, js)
+		out = append(out, document{json: js, yaml: &d})
 	}
 	return out, nil
 }
@@ -193,12 +221,18 @@ func stepsOf(raw []byte, o Options) ([]Step, error) {
 		if _, ok := sparkBody(&t); !ok {
 			return nil, errors.New("the template's plugin has no spark body")
 		}
-		return []Step{prepare(t, metav1.ObjectMeta{}, nil, nil, o)}, nil
+		return []Step{at(prepare(t, metav1.ObjectMeta{}, nil, nil, o), "plugin."+spec.PluginName)}, nil
 	case hasSpark && len(probe) == 1:
-		return []Step{prepare(templateFor(probe[spec.PluginName]), metav1.ObjectMeta{}, nil, nil, o)}, nil
+		return []Step{at(prepare(templateFor(probe[spec.PluginName]), metav1.ObjectMeta{}, nil, nil, o), spec.PluginName)}, nil
 	default:
 		return []Step{prepare(templateFor(raw), metav1.ObjectMeta{}, nil, nil, o)}, nil
 	}
+}
+
+// at is st with its spark body at path in its document.
+func at(st Step, path string) Step {
+	st.bodyPath = path
+	return st
 }
 
 // templateFor wraps a bare body in the template Argo would send for it.
@@ -213,6 +247,7 @@ func templateFor(body json.RawMessage) wfv1.Template {
 func workflowSteps(kind string, raw []byte, o Options) ([]Step, error) {
 	var meta metav1.ObjectMeta
 	var ws *wfv1.WorkflowSpec
+	templates := "spec.templates"
 	switch kind {
 	case "Workflow":
 		var w wfv1.Workflow
@@ -237,7 +272,7 @@ func workflowSteps(kind string, raw []byte, o Options) ([]Step, error) {
 		if err := json.Unmarshal(raw, &w); err != nil {
 			return nil, fmt.Errorf("decode the CronWorkflow: %w", err)
 		}
-		meta, ws = w.ObjectMeta, &w.Spec.WorkflowSpec
+		meta, ws, templates = w.ObjectMeta, &w.Spec.WorkflowSpec, "spec.workflowSpec.templates"
 	case convert.KindSparkApplication, convert.KindScheduledSparkApplication:
 		return operatorSteps(raw, o)
 	default:
@@ -250,9 +285,10 @@ func workflowSteps(kind string, raw []byte, o Options) ([]Step, error) {
 		}
 	}
 	var steps []Step
-	for _, t := range ws.Templates {
+	for i, t := range ws.Templates {
 		if _, ok := sparkBody(&t); ok {
-			steps = append(steps, prepare(t, meta, globals, givenInputs(kind, ws, t), o))
+			st := prepare(t, meta, globals, givenInputs(kind, ws, t), o)
+			steps = append(steps, at(st, fmt.Sprintf("%s[%d].plugin.%s", templates, i, spec.PluginName)))
 		}
 	}
 	return steps, nil

@@ -194,8 +194,10 @@ func TestRenderReportsThePluginsMessage(t *testing.T) {
 	if want == nil || steps[0].Err == nil || steps[0].Err.Error() != want.Error() {
 		t.Errorf("error %v, want the plugin's %v", steps[0].Err, want)
 	}
-	if Errors(steps).Error() != want.Error() {
-		t.Errorf("Errors = %q, want the message alone for a single step", Errors(steps))
+	// At the field of the first problem, as convert reports: line 5,
+	// memory's key.
+	if got := Errors("body.yaml", steps).Error(); got != "body.yaml:5:10: "+want.Error() {
+		t.Errorf("Errors = %q, want the file, line and column, then the message alone for a single step", got)
 	}
 	var out bytes.Buffer
 	if err := Write(&out, steps); err != nil || out.Len() != 0 {
@@ -207,8 +209,10 @@ func TestRenderReportsThePluginsMessage(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := Errors(steps).Error(); got != "template bad: "+want.Error() {
-		t.Errorf("Errors = %q, want the failing template named", got)
+	// The second document starts on line 9 of the input; the flow
+	// mapping's memory is on line 16, column 14.
+	if got := Errors("two.yaml", steps).Error(); got != "two.yaml:16:14: template bad: "+want.Error() {
+		t.Errorf("Errors = %q, want the failing template named, at its field", got)
 	}
 }
 

@@ -197,21 +197,27 @@ func redactYAML(s string) string {
 	return string(out)
 }
 
-// Errors is every failed step's message, one per line: the plugin's
-// message for the node, as it is for a single step, after the step's
-// template (or node) when the input has several. Its text goes through
-// redact.Value, as a node's message does.
-func Errors(steps []Step) error {
+// Errors is every failed step's message, one per line, each after file
+// and, when known, the line and column of its first problem's field
+// (file:LINE:COLUMN:, as sparkplug convert reports): the plugin's message
+// for the node, as it is for a single step, after the step's template (or
+// node) when the input has several. Its text goes through redact.Value,
+// as a node's message does.
+func Errors(file string, steps []Step) error {
 	var errs []error
 	for _, st := range steps {
+		where := file
+		if st.Line > 0 {
+			where = fmt.Sprintf("%s:%d:%d", file, st.Line, st.Column)
+		}
 		switch {
 		case st.Err == nil:
 		case len(steps) == 1:
-			errs = append(errs, st.Err)
+			errs = append(errs, fmt.Errorf("%s: %w", where, st.Err))
 		case st.Template != "":
-			errs = append(errs, fmt.Errorf("template %s: %w", st.Template, st.Err))
+			errs = append(errs, fmt.Errorf("%s: template %s: %w", where, st.Template, st.Err))
 		default:
-			errs = append(errs, fmt.Errorf("node %s: %w", st.Run.NodeID, st.Err))
+			errs = append(errs, fmt.Errorf("%s: node %s: %w", where, st.Run.NodeID, st.Err))
 		}
 	}
 	if len(errs) == 0 {

@@ -47,6 +47,9 @@ func demo(o options, out io.Writer) (code int, err error) {
 		if stopErr := env.Stop(); stopErr != nil && err == nil {
 			err = stopErr
 		}
+		if err == nil && !o.keep {
+			nextSteps(out)
+		}
 	}()
 
 	wf, err := submit(ctx, env, o)
@@ -248,6 +251,19 @@ func oneLine(s string) string {
 		s = s[:77] + "..."
 	}
 	return s
+}
+
+// nextSteps is what to do after a demo that ended: where to read on, and
+// how to look at the same run for longer, or on a cluster of one's own.
+func nextSteps(out io.Writer) {
+	fmt.Fprint(out, `
+Next steps:
+  README.md                 what a Spark step is, its outputs, pictures of it in the Argo UI
+  make demo KEEP=1          the same demo, left running to look around (make demo-down stops it)
+  sparkplug render -f FILE  the objects a step would create, without a cluster
+  sparkplug run -f FILE     submit a Workflow to your cluster and wait for how it ends
+  docs/install.md           install sparkplug on your own Argo Workflows (Helm, or manifests/)
+`)
 }
 
 // keptBanner tells how to use and stop a kept environment.

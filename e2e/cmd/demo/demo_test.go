@@ -45,3 +45,14 @@ func TestPrintTree(t *testing.T) {
 		t.Errorf("tree lacks results or messages:\n%s", b.String())
 	}
 }
+
+// The demo ends by saying where to go next.
+func TestNextSteps(t *testing.T) {
+	var b strings.Builder
+	nextSteps(&b)
+	for _, want := range []string{"README.md", "make demo KEEP=1", "sparkplug run -f", "docs/install.md"} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("next steps lack %q:\n%s", want, b.String())
+		}
+	}
+}

@@ -67,6 +67,9 @@ const (
 	dataLicense = "CC0-1.0" // the only one SPDX allows for the document itself
 	documentID  = "SPDXRef-DOCUMENT"
 	noAssertion = "NOASSERTION"
+	// license is the licence sparkplug declares (LICENSE), the main
+	// package's; the modules' are not asserted.
+	license = "Apache-2.0"
 	// goProxy is where the go command downloads a module version's zip.
 	goProxy = "https://proxy.golang.org/"
 )
@@ -163,7 +166,9 @@ func Build(o Options, infos []*debug.BuildInfo) (*Document, error) {
 	for i := range pkgs {
 		p := &pkgs[i]
 		p.LicenseConcluded, p.LicenseDeclared, p.CopyrightText = noAssertion, noAssertion, noAssertion
-		if i > 0 {
+		if i == 0 {
+			p.LicenseDeclared = license
+		} else {
 			rels = append(rels, Relationship{main.SPDXID, "DEPENDS_ON", p.SPDXID})
 		}
 	}

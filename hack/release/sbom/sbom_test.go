@@ -84,6 +84,9 @@ func TestSBOMOfAKnownBinary(t *testing.T) {
 	if main == nil || main["versionInfo"] != "v1.2.3" || purlOf(main) != "pkg:golang/github.com/sparkplug-io/sparkplug@v1.2.3" {
 		t.Fatalf("main package %v", main)
 	}
+	if main["licenseDeclared"] != "Apache-2.0" {
+		t.Errorf("main package's licenseDeclared %v, want Apache-2.0 (LICENSE)", main["licenseDeclared"])
+	}
 	if main["sourceInfo"] != "built from github.com/sparkplug-io/sparkplug at revision 0123abc" {
 		t.Errorf("main package's sourceInfo %v", main["sourceInfo"])
 	}
