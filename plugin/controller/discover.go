@@ -15,6 +15,7 @@ import (
 	"k8s.io/client-go/tools/cache"
 
 	"github.com/sparkplug-io/sparkplug/plugin/execute"
+	"github.com/sparkplug-io/sparkplug/plugin/identity"
 	"github.com/sparkplug-io/sparkplug/plugin/scope"
 	"github.com/sparkplug-io/sparkplug/plugin/spark"
 )
@@ -48,7 +49,7 @@ func (f coreFollower) Follow(wf spark.WorkflowRef) { f.Serve(wf) }
 // a Spark task: Argo names the TaskSet after its Workflow, which owns it.
 // A TaskSet without that owner is not followed.
 func workflowOf(ts *wfv1.WorkflowTaskSet) (spark.WorkflowRef, bool) {
-	uid := spark.WorkflowOwnerUID(ts.OwnerReferences, ts.Name, false)
+	uid := identity.WorkflowOwnerUID(ts.OwnerReferences, ts.Name, false)
 	if uid == "" {
 		return spark.WorkflowRef{}, false
 	}

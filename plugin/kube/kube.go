@@ -17,6 +17,7 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 
+	"github.com/sparkplug-io/sparkplug/plugin/identity"
 	"github.com/sparkplug-io/sparkplug/plugin/spark"
 )
 
@@ -77,7 +78,7 @@ func AgentWorkflow(ctx context.Context, kube kubernetes.Interface, namespace, po
 	}
 	name = p.Labels[LabelWorkflow]
 	if name != "" {
-		uid = spark.WorkflowOwnerUID(p.OwnerReferences, name, true)
+		uid = identity.WorkflowOwnerUID(p.OwnerReferences, name, true)
 	}
 	if name == "" || uid == "" {
 		return "", "", fmt.Errorf("pod %s/%s is not an Argo agent pod: it lacks the %s label or a Workflow of that name as its controller", namespace, pod, LabelWorkflow)

@@ -6,6 +6,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
 
+	"github.com/sparkplug-io/sparkplug/plugin/identity"
 	"github.com/sparkplug-io/sparkplug/plugin/spark"
 )
 
@@ -73,7 +74,7 @@ func (t *tracker) counted(p *corev1.Pod) bool {
 	if p.Labels[spark.LabelRole] != spark.RoleDriver {
 		return true
 	}
-	return spark.OwnedByWorkflow(p.OwnerReferences, uid)
+	return identity.OwnedByWorkflow(p.OwnerReferences, uid)
 }
 
 // podGone counts a pod deleted.

@@ -7,6 +7,7 @@ import (
 
 	wfv1 "github.com/argoproj/argo-workflows/v3/pkg/apis/workflow/v1alpha1"
 
+	"github.com/sparkplug-io/sparkplug/plugin/identity"
 	"github.com/sparkplug-io/sparkplug/plugin/spark"
 )
 
@@ -58,7 +59,7 @@ func MayWrite(ts *wfv1.WorkflowTaskSet, wf *wfv1.Workflow, uid string) (ok bool,
 	switch {
 	case ts == nil:
 		return false, "no task set"
-	case !spark.OwnedByWorkflow(ts.OwnerReferences, uid):
+	case !identity.OwnedByWorkflow(ts.OwnerReferences, uid):
 		return false, "the task set is not this workflow's"
 	case ts.Labels[LabelCompleted] == "true":
 		return false, "the task set is completed"
