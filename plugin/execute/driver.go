@@ -34,7 +34,7 @@ func (r *pass) createDriver(objs *objects.Set, o launchOrder) (created, taken *c
 		if !driverpod.Own(found, r.wf, objs.Driver.Name) {
 			why = "it is not this workflow's driver under the name sparkplug gives it"
 		} else {
-			why = forgery(found, r.record, r.started)
+			why = forgery(found, r.record, r.started, r.core.launched.has)
 		}
 		if why != "" {
 			r.forged("pod", found.Name, found.UID, why)

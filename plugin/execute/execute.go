@@ -47,8 +47,11 @@ type Core struct {
 	// discarded remembers the drivers of refused launches this process
 	// deleted, which the cache may show for a while (gather skips them).
 	discarded uidSet
-	// forgeries are the objects taken for no run already named (trust.go).
-	forgeries forgeries
+	// forgeries are the objects taken for no run already named, launched
+	// the drivers this process created (trust.go): its own count whatever
+	// the clocks say (Argo may record a node's start after the TaskSet
+	// listed it, when its Workflow update is made again).
+	forgeries, launched boundedUIDs
 	// submits are the spark-submit runs in flight.
 	submits submitRuns
 	// archives are the driver log uploads in flight, store what makes one.

@@ -106,13 +106,13 @@ func (r *pass) run(entry *wfv1.NodeResult, started time.Time) *decide.Run {
 			r.core.discarded.has(p.UID) || !driverpod.OwnDriver(p, r.wf) {
 			continue
 		}
-		if why := forgery(p, rec, started); why != "" {
+		if why := forgery(p, rec, started, r.core.launched.has); why != "" {
 			r.forged("pod", p.Name, p.UID, why)
 			continue
 		}
 		drivers = append(drivers, p)
 	}
-	drivers, chained := forgedInChain(drivers, rec)
+	drivers, chained := forgedInChain(drivers, rec, r.core.launched.has)
 	for _, p := range drivers {
 		add(p)
 	}

@@ -72,6 +72,7 @@ func (r *pass) launch(attempt int, body *spec.SparkApplicationSpec) (*corev1.Pod
 		if out != nil {
 			return nil, out
 		}
+		r.core.launched.first(created.UID)
 		r.scope.Wrote(created)
 		err = r.companions(objs, created)
 		var squatted *squattedError

@@ -4,7 +4,8 @@ package execute
 // labels and Workflow owner (driverpod.OwnDriver) are the first rule, and
 // anyone who may create pods in the namespace can meet it: the names are
 // a hash of what the Workflow shows, its uid is on every driver. So an
-// object that meets it still counts only if sparkplug could have made it:
+// object that meets it still counts only if this process launched it, or
+// sparkplug could have made it:
 //
 //   - the driver the node's entry records (its uid, output driver-uid)
 //     is the only one of its attempt: a pod put in its place under its
@@ -65,7 +66,10 @@ func recordOf(entry *wfv1.NodeResult) entryRecord {
 // forgery says why driver pod p, which meets the name, label and owner
 // rule, is not the node's run anyway ("": it is). nodeStart is when Argo
 // started the node (zero: unknown).
-func forgery(p *corev1.Pod, rec entryRecord, nodeStart time.Time) string {
+func forgery(p *corev1.Pod, rec entryRecord, nodeStart time.Time, launched func(types.UID) bool) string {
+	if launched(p.UID) {
+		return ""
+	}
 	a := attemptOf(p)
 	if rec.uid != "" && a == rec.attempt {
 		if p.UID != rec.uid {
@@ -95,13 +99,13 @@ type dropped struct {
 // with why each could not have been: a driver of a later attempt while an
 // earlier one runs, or made before the earlier one ended. The recorded
 // driver always stays.
-func forgedInChain(pods []*corev1.Pod, rec entryRecord) ([]*corev1.Pod, []dropped) {
+func forgedInChain(pods []*corev1.Pod, rec entryRecord, launched func(types.UID) bool) ([]*corev1.Pod, []dropped) {
 	sort.SliceStable(pods, func(i, j int) bool { return attemptOf(pods[i]) < attemptOf(pods[j]) })
 	var why []dropped
 	var kept []*corev1.Pod
 	var prev *corev1.Pod
 	for _, p := range pods {
-		recorded := rec.uid != "" && p.UID == rec.uid
+		recorded := rec.uid != "" && p.UID == rec.uid || launched(p.UID)
 		if prev != nil && attemptOf(p) > attemptOf(prev) && !recorded {
 			switch {
 			case !driverpod.Finished(prev):
@@ -158,29 +162,38 @@ func nodeStart(wf *wfv1.Workflow, node string) time.Time {
 	return time.Time{}
 }
 
-// maxNamedForgeries bounds the uids of forged objects a process remembers
-// having named; past it, it forgets them all and may name some again.
-const maxNamedForgeries = 4096
+// maxRemembered bounds the uids a process remembers in a boundedUIDs
+// (forged objects named, drivers it launched); past it, it forgets them
+// all: a forgery may be named again, and a driver it launched is judged
+// by the rules alone, as after a restart.
+const maxRemembered = 4096
 
-// forgeries remembers the forged objects already named, so each is said
-// once, not at every pass.
-type forgeries struct {
+// boundedUIDs is a set of uids of at most maxRemembered, safe for
+// concurrent use.
+type boundedUIDs struct {
 	mu sync.Mutex
 	m  map[types.UID]bool
 }
 
-// first reports whether uid is named for the first time.
-func (f *forgeries) first(uid types.UID) bool {
+// first adds uid and reports whether it was not there yet.
+func (f *boundedUIDs) first(uid types.UID) bool {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.m[uid] {
 		return false
 	}
-	if f.m == nil || len(f.m) >= maxNamedForgeries {
+	if f.m == nil || len(f.m) >= maxRemembered {
 		f.m = map[types.UID]bool{}
 	}
 	f.m[uid] = true
 	return true
+}
+
+// has reports whether uid is there.
+func (f *boundedUIDs) has(uid types.UID) bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.m[uid]
 }
 
 // forged names, once, an object that looks like one of the node's run

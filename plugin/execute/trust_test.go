@@ -29,6 +29,27 @@ func trustPod(name string, attempt int, uid string, made time.Time, legacy bool,
 	return p
 }
 
+// none: this process launched no driver.
+func none(types.UID) bool { return false }
+
+// A driver this process launched counts whatever the clocks say: Argo may
+// record its node's start after the TaskSet listed the node (a Workflow
+// update made again), and a rule of times alone would disown it.
+func TestALaunchedDriverCountsWhateverTheClocksSay(t *testing.T) {
+	mine := func(uid types.UID) bool { return uid == "u1" }
+	early := trustPod("d", 1, "u1", tt0.Add(-time.Minute), false, live)
+	if why := forgery(early, entryRecord{}, tt0, mine); why != "" {
+		t.Errorf("the driver this process launched is disowned: %s", why)
+	}
+	if why := forgery(early, entryRecord{}, tt0, none); why == "" {
+		t.Error("a pod made a minute before its node started counts without this process having launched it")
+	}
+	next := trustPod("d2", 2, "u1", tt0.Add(time.Second), false, live)
+	if kept, _ := forgedInChain([]*corev1.Pod{trustPod("d1", 1, "u0", tt0, false, live), next}, entryRecord{}, mine); len(kept) != 2 {
+		t.Errorf("kept %d drivers, want the launched one beside the first", len(kept))
+	}
+}
+
 func endedWith(at time.Time) corev1.PodStatus {
 	return corev1.PodStatus{Phase: corev1.PodFailed, ContainerStatuses: []corev1.ContainerStatus{{Name: spark.DriverContainerName,
 		State: corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{ExitCode: 1, FinishedAt: metav1.NewTime(at)}}}}}
@@ -55,12 +76,12 @@ func TestForgery(t *testing.T) {
 		{"a legacy run the entry does not name", trustPod("d", 1, "u1", tt0, true, live), entryRecord{}, false},
 		{"a legacy run of another attempt than the entry's", trustPod("d2", 2, "u2", tt0, true, live), entryRecord{driver: "d", attempt: 1}, false},
 	} {
-		why := forgery(c.pod, c.rec, tt0)
+		why := forgery(c.pod, c.rec, tt0, none)
 		if (why == "") != c.counts {
 			t.Errorf("%s: forgery %q, want counts=%v", c.name, why, c.counts)
 		}
 	}
-	if why := forgery(trustPod("d", 1, "u1", time.Time{}, false, live), entryRecord{}, tt0); why != "" {
+	if why := forgery(trustPod("d", 1, "u1", time.Time{}, false, live), entryRecord{}, tt0, none); why != "" {
 		t.Errorf("a pod with no creation time (never from an API server) is judged by it: %q", why)
 	}
 }
@@ -81,7 +102,7 @@ func TestForgedInChain(t *testing.T) {
 		{"the recorded later attempt stays", []*corev1.Pod{a1Live, trustPod("d2", 2, "u2", tt0.Add(time.Second), false, live)}, entryRecord{driver: "d2", attempt: 2, uid: "u2"}, []string{"d1", "d2"}},
 		{"a third attempt after a dropped second", []*corev1.Pod{a1Live, trustPod("d2", 2, "u2", tt0, false, live), trustPod("d3", 3, "u3", tt0, false, live)}, entryRecord{}, []string{"d1"}},
 	} {
-		kept, dropped := forgedInChain(c.pods, c.rec)
+		kept, dropped := forgedInChain(c.pods, c.rec, none)
 		var names []string
 		for _, p := range kept {
 			names = append(names, p.Name)
@@ -148,14 +169,14 @@ func TestRecordOfReadsTheDriverUID(t *testing.T) {
 }
 
 func TestForgeriesAreNamedOnceAndBounded(t *testing.T) {
-	var f forgeries
+	var f boundedUIDs
 	if !f.first("a") || f.first("a") {
 		t.Fatal("a forgery is not named exactly once")
 	}
-	for i := range maxNamedForgeries {
+	for i := range maxRemembered {
 		f.first(types.UID(strconv.Itoa(i)))
 	}
-	if len(f.m) > maxNamedForgeries {
-		t.Fatalf("remembers %d forgeries, bound %d", len(f.m), maxNamedForgeries)
+	if len(f.m) > maxRemembered {
+		t.Fatalf("remembers %d forgeries, bound %d", len(f.m), maxRemembered)
 	}
 }
