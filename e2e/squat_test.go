@@ -73,6 +73,25 @@ func squatter(t *testing.T) kubernetes.Interface {
 	return squatterKube
 }
 
+// victim submits waitThenSpark, its Spark step simulated to succeed after
+// d, and returns it once its wait step runs (the step's names are known
+// from then on), with its Workflow and Argo's id of the Spark step's node
+// (pi, in the second step group).
+func victim(t *testing.T, d time.Duration) (*framework.When, *wfv1.Workflow, string) {
+	t.Helper()
+	w := Given(t).
+		Workflow(waitThenSpark).
+		Simulate(sim.Succeed(d)).
+		When().
+		SubmitWorkflow().
+		WaitForNode("wait", framework.NodeRunning)
+	wf, err := env.Workflows.ArgoprojV1alpha1().Workflows(env.Namespace).Get(context.Background(), w.Workflow().Name, metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return w, wf, wf.NodeID(wf.Name + "[1].pi")
+}
+
 // waitThenSpark is a workflow that waits (a suspend step of some seconds:
 // its uid and start time, and so its Spark step's names, are known while
 // it waits), then runs a Spark step named pi.
@@ -113,18 +132,8 @@ func TestSquattersNeverStopTheVictimsStep(t *testing.T) {
 			t.Parallel()
 			ctx := context.Background()
 			sq := squatter(t)
-			w := Given(t).
-				Workflow(waitThenSpark).
-				Simulate(sim.Succeed(5*time.Second)).
-				When().
-				SubmitWorkflow().
-				WaitForNode("wait", framework.NodeRunning)
-			wf, err := env.Workflows.ArgoprojV1alpha1().Workflows(env.Namespace).Get(ctx, w.Workflow().Name, metav1.GetOptions{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			// Argo's id of the node of step pi in the second step group.
-			nodeID := wf.NodeID(wf.Name + "[1].pi")
+			w, wf, nodeID := victim(t, 5*time.Second)
+			var err error
 			n := objects.NamesFor(objects.Run{Workflow: spark.WorkflowRef{Name: wf.Name, Namespace: wf.Namespace, UID: string(wf.UID)},
 				NodeID: nodeID, Attempt: 1, Incarnation: nodestatus.Incarnation(wf)})
 			labels := map[string]string{spark.LabelWorkflowUID: string(wf.UID), spark.LabelNode: objects.NodeLabel(nodeID),

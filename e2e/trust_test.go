@@ -34,18 +34,8 @@ func TestForgersWithADriversRightsNeverDecideANode(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	forger := squatter(t)
-	w := Given(t).
-		Workflow(waitThenSpark).
-		Simulate(sim.Succeed(15*time.Second)).
-		When().
-		SubmitWorkflow().
-		WaitForNode("wait", framework.NodeRunning)
-	wf, err := env.Workflows.ArgoprojV1alpha1().Workflows(env.Namespace).Get(ctx, w.Workflow().Name, metav1.GetOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	w, wf, nodeID := victim(t, 15*time.Second)
 	ref := spark.WorkflowRef{Name: wf.Name, Namespace: wf.Namespace, UID: string(wf.UID)}
-	nodeID := wf.NodeID(wf.Name + "[1].pi")
 	inc := nodestatus.Incarnation(wf)
 	run := func(attempt int, incarnation string) objects.Names {
 		return objects.NamesFor(objects.Run{Workflow: ref, NodeID: nodeID, Attempt: attempt, Incarnation: incarnation})
