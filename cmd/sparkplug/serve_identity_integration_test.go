@@ -248,8 +248,11 @@ func TestArgoRetryLaunchesANewIncarnation(t *testing.T) {
 }
 
 // A driver that an older sparkplug launched (no incarnation annotation,
-// the names of that version) counts as the current incarnation's: after
-// an upgrade, its node goes on with it, and no second driver is made.
+// the names of that version) and that the node's entry names, as that
+// sparkplug wrote it, counts as the current incarnation's: after an
+// upgrade, its node goes on with it, and no second driver is made. (One
+// the entry does not name is no run: TestForgery, and e2e
+// TestForgersWithADriversRightsNeverDecideANode.)
 func TestUpgradeAdoptsTheDriverOfAnOlderSparkplug(t *testing.T) {
 	e := newEnv(t, "upgrade")
 	ctx := context.Background()
@@ -289,9 +292,16 @@ func TestUpgradeAdoptsTheDriverOfAnOlderSparkplug(t *testing.T) {
 	}
 
 	e.setTasks(map[string]*wfv1.Template{"node-1": tmpl})
-	r := e.execute(tmpl)
-	if !namesDriver(r, *legacy) {
-		t.Fatalf("result %s, want it to name the driver %s an older sparkplug launched", describe(r), legacy.Name)
+	// The entry the older sparkplug wrote: its driver, no uid.
+	e.recordResult("node-1", executor.ExecuteTemplateReply{Node: &wfv1.NodeResult{Phase: wfv1.NodePending,
+		Message: "SUBMITTED: waiting for the driver pod to be scheduled", Outputs: &wfv1.Outputs{Parameters: []wfv1.Parameter{
+			{Name: spark.OutputApplicationID, Value: wfv1.AnyStringPtr(legacy.Labels[spark.LabelAppSelector])},
+			{Name: spark.OutputDriverPod, Value: wfv1.AnyStringPtr(legacy.Name)},
+			{Name: spark.OutputAttempt, Value: wfv1.AnyStringPtr("1")},
+		}}}})
+	r := e.eventually(tmpl, "a driver recorded by uid", func(r executor.ExecuteTemplateReply) bool { return param(r, "driver-uid") != "" })
+	if !namesDriver(r, *legacy) || param(r, "driver-uid") != string(legacy.UID) {
+		t.Fatalf("result %s, want it to name the driver %s an older sparkplug launched, and record its uid", describe(r), legacy.Name)
 	}
 	e.setDriverStatus(legacy.Name, running(true))
 	r = e.eventuallyNode("node-1", "Running", func(r executor.ExecuteTemplateReply) bool { return r.Node.Phase == wfv1.NodeRunning })
