@@ -248,10 +248,11 @@ func TestArgoRetryLaunchesANewIncarnation(t *testing.T) {
 }
 
 // A driver that an older sparkplug launched (no incarnation annotation,
-// the names of that version) and that the node's entry names, as that
-// sparkplug wrote it, counts as the current incarnation's: after an
-// upgrade, its node goes on with it, and no second driver is made. (One
-// the entry does not name is no run: TestForgery, and e2e
+// the names of that version) after its node started, and that the node's
+// entry names as that sparkplug wrote it, counts as the current
+// incarnation's: after an upgrade, its node goes on with it, its uid is
+// recorded, and no second driver is made. (One made before its node
+// started is no run: TestForgery, and e2e
 // TestForgersWithADriversRightsNeverDecideANode.)
 func TestUpgradeAdoptsTheDriverOfAnOlderSparkplug(t *testing.T) {
 	e := newEnv(t, "upgrade")

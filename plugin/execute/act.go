@@ -183,6 +183,11 @@ func (r *pass) stop(rn *decide.Run, l decide.Limit, a state.Assessment) error {
 func (r *pass) tombstone(want *corev1.ConfigMap) (*corev1.ConfigMap, error) {
 	cms := r.core.clients.Kube.CoreV1().ConfigMaps(want.Namespace)
 	cm, err := cms.Create(r.ctx, want, metav1.CreateOptions{})
+	if err == nil {
+		// Its own, whatever the entry records by then: Argo removes a
+		// final entry before its Workflow shows the node finished.
+		r.core.launched.first(cm.UID)
+	}
 	if !apierrors.IsAlreadyExists(err) {
 		return cm, err
 	}

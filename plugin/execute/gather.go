@@ -134,7 +134,7 @@ func (r *pass) run(entry *wfv1.NodeResult, started time.Time) *decide.Run {
 			!driverpod.OwnTomb(cm, r.wf) {
 			continue
 		}
-		if !tombCounts(cm, drivers, rec) {
+		if !r.core.launched.has(cm.UID) && !tombCounts(cm, drivers, rec) {
 			r.forged("configmap", cm.Name, cm.UID, "a tombstone that names no driver of its attempt by uid")
 			continue
 		}

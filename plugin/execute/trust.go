@@ -16,9 +16,12 @@ package execute
 //   - no attempt's driver counts while an earlier attempt's still runs:
 //     sparkplug launches the next attempt only after one ended;
 //   - a run of a sparkplug version before incarnations (no
-//     sparkplug.io/incarnation) counts only when the entry names it;
-//   - a tombstone counts only if it names (sparkplug.io/driver-uid) the
-//     uid of the counted driver of its attempt, or the recorded one.
+//     sparkplug.io/incarnation), which counts for any incarnation, is held
+//     to the same times: one made before its node started (before an argo
+//     retry, or by someone else) is not the node's;
+//   - a tombstone counts only if this process made it, or it names
+//     (sparkplug.io/driver-uid) the uid of the counted driver of its
+//     attempt, or the recorded one.
 //
 // The TaskSet's status, where the record is, can be written only by whom
 // Argo lets (the agent's and sparkplug's accounts). An object that fails
@@ -77,9 +80,6 @@ func forgery(p *corev1.Pod, rec entryRecord, nodeStart time.Time, launched func(
 		}
 		return ""
 	}
-	if _, ok := p.Annotations[spark.AnnotationIncarnation]; !ok && (p.Name != rec.driver || a != rec.attempt) {
-		return "it carries no incarnation and the node's entry does not name it"
-	}
 	// (An API server always sets creationTimestamp; zero is a test's
 	// object.)
 	if !nodeStart.IsZero() && !p.CreationTimestamp.IsZero() && p.CreationTimestamp.Add(clockSkew).Before(nodeStart) {
@@ -137,7 +137,9 @@ func endedAt(p *corev1.Pod, now time.Time) time.Time {
 }
 
 // tombCounts: a tombstone names the driver it stands for by uid, the
-// counted driver of its attempt or the one the entry records.
+// counted driver of its attempt or the one the entry records. (One this
+// process made counts anyway: once Argo removed the node's final entry,
+// nothing else may be left of the run for a moment.)
 func tombCounts(cm *corev1.ConfigMap, drivers []*corev1.Pod, rec entryRecord) bool {
 	uid := types.UID(cm.Annotations[spark.AnnotationDriverUID])
 	if uid == "" {

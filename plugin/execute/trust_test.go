@@ -72,9 +72,9 @@ func TestForgery(t *testing.T) {
 		{"nothing recorded, made after the node started", trustPod("d", 1, "u1", tt0.Add(time.Second), false, live), entryRecord{}, true},
 		{"nothing recorded, made within the clock skew before", trustPod("d", 1, "u1", tt0.Add(-time.Second), false, live), entryRecord{}, true},
 		{"nothing recorded, made before the node started", trustPod("d", 1, "u1", tt0.Add(-3*time.Second), false, live), entryRecord{}, false},
-		{"a legacy run the entry names", trustPod("d", 1, "u1", tt0, true, live), entryRecord{driver: "d", attempt: 1}, true},
-		{"a legacy run the entry does not name", trustPod("d", 1, "u1", tt0, true, live), entryRecord{}, false},
-		{"a legacy run of another attempt than the entry's", trustPod("d2", 2, "u2", tt0, true, live), entryRecord{driver: "d", attempt: 1}, false},
+		{"a legacy run made after its node started", trustPod("d", 1, "u1", tt0, true, live), entryRecord{}, true},
+		{"a legacy run made before its node started", trustPod("d", 1, "u1", tt0.Add(-time.Minute), true, live), entryRecord{}, false},
+		{"a legacy run under the recorded driver's name with another uid", trustPod("d", 1, "u2", tt0, true, live), rec, false},
 	} {
 		why := forgery(c.pod, c.rec, tt0, none)
 		if (why == "") != c.counts {
