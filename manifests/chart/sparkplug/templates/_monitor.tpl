@@ -31,7 +31,9 @@ container's name.
 
 {{/*
 monitor.* with, in controller mode, controller.*'s replicas, resources,
-goMemLimit and extraArgs over them. A JSON object.
+goMemLimit, extraArgs and serviceAccount over them, and its nodeSelector,
+tolerations, affinity and priorityClassName where they are set. A JSON
+object.
 */}}
 {{- define "sparkplug.monitor.settings" -}}
 {{- $m := deepCopy .Values.monitor -}}
@@ -41,6 +43,12 @@ goMemLimit and extraArgs over them. A JSON object.
 {{- $_ = set $m "resources" $c.resources -}}
 {{- $_ = set $m "goMemLimit" $c.goMemLimit -}}
 {{- $_ = set $m "extraArgs" $c.extraArgs -}}
+{{- $_ = set $m "serviceAccount" $c.serviceAccount -}}
+{{- range $k := list "nodeSelector" "tolerations" "affinity" "priorityClassName" -}}
+{{- with index $c $k -}}
+{{- $_ = set $m $k . -}}
+{{- end -}}
+{{- end -}}
 {{- end -}}
 {{- toJson $m -}}
 {{- end -}}
