@@ -284,3 +284,29 @@ prefix of its Pods and Workflows: <release>-sparkplug-test, or
 {{- end -}}
 {{- printf "%s-test" ($name | trunc 40 | trimSuffix "-") -}}
 {{- end -}}
+
+{{/*
+The images this release runs that are the chart's default repository
+without a digest: no release is published there yet (docs/install.md,
+Install from a clone), so nothing can pull them. A release's packaged
+chart pins its images by digest. A JSON list of the images.
+*/}}
+{{- define "sparkplug.unpublishedImages" -}}
+{{- $images := list -}}
+{{- $controller := include "sparkplug.controllerMode" . -}}
+{{- if and (not $controller) (eq .Values.image.repository "ghcr.io/sparkplug-io/sparkplug") (not .Values.image.digest) -}}
+{{- $images = append $images (include "sparkplug.image" .) -}}
+{{- end -}}
+{{- if include "sparkplug.monitor.enabled" . -}}
+{{- $m := .Values.monitor.image -}}
+{{- $repository := $m.repository | default .Values.image.repository -}}
+{{- $digest := ternary $m.digest .Values.image.digest (ne $m.repository "") -}}
+{{- if and (eq $repository "ghcr.io/sparkplug-io/sparkplug") (not $digest) -}}
+{{- $images = append $images (include "sparkplug.monitor.image" .) -}}
+{{- end -}}
+{{- end -}}
+{{- if and $controller (eq .Values.ackImage.repository "ghcr.io/sparkplug-io/sparkplug-ack") (not .Values.ackImage.digest) -}}
+{{- $images = append $images (include "sparkplug.ackImage" .) -}}
+{{- end -}}
+{{- toJson (uniq $images) -}}
+{{- end -}}
