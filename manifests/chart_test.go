@@ -505,6 +505,10 @@ func TestChartNotes(t *testing.T) {
 				"the controller and every agent pod", "(and ackImage.*)"},
 			nil},
 		{"digest-flags.values.yaml", nil, []string{"default image", "ImagePullBackOff"}},
+		{"overrides.values.yaml",
+			[]string{"Deployment etl-sparkplug-controller", "Role and RoleBinding etl-sparkplug-spark-driver", "Role and RoleBinding etl-sparkplug-argo-agent",
+				"ValidatingAdmissionPolicy etl-sparkplug.team-a.sparkplug.io"},
+			[]string{"RoleBinding sparkplug-spark-driver", "RoleBinding sparkplug-argo-agent"}},
 	} {
 		out, err := helm(t, "template", releaseName, dir, "--namespace", namespaceOf(tc.values),
 			"--values", filepath.Join(chartTestdir, tc.values), "--show-only", "templates/zz-notes.yaml")

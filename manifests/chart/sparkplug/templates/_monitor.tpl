@@ -55,11 +55,11 @@ object.
 
 {{/*
 The name of the monitor's Deployment, ServiceAccount, Service, Roles and
-Lease: <release>-monitor (<release>-controller), so two releases in one
+Lease: <fullname>-monitor (<fullname>-controller), so two releases in one
 namespace keep apart.
 */}}
 {{- define "sparkplug.monitor.fullname" -}}
-{{- printf "%s-%s" .Release.Name (include "sparkplug.monitor.component" .) | trunc 63 | trimSuffix "-" -}}
+{{- printf "%s-%s" (include "sparkplug.fullname" .) (include "sparkplug.monitor.component" .) | trunc 63 | trimSuffix "-" -}}
 {{- end -}}
 
 {{/*
@@ -67,7 +67,7 @@ The labels the Deployment selects its pods by, and the Service and the
 ServiceMonitor select by.
 */}}
 {{- define "sparkplug.monitor.selectorLabels" -}}
-app.kubernetes.io/name: sparkplug
+app.kubernetes.io/name: {{ include "sparkplug.name" . }}
 app.kubernetes.io/instance: {{ .Release.Name }}
 app.kubernetes.io/component: {{ include "sparkplug.monitor.component" . }}
 {{- end -}}
