@@ -352,3 +352,11 @@ chart pins its images by digest. A JSON list of the images.
 {{- end -}}
 {{- toJson (uniq $images) -}}
 {{- end -}}
+
+{{/*
+" (annotated KEY, ...)" for a ServiceAccount's annotations in NOTES.txt,
+or nothing without any. Called with the annotations.
+*/}}
+{{- define "sparkplug.annotationKeys" -}}
+{{- with . }} (annotated {{ keys . | sortAlpha | join ", " }}){{ end -}}
+{{- end -}}
