@@ -156,6 +156,22 @@ func TestChartAdmissionPolicyNames(t *testing.T) {
 			},
 			map[string][]string{"sparkplug": {"spark-executor-plugin"}, "protected": {"spark-executor-plugin", "argo:argo"}},
 			[]string{"team-a", "team-b", "platform", "workflows"}},
+		// The names follow fullnameOverride and nameOverride: the policy's
+		// and the accounts' it names.
+		{"fullnameOverride", []string{"mode=controller", "jobNamespaces={team-a,team-b}", "fullnameOverride=etl"}, "etl.platform.sparkplug.io",
+			map[string][]string{
+				"sparkplug": {`["system:serviceaccount:platform:etl-controller"]`},
+				"protected": {`"platform:etl-controller"`},
+			},
+			map[string][]string{"sparkplug": {"spark-controller"}, "protected": {"spark-controller"}},
+			[]string{"team-a", "team-b", "platform", "argo"}},
+		{"nameOverride", []string{"jobNamespaces={team-a,team-b}", "monitor.enabled=true", "tests.enabled=true", "nameOverride=batch"}, "spark-batch.platform.sparkplug.io",
+			map[string][]string{
+				"protected": {`"platform:spark-batch-monitor"`, `"platform:spark-batch-sparkplug-test"`, `"team-a:spark-executor-plugin"`},
+				"tokens":    {`"spark-batch-monitor.service-account-token"`},
+			},
+			map[string][]string{"protected": {`"platform:spark-monitor"`}},
+			[]string{"team-a", "team-b", "platform", "argo"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			pol, bind := renderPolicy(t, "spark", "platform", tc.sets...)

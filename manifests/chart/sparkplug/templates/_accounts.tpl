@@ -58,10 +58,10 @@ true
 
 {{/*
 The admission policy's and binding's name: cluster-scoped, so the
-release's and its namespace's.
+release's (its fullname) and its namespace's.
 */}}
 {{- define "sparkplug.admissionPolicyName" -}}
-{{- printf "%s.%s.sparkplug.io" .Release.Name .Release.Namespace -}}
+{{- printf "%s.%s.sparkplug.io" (include "sparkplug.fullname" .) .Release.Namespace -}}
 {{- end -}}
 
 {{/*

@@ -6,11 +6,53 @@ The namespaces the chart installs into: jobNamespaces, or the release's.
 {{- end -}}
 
 {{/*
+The chart's name in the app.kubernetes.io/name label: nameOverride, else
+sparkplug.
+*/}}
+{{- define "sparkplug.name" -}}
+{{- .Values.nameOverride | default "sparkplug" | trunc 63 | trimSuffix "-" -}}
+{{- end -}}
+
+{{/*
+The prefix of the names of the release's objects (<fullname>-monitor,
+<fullname>-controller, the admission policy's <fullname>.<namespace>...):
+fullnameOverride; else, with nameOverride, <release>-<nameOverride> (the
+release's name alone when it holds nameOverride); else the release's name
+(not Helm's usual <release>-<chart>: the names stay those of releases
+installed before these values).
+*/}}
+{{- define "sparkplug.fullname" -}}
+{{- if .Values.fullnameOverride -}}
+{{- .Values.fullnameOverride | trunc 63 | trimSuffix "-" -}}
+{{- else if and .Values.nameOverride (not (contains .Values.nameOverride .Release.Name)) -}}
+{{- printf "%s-%s" .Release.Name .Values.nameOverride | trunc 63 | trimSuffix "-" -}}
+{{- else -}}
+{{- .Release.Name | trunc 63 | trimSuffix "-" -}}
+{{- end -}}
+{{- end -}}
+
+{{/*
+The prefix of the Roles the chart names for no release, one set per job
+namespace (sparkplug-spark-driver, sparkplug-argo-agent): sparkplug, or
+the fullname when nameOverride or fullnameOverride is set. The plugin's
+spark-executor-plugin ConfigMap, ServiceAccount, token Secret and Role
+keep their names whatever these say: Argo derives them from the plugin's
+name, spark.
+*/}}
+{{- define "sparkplug.sharedPrefix" -}}
+{{- if or .Values.nameOverride .Values.fullnameOverride -}}
+{{- include "sparkplug.fullname" . -}}
+{{- else -}}
+sparkplug
+{{- end -}}
+{{- end -}}
+
+{{/*
 Labels of every object. Argo needs none of them; its own label on the
 plugin ConfigMap is set there.
 */}}
 {{- define "sparkplug.labels" -}}
-app.kubernetes.io/name: sparkplug
+app.kubernetes.io/name: {{ include "sparkplug.name" . }}
 app.kubernetes.io/instance: {{ .Release.Name }}
 app.kubernetes.io/version: {{ .Chart.AppVersion | quote }}
 app.kubernetes.io/managed-by: {{ .Release.Service }}
@@ -274,13 +316,47 @@ namespace the controller has no Role in are acknowledged and never run.
 
 {{/*
 The name of helm test's ServiceAccount, Role and RoleBinding, and the
-prefix of its Pods and Workflows: <release>-sparkplug-test, or
-<release>-test when the release's name says sparkplug.
+prefix of its Pods and Workflows: <fullname>-sparkplug-test, or
+<fullname>-test when the fullname says sparkplug.
 */}}
 {{- define "sparkplug.tests.name" -}}
-{{- $name := .Release.Name -}}
+{{- $name := include "sparkplug.fullname" . -}}
 {{- if not (contains "sparkplug" $name) -}}
 {{- $name = printf "%s-sparkplug" $name -}}
 {{- end -}}
 {{- printf "%s-test" ($name | trunc 40 | trimSuffix "-") -}}
+{{- end -}}
+
+{{/*
+The images this release runs that are the chart's default repository
+without a digest: no release is published there yet (docs/install.md,
+Install from a clone), so nothing can pull them. A release's packaged
+chart pins its images by digest. A JSON list of the images.
+*/}}
+{{- define "sparkplug.unpublishedImages" -}}
+{{- $images := list -}}
+{{- $controller := include "sparkplug.controllerMode" . -}}
+{{- if and (not $controller) (eq .Values.image.repository "ghcr.io/sparkplug-io/sparkplug") (not .Values.image.digest) -}}
+{{- $images = append $images (include "sparkplug.image" .) -}}
+{{- end -}}
+{{- if include "sparkplug.monitor.enabled" . -}}
+{{- $m := .Values.monitor.image -}}
+{{- $repository := $m.repository | default .Values.image.repository -}}
+{{- $digest := ternary $m.digest .Values.image.digest (ne $m.repository "") -}}
+{{- if and (eq $repository "ghcr.io/sparkplug-io/sparkplug") (not $digest) -}}
+{{- $images = append $images (include "sparkplug.monitor.image" .) -}}
+{{- end -}}
+{{- end -}}
+{{- if and $controller (eq .Values.ackImage.repository "ghcr.io/sparkplug-io/sparkplug-ack") (not .Values.ackImage.digest) -}}
+{{- $images = append $images (include "sparkplug.ackImage" .) -}}
+{{- end -}}
+{{- toJson (uniq $images) -}}
+{{- end -}}
+
+{{/*
+" (annotated KEY, ...)" for a ServiceAccount's annotations in NOTES.txt,
+or nothing without any. Called with the annotations.
+*/}}
+{{- define "sparkplug.annotationKeys" -}}
+{{- with . }} (annotated {{ keys . | sortAlpha | join ", " }}){{ end -}}
 {{- end -}}

@@ -31,7 +31,9 @@ container's name.
 
 {{/*
 monitor.* with, in controller mode, controller.*'s replicas, resources,
-goMemLimit and extraArgs over them. A JSON object.
+goMemLimit, extraArgs and serviceAccount over them, and its nodeSelector,
+tolerations, affinity and priorityClassName where they are set. A JSON
+object.
 */}}
 {{- define "sparkplug.monitor.settings" -}}
 {{- $m := deepCopy .Values.monitor -}}
@@ -41,17 +43,23 @@ goMemLimit and extraArgs over them. A JSON object.
 {{- $_ = set $m "resources" $c.resources -}}
 {{- $_ = set $m "goMemLimit" $c.goMemLimit -}}
 {{- $_ = set $m "extraArgs" $c.extraArgs -}}
+{{- $_ = set $m "serviceAccount" $c.serviceAccount -}}
+{{- range $k := list "nodeSelector" "tolerations" "affinity" "priorityClassName" -}}
+{{- with index $c $k -}}
+{{- $_ = set $m $k . -}}
+{{- end -}}
+{{- end -}}
 {{- end -}}
 {{- toJson $m -}}
 {{- end -}}
 
 {{/*
 The name of the monitor's Deployment, ServiceAccount, Service, Roles and
-Lease: <release>-monitor (<release>-controller), so two releases in one
+Lease: <fullname>-monitor (<fullname>-controller), so two releases in one
 namespace keep apart.
 */}}
 {{- define "sparkplug.monitor.fullname" -}}
-{{- printf "%s-%s" .Release.Name (include "sparkplug.monitor.component" .) | trunc 63 | trimSuffix "-" -}}
+{{- printf "%s-%s" (include "sparkplug.fullname" .) (include "sparkplug.monitor.component" .) | trunc 63 | trimSuffix "-" -}}
 {{- end -}}
 
 {{/*
@@ -59,7 +67,7 @@ The labels the Deployment selects its pods by, and the Service and the
 ServiceMonitor select by.
 */}}
 {{- define "sparkplug.monitor.selectorLabels" -}}
-app.kubernetes.io/name: sparkplug
+app.kubernetes.io/name: {{ include "sparkplug.name" . }}
 app.kubernetes.io/instance: {{ .Release.Name }}
 app.kubernetes.io/component: {{ include "sparkplug.monitor.component" . }}
 {{- end -}}
