@@ -3,8 +3,6 @@ package convert
 import (
 	"bytes"
 	"encoding/json"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -548,48 +546,6 @@ func TestMarshalLeavesOutWhatANewObjectHasEmpty(t *testing.T) {
 	}
 }
 
-// Every body written for the testdata inputs is the input's spec, and
-// every object is within Argo's limits.
-func TestGoldenBodiesAreTheSpecs(t *testing.T) {
-	for _, in := range goldenInputs(t) {
-		t.Run(filepath.Base(in), func(t *testing.T) {
-			data, err := os.ReadFile(in)
-			if err != nil {
-				t.Fatal(err)
-			}
-			inputs := map[[2]int]map[string]any{}
-			for _, r := range Convert(data, goldenOptions[strings.TrimSuffix(filepath.Base(in), ".input.yaml")]) {
-				if r.Object == nil {
-					continue
-				}
-				if inputs[[2]int{r.Document, r.Item}] != nil {
-					t.Fatalf("two results for document %d item %d", r.Document, r.Item)
-				}
-				obj := inputObject(t, data, r)
-				inputs[[2]int{r.Document, r.Item}] = obj
-				spec, _ := obj["spec"].(map[string]any)
-				var want any = spec
-				if r.Kind == KindScheduledSparkApplication {
-					want = spec["template"]
-				}
-				if want == nil {
-					want = map[string]any{}
-				}
-				wantJSON, _ := json.Marshal(want)
-				if meta, _ := obj["metadata"].(map[string]any); r.Kind == KindSparkApplication && meta["name"] != nil {
-					wantJSON = withAppNameJSON(t, wantJSON, meta["name"].(string))
-				}
-				if diff := sameJSON(t, wantJSON, pluginBody(t, r.Object)); diff != "" {
-					t.Errorf("%s: body differs from the input (-input +body):\n%s", describe(r), diff)
-				}
-				if n := r.Object.GetName(); len(n) > MaxWorkflowName || (r.Kind == KindScheduledSparkApplication && len(n) > MaxCronWorkflowName) {
-					t.Errorf("%s: name %q is longer than Argo allows", describe(r), n)
-				}
-			}
-		})
-	}
-}
-
 // inputObject is the object a result came from, decoded on its own.
 func inputObject(t *testing.T, data []byte, r Result) map[string]any {
 	t.Helper()
@@ -603,32 +559,4 @@ func inputObject(t *testing.T, data []byte, r Result) map[string]any {
 		obj = obj["items"].([]any)[r.Item].(map[string]any)
 	}
 	return obj
-}
-
-// Without --service-account every Workflow runs as the namespace's
-// default ServiceAccount, reported; with it, the Workflow, and each run of
-// a CronWorkflow, runs as the account named, with nothing to report. A
-// ScheduledSparkApplication's missed runs are reported either way: no
-// field of the input says how late a run may still start.
-func TestServiceAccountAndMissedRuns(t *testing.T) {
-	app := convertOne(t, sparkApp("\n  name: pi"), Options{})
-	wantFindings(t, app.Findings, map[string]string{"": "no serviceAccountName (--service-account): the Workflow runs as the namespace's default ServiceAccount"})
-	if sa := app.Object.(*wfv1.Workflow).Spec.ServiceAccountName; sa != "" {
-		t.Errorf("serviceAccountName %q without --service-account", sa)
-	}
-	app = convertOne(t, sparkApp("\n  name: pi"), Options{ServiceAccount: "spark-workflows"})
-	if sa := app.Object.(*wfv1.Workflow).Spec.ServiceAccountName; sa != "spark-workflows" || len(app.Findings) != 0 {
-		t.Errorf("serviceAccountName %q, findings %v; want spark-workflows, none", sa, app.Findings)
-	}
-
-	cron := convertOne(t, scheduled("  schedule: \"@daily\"\n  concurrencyPolicy: Forbid"), Options{})
-	wantFindings(t, cron.Findings, map[string]string{
-		"":     "each run of the CronWorkflow runs as the namespace's default ServiceAccount",
-		"spec": "missed runs are no longer caught up",
-	})
-	cron = convertOne(t, scheduled("  schedule: \"@daily\"\n  concurrencyPolicy: Forbid"), Options{ServiceAccount: "spark-workflows"})
-	if sa := cron.Object.(*wfv1.CronWorkflow).Spec.WorkflowSpec.ServiceAccountName; sa != "spark-workflows" {
-		t.Errorf("CronWorkflow workflowSpec.serviceAccountName %q, want spark-workflows", sa)
-	}
-	wantFindings(t, cron.Findings, map[string]string{"spec": "startingDeadlineSeconds"})
 }

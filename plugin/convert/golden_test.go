@@ -1,6 +1,7 @@
 package convert
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -96,6 +97,48 @@ func TestGolden(t *testing.T) {
 			}
 			got := renderGolden(t, Convert(data, goldenOptions[name]))
 			golden.Compare(t, filepath.Join("testdata", name+".golden.yaml"), got)
+		})
+	}
+}
+
+// Every body written for the testdata inputs is the input's spec, and
+// every object is within Argo's limits.
+func TestGoldenBodiesAreTheSpecs(t *testing.T) {
+	for _, in := range goldenInputs(t) {
+		t.Run(filepath.Base(in), func(t *testing.T) {
+			data, err := os.ReadFile(in)
+			if err != nil {
+				t.Fatal(err)
+			}
+			inputs := map[[2]int]map[string]any{}
+			for _, r := range Convert(data, goldenOptions[strings.TrimSuffix(filepath.Base(in), ".input.yaml")]) {
+				if r.Object == nil {
+					continue
+				}
+				if inputs[[2]int{r.Document, r.Item}] != nil {
+					t.Fatalf("two results for document %d item %d", r.Document, r.Item)
+				}
+				obj := inputObject(t, data, r)
+				inputs[[2]int{r.Document, r.Item}] = obj
+				spec, _ := obj["spec"].(map[string]any)
+				var want any = spec
+				if r.Kind == KindScheduledSparkApplication {
+					want = spec["template"]
+				}
+				if want == nil {
+					want = map[string]any{}
+				}
+				wantJSON, _ := json.Marshal(want)
+				if meta, _ := obj["metadata"].(map[string]any); r.Kind == KindSparkApplication && meta["name"] != nil {
+					wantJSON = withAppNameJSON(t, wantJSON, meta["name"].(string))
+				}
+				if diff := sameJSON(t, wantJSON, pluginBody(t, r.Object)); diff != "" {
+					t.Errorf("%s: body differs from the input (-input +body):\n%s", describe(r), diff)
+				}
+				if n := r.Object.GetName(); len(n) > MaxWorkflowName || (r.Kind == KindScheduledSparkApplication && len(n) > MaxCronWorkflowName) {
+					t.Errorf("%s: name %q is longer than Argo allows", describe(r), n)
+				}
+			}
 		})
 	}
 }

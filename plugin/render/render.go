@@ -13,7 +13,6 @@ import (
 	wfv1 "github.com/argoproj/argo-workflows/v3/pkg/apis/workflow/v1alpha1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
-	"sigs.k8s.io/yaml"
 
 	"github.com/sparkplug-io/sparkplug/plugin/convert"
 	"github.com/sparkplug-io/sparkplug/plugin/objects"
@@ -155,48 +154,6 @@ func Render(input []byte, b *objects.Builder, o Options) ([]Step, error) {
 	return steps, nil
 }
 
-// locate sets where the first problem of a step's Err is in the input,
-// when Err names a field of the spark body.
-func locate(st *Step) {
-	var invalid *spec.InvalidError
-	if st.doc == nil || !errors.As(st.Err, &invalid) || len(invalid.Errs) == 0 {
-		return
-	}
-	field, ok := strings.CutPrefix(invalid.Errs[0].Field, spec.PluginName)
-	if !ok {
-		return
-	}
-	path := st.bodyPath + field
-	if st.bodyPath == "" {
-		path = strings.TrimPrefix(field, ".")
-	}
-	st.Line, st.Column = st.doc.Position(path)
-}
-
-// document is one YAML document of the input: as JSON, what is read, and
-// as YAML, where its fields are.
-type document struct {
-	json []byte
-	yaml *convert.Document
-}
-
-// documents splits a YAML stream into its non-empty documents, at the
-// separator lines Kubernetes' YAML reader splits at.
-func documents(input []byte) ([]document, error) {
-	var out []document
-	for _, d := range convert.Documents(input) {
-		js, err := yaml.YAMLToJSON(d.Raw)
-		if err != nil {
-			return nil, fmt.Errorf("read YAML: %w", err)
-		}
-		if t := bytes.TrimSpace(js); len(t) == 0 || bytes.Equal(t, []byte("null")) {
-			continue
-		}
-		out = append(out, document{json: js, yaml: &d})
-	}
-	return out, nil
-}
-
 // stepsOf reads one document.
 func stepsOf(raw []byte, o Options) ([]Step, error) {
 	var probe map[string]json.RawMessage
@@ -227,12 +184,6 @@ func stepsOf(raw []byte, o Options) ([]Step, error) {
 	default:
 		return []Step{prepare(templateFor(raw), metav1.ObjectMeta{}, nil, nil, o)}, nil
 	}
-}
-
-// at is st with its spark body at path in its document.
-func at(st Step, path string) Step {
-	st.bodyPath = path
-	return st
 }
 
 // templateFor wraps a bare body in the template Argo would send for it.
