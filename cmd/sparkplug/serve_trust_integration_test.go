@@ -85,6 +85,22 @@ func untouched(t *testing.T, e *env, p corev1.Pod) {
 	}
 }
 
+// runningNode is an env whose node node-1 runs its own driver, the one
+// its result records by uid.
+func runningNode(t *testing.T, name string) (*env, *wfv1.Template, objects.Names) {
+	t.Helper()
+	e := newEnv(t, name)
+	tmpl := template(t, "spark-pi", sparkPi)
+	e.setTasks(map[string]*wfv1.Template{"node-1": tmpl})
+	want := e.names("node-1", 1)
+	e.execute(tmpl)
+	e.setDriverStatus(want.DriverPod, running(true))
+	e.eventually(tmpl, "Running with its uid", func(r executor.ExecuteTemplateReply) bool {
+		return r.Node.Phase == wfv1.NodeRunning && param(r, "driver-uid") != ""
+	})
+	return e, tmpl, want
+}
+
 // A pod made before its node started, under the driver's name, with its
 // labels, annotations and the Workflow as owner, and Succeeded, is not the
 // node's run: the node launches its own driver under a name drawn for it
@@ -117,13 +133,7 @@ func TestAPodMadeBeforeItsNodeStartedIsNotItsRun(t *testing.T) {
 // A pod of the next attempt, made while the node's driver runs, is not
 // its run: the node follows its own driver to its own end.
 func TestALaterAttemptWhileTheDriverRunsIsNotItsRun(t *testing.T) {
-	e := newEnv(t, "forged-next")
-	tmpl := template(t, "spark-pi", sparkPi)
-	e.setTasks(map[string]*wfv1.Template{"node-1": tmpl})
-	want := e.names("node-1", 1)
-	e.execute(tmpl)
-	e.setDriverStatus(want.DriverPod, running(true))
-	e.eventually(tmpl, "Running", func(r executor.ExecuteTemplateReply) bool { return r.Node.Phase == wfv1.NodeRunning })
+	e, tmpl, want := runningNode(t, "forged-next")
 
 	forged := forgeRun(t, e, "node-1", 2, tmpl, terminated(corev1.PodSucceeded, 0, "Completed", ""))
 	forgeryEvent(t, e, forged.Name)
@@ -146,15 +156,7 @@ func TestALaterAttemptWhileTheDriverRunsIsNotItsRun(t *testing.T) {
 // node's run. The node reports its own driver lost, never the forged
 // success or the tombstone's words.
 func TestAReplacedDriverAndAForgedTombstoneAreNotItsRun(t *testing.T) {
-	e := newEnv(t, "forged-after")
-	tmpl := template(t, "spark-pi", sparkPi)
-	e.setTasks(map[string]*wfv1.Template{"node-1": tmpl})
-	want := e.names("node-1", 1)
-	e.execute(tmpl)
-	e.setDriverStatus(want.DriverPod, running(true))
-	r := e.eventually(tmpl, "Running with its uid", func(r executor.ExecuteTemplateReply) bool {
-		return r.Node.Phase == wfv1.NodeRunning && param(r, "driver-uid") != ""
-	})
+	e, tmpl, want := runningNode(t, "forged-after")
 	ctx := context.Background()
 	zero := int64(0)
 	if err := testCluster.Client.CoreV1().Pods(e.ns).Delete(ctx, want.DriverPod, metav1.DeleteOptions{GracePeriodSeconds: &zero}); err != nil {
@@ -171,7 +173,7 @@ func TestAReplacedDriverAndAForgedTombstoneAreNotItsRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	forgeryEvent(t, e, want.DriverPod)
-	r = e.eventually(tmpl, "a final result", func(r executor.ExecuteTemplateReply) bool {
+	r := e.eventually(tmpl, "a final result", func(r executor.ExecuteTemplateReply) bool {
 		return r.Node.Phase == wfv1.NodeFailed || r.Node.Phase == wfv1.NodeSucceeded || r.Node.Phase == wfv1.NodeError
 	})
 	if r.Node.Phase != wfv1.NodeFailed || strings.Contains(r.Node.Message, "forged") || param(r, "application-id") != want.AppID {
