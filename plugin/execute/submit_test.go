@@ -22,6 +22,7 @@ import (
 
 	"github.com/sparkplug-io/sparkplug/plugin/objects"
 	"github.com/sparkplug-io/sparkplug/plugin/scope"
+	"github.com/sparkplug-io/sparkplug/plugin/scope/scopetest"
 	"github.com/sparkplug-io/sparkplug/plugin/spark"
 	"github.com/sparkplug-io/sparkplug/templates"
 )
@@ -91,6 +92,7 @@ func startCoreWith(t *testing.T, clients scope.Clients, tmpl *wfv1.Template, opt
 	if _, err := argo.WorkflowTaskSets("ns").Update(ctx, ts, metav1.UpdateOptions{}); err != nil {
 		t.Fatal(err)
 	}
+	gate := scopetest.NewGate(watchOpenDelay, clients.Kube, clients.Workflows, clients.Dynamic)
 	reg := scope.NewRegistry(clients, log)
 	go reg.Run(ctx)
 	core := New(opts, clients, reg, builder, nil, nil, log)
@@ -105,6 +107,7 @@ func startCoreWith(t *testing.T, clients scope.Clients, tmpl *wfv1.Template, opt
 	case <-time.After(10 * time.Second):
 		t.Fatal("the workflow's cache did not sync")
 	}
+	gate.Wait(t)
 	return core, args
 }
 

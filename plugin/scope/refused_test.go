@@ -15,6 +15,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes/fake"
 
+	"github.com/sparkplug-io/sparkplug/plugin/scope/scopetest"
 	"github.com/sparkplug-io/sparkplug/plugin/spark"
 )
 
@@ -28,7 +29,9 @@ func TestARefusedWorkflowIsToldOncePerReason(t *testing.T) {
 	ok := &wfv1.Workflow{ObjectMeta: metav1.ObjectMeta{Name: "ok", Namespace: "ns", UID: "uid-ok"},
 		Status: wfv1.WorkflowStatus{Phase: wfv1.WorkflowRunning, Nodes: wfv1.Nodes{"ok-1": {ID: "ok-1", Name: "ok.pi", Type: wfv1.NodeTypePlugin}}}}
 	argo := wffake.NewSimpleClientset(bomb, ok)
-	r := NewSharedRegistry(Clients{Kube: fake.NewClientset(), Workflows: argo}, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	kube := fake.NewClientset()
+	gate := scopetest.NewGate(0, kube, argo)
+	r := NewSharedRegistry(Clients{Kube: kube, Workflows: argo}, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	var (
 		mu   sync.Mutex
 		told []string
@@ -43,6 +46,7 @@ func TestARefusedWorkflowIsToldOncePerReason(t *testing.T) {
 	go r.Run(runCtx)
 	s := r.Ensure(spark.WorkflowRef{Namespace: "ns", Name: "ok", UID: "uid-ok"})
 	<-s.Synced()
+	gate.Wait(t) // the updates below must reach the cache
 	waitTold := func(n int) []string {
 		t.Helper()
 		var got []string
