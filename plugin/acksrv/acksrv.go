@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net"
 	"net/http"
@@ -15,11 +16,6 @@ import (
 	"github.com/sparkplug-io/sparkplug/plugin/edge"
 	"github.com/sparkplug-io/sparkplug/plugin/redact"
 )
-
-// Token checks the bearer token the agent sends (edge.TokenFile).
-type Token interface {
-	Matches(bearer string) (bool, error)
-}
 
 // Config is everything one acknowledger runs with.
 type Config struct {
@@ -99,13 +95,13 @@ var routes = map[string]string{
 }
 
 // Handler answers the agent. token is always checked on template.execute.
-func Handler(token Token, log *slog.Logger) http.Handler {
-	return &handler{token: token, log: log}
+func Handler(token edge.Token, log *slog.Logger) http.Handler {
+	return &handler{execute: &edge.Execute{Token: token, Answer: answer, Redact: redact.Value, Log: log}, log: log}
 }
 
 type handler struct {
-	token Token
-	log   *slog.Logger
+	execute http.Handler
+	log     *slog.Logger
 }
 
 func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -127,7 +123,7 @@ func (h *handler) route(w http.ResponseWriter, r *http.Request) {
 	method, known := routes[path]
 	switch {
 	case known && r.Method == method && path == edge.ExecutePath:
-		h.execute(w, r)
+		h.execute.ServeHTTP(w, r)
 	case known && r.Method == method:
 		text(w, http.StatusOK, "text/plain; charset=utf-8", "ok")
 	case known:
@@ -144,47 +140,19 @@ func (h *handler) route(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-func (h *handler) execute(w http.ResponseWriter, r *http.Request) {
-	bearer, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
-	match, err := h.token.Matches(bearer)
+// answer is the acknowledger's answer (edge.Execute does the rest):
+// package ack's rule, without a Kubernetes client. A body that is no
+// request, or that the rule calls one, is answered 400.
+func answer(_ context.Context, body io.Reader) (any, error) {
+	req, err := ack.Decode(body)
 	if err != nil {
-		h.log.Error("cannot read the plugin token", "error", err.Error())
-		jsonError(w, http.StatusServiceUnavailable, "the plugin cannot read its token file")
-		return
-	}
-	if !ok || !match {
-		jsonError(w, http.StatusForbidden, "invalid or missing bearer token")
-		return
-	}
-	req, err := ack.Decode(http.MaxBytesReader(w, r.Body, edge.MaxBodyBytes))
-	if err != nil {
-		var tooLarge *http.MaxBytesError
-		if errors.As(err, &tooLarge) {
-			jsonError(w, http.StatusRequestEntityTooLarge, fmt.Sprintf("request body over %d bytes", tooLarge.Limit))
-			return
-		}
-		jsonError(w, http.StatusBadRequest, redact.Value(fmt.Sprintf("request body is not a template.execute request: %s", err)))
-		return
+		return nil, edge.NotARequest(err)
 	}
 	kind, err := ack.Classify(req)
 	if err != nil {
-		jsonError(w, http.StatusBadRequest, redact.Value(err.Error()))
-		return
+		return nil, edge.BadRequest(err)
 	}
-	w.Header().Set("Content-Type", jsonType)
-	w.WriteHeader(http.StatusOK)
-	_, _ = w.Write(ack.Reply(kind))
-}
-
-// jsonType is the content type gin's c.JSON sets, which the sidecar sends.
-const jsonType = "application/json; charset=utf-8"
-
-// jsonError writes {"error": msg} with code.
-func jsonError(w http.ResponseWriter, code int, msg string) {
-	b, _ := json.Marshal(map[string]string{"error": msg}) // a map of strings always marshals
-	w.Header().Set("Content-Type", jsonType)
-	w.WriteHeader(code)
-	_, _ = w.Write(b)
+	return json.RawMessage(ack.Reply(kind)), nil
 }
 
 func text(w http.ResponseWriter, code int, contentType, body string) {

@@ -128,8 +128,8 @@ func TestServesTheAgentOnLoopback(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := do(t, http.MethodPost, url, tc.auth, strings.NewReader(tc.body))
-			if r.code != tc.code || !strings.Contains(r.body, tc.want) || r.contentType != jsonType {
-				t.Fatalf("%d %s (%s), want %d with %s (%s)", r.code, r.body, r.contentType, tc.code, tc.want, jsonType)
+			if r.code != tc.code || !strings.Contains(r.body, tc.want) || r.contentType != edge.JSONType {
+				t.Fatalf("%d %s (%s), want %d with %s (%s)", r.code, r.body, r.contentType, tc.code, tc.want, edge.JSONType)
 			}
 			if tc.code == 200 && r.body != tc.want {
 				t.Fatalf("reply %s, want exactly %s", r.body, tc.want)

@@ -2,7 +2,9 @@ package execute
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"io"
 	"log/slog"
 	"sync"
 	"time"
@@ -137,6 +139,17 @@ func (c *Core) Execute(ctx context.Context, args executor.ExecuteTemplateArgs) (
 	}
 	c.enqueueAll(fl)
 	return Acknowledgement(), nil
+}
+
+// Decode reads one template.execute request from r into Argo's types, as
+// the sidecar's server does before Execute (one JSON value; what follows
+// it is not read): ack.Decode's counterpart, which reads into the
+// acknowledger's lighter types. Its error is a body that is no request
+// (the server answers 400, or 413 when r says the body is too long).
+func Decode(r io.Reader) (executor.ExecuteTemplateArgs, error) {
+	var args executor.ExecuteTemplateArgs
+	err := json.NewDecoder(r).Decode(&args)
+	return args, err
 }
 
 // ackRequest is the part of args package ack's rule reads.

@@ -2,13 +2,12 @@ package server
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net/http"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/argoproj/argo-workflows/v3/pkg/plugins/executor"
@@ -31,14 +30,9 @@ type Readiness interface {
 	Ready() error
 }
 
-// Token reads the bearer token the agent sends, from the file Argo mounts.
-type Token interface {
-	Matches(bearer string) (bool, error)
-}
-
 // New builds the engine: gin.New with only the middleware chosen here.
 // m may be nil (no metrics); when set, /metrics serves them.
-func New(core Executor, token Token, ready Readiness, m *metrics.Metrics, log *slog.Logger) *gin.Engine {
+func New(core Executor, token edge.Token, ready Readiness, m *metrics.Metrics, log *slog.Logger) *gin.Engine {
 	gin.SetMode(gin.ReleaseMode)
 	e := gin.New()
 	e.HandleMethodNotAllowed = true
@@ -46,8 +40,8 @@ func New(core Executor, token Token, ready Readiness, m *metrics.Metrics, log *s
 	if m != nil {
 		e.GET("/metrics", gin.WrapH(m.Handler()))
 	}
-	h := &handler{core: core, token: token, log: log}
-	e.POST(edge.ExecutePath, h.execute)
+	h := &handler{core: core, log: log}
+	e.POST(edge.ExecutePath, gin.WrapH(&edge.Execute{Token: token, Answer: h.answer, Redact: redact.Value, Log: log}))
 	e.GET("/healthz", func(c *gin.Context) { c.String(http.StatusOK, "ok") })
 	e.GET("/readyz", func(c *gin.Context) {
 		if err := ready.Ready(); err != nil {
@@ -60,51 +54,36 @@ func New(core Executor, token Token, ready Readiness, m *metrics.Metrics, log *s
 }
 
 type handler struct {
-	core  Executor
-	token Token
-	log   *slog.Logger
+	core Executor
+	log  *slog.Logger
 }
 
-func (h *handler) execute(c *gin.Context) {
-	bearer, ok := strings.CutPrefix(c.GetHeader("Authorization"), "Bearer ")
-	match, err := h.token.Matches(bearer)
+// answer is the sidecar's answer (edge.Execute does the rest): the
+// request decoded into Argo's types (execute.Decode) and the request
+// core's reply. The core's execute.ErrBadRequest is answered 400, its
+// other errors 503; the phase of the node replied goes to the request log
+// and metrics.
+func (h *handler) answer(ctx context.Context, body io.Reader) (any, error) {
+	args, err := execute.Decode(body)
 	if err != nil {
-		h.log.Error("cannot read the plugin token", "error", err.Error())
-		c.JSON(http.StatusServiceUnavailable, gin.H{"error": "the plugin cannot read its token file"})
-		return
+		return nil, edge.NotARequest(err)
 	}
-	if !ok || !match {
-		c.JSON(http.StatusForbidden, gin.H{"error": "invalid or missing bearer token"})
-		return
-	}
-	var args executor.ExecuteTemplateArgs
-	dec := json.NewDecoder(http.MaxBytesReader(c.Writer, c.Request.Body, edge.MaxBodyBytes))
-	if err := dec.Decode(&args); err != nil {
-		var tooLarge *http.MaxBytesError
-		if errors.As(err, &tooLarge) {
-			c.JSON(http.StatusRequestEntityTooLarge, gin.H{"error": fmt.Sprintf("request body over %d bytes", tooLarge.Limit)})
-			return
-		}
-		c.JSON(http.StatusBadRequest, gin.H{"error": redact.Value(fmt.Sprintf("request body is not a template.execute request: %s", err))})
-		return
-	}
-	reply, err := h.core.Execute(c.Request.Context(), args)
+	reply, err := h.core.Execute(ctx, args)
 	switch {
 	case errors.Is(err, execute.ErrBadRequest):
-		c.JSON(http.StatusBadRequest, gin.H{"error": redact.Value(err.Error())})
+		return nil, edge.BadRequest(err)
 	case err != nil:
-		h.log.Info("answering 503; the agent retries", "error", err.Error())
-		c.JSON(http.StatusServiceUnavailable, gin.H{"error": redact.Value(err.Error())})
-	default:
-		if reply.Node != nil {
-			c.Set(phaseKey, string(reply.Node.Phase))
-		}
-		c.JSON(http.StatusOK, reply)
+		return nil, err
 	}
+	if p, ok := ctx.Value(phaseKey{}).(*string); ok && reply.Node != nil {
+		*p = string(reply.Node.Phase)
+	}
+	return reply, nil
 }
 
-// phaseKey carries the replied node phase to the request log and metrics.
-const phaseKey = "sparkplug.phase"
+// phaseKey is the request context's key of where answer puts the replied
+// node phase, for the request log and metrics (requestLog sets it).
+type phaseKey struct{}
 
 // recovery turns a panic into a 500 with a message instead of a dropped
 // connection, and logs it. The core is written not to panic; this is the
@@ -124,9 +103,11 @@ func recovery(log *slog.Logger) gin.HandlerFunc {
 func requestLog(log *slog.Logger, m *metrics.Metrics) gin.HandlerFunc {
 	return func(c *gin.Context) {
 		start := time.Now()
+		var phase string
+		c.Request = c.Request.WithContext(context.WithValue(c.Request.Context(), phaseKey{}, &phase))
 		c.Next()
 		if c.FullPath() == edge.ExecutePath {
-			m.Request(strconv.Itoa(c.Writer.Status()), c.GetString(phaseKey), time.Since(start))
+			m.Request(strconv.Itoa(c.Writer.Status()), phase, time.Since(start))
 		}
 		level := slog.LevelDebug
 		if c.Writer.Status() >= 400 {
