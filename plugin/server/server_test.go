@@ -28,11 +28,12 @@ type fakeCore struct {
 	panic bool
 	calls int
 	ctx   context.Context
+	args  executor.ExecuteTemplateArgs
 }
 
 func (f *fakeCore) Execute(ctx context.Context, args executor.ExecuteTemplateArgs) (executor.ExecuteTemplateReply, error) {
 	f.calls++
-	f.ctx = ctx
+	f.ctx, f.args = ctx, args
 	if f.panic {
 		panic("boom")
 	}
@@ -95,8 +96,14 @@ func TestExecute(t *testing.T) {
 			if tc.core.calls != tc.wantCalls {
 				t.Fatalf("core called %d times, want %d", tc.core.calls, tc.wantCalls)
 			}
+			if ct := rec.Header().Get("Content-Type"); ct != edge.JSONType {
+				t.Fatalf("content type %q, want %q", ct, edge.JSONType)
+			}
 			if tc.wantCalls > 0 && tc.core.ctx == nil {
 				t.Fatal("core got no context")
+			}
+			if tc.wantCalls > 0 && (tc.core.args.Workflow == nil || tc.core.args.Workflow.ObjectMeta.Name != "wf" || tc.core.args.Template == nil || tc.core.args.Template.Name != "t") {
+				t.Fatalf("core got %+v, want the request decoded", tc.core.args)
 			}
 		})
 	}
@@ -113,39 +120,45 @@ func TestNotOursIsExactlyEmptyObject(t *testing.T) {
 	}
 }
 
-func TestWrongMethodIsNot404(t *testing.T) {
+// Methods and paths are gin's answers (HandleMethodNotAllowed,
+// RedirectTrailingSlash), which the acknowledger's router copies (its
+// TestMethodsAndPaths holds the same table): 405 with Allow on a known
+// path, a redirect for a trailing slash, 404 elsewhere; never 404 on
+// template.execute.
+func TestMethodsAndPaths(t *testing.T) {
 	e := New(&fakeCore{}, tokenFile(t, "tok"), readyFunc(func() error { return nil }), nil, slog.New(slog.NewTextHandler(io.Discard, nil)))
-	rec := httptest.NewRecorder()
-	e.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, edge.ExecutePath, nil))
-	if rec.Code != http.StatusMethodNotAllowed {
-		t.Fatalf("GET %s: status %d, want 405", edge.ExecutePath, rec.Code)
+	type reply struct {
+		code                               int
+		body, contentType, allow, location string
 	}
-}
-
-func TestTokenFileIsReReadWhenItChanges(t *testing.T) {
-	tf := tokenFile(t, "first")
-	if ok, err := tf.Matches("first"); err != nil || !ok {
-		t.Fatalf("first token: ok=%v err=%v", ok, err)
-	}
-	if err := os.WriteFile(tf.Path, []byte("second-token"), 0o440); err != nil {
-		t.Fatal(err)
-	}
-	if ok, _ := tf.Matches("first"); ok {
-		t.Fatal("old token still accepted after the file changed")
-	}
-	if ok, err := tf.Matches("second-token"); err != nil || !ok {
-		t.Fatalf("new token: ok=%v err=%v", ok, err)
-	}
-}
-
-func TestTokenFileMissingOrEmptyIsAnError(t *testing.T) {
-	missing := &edge.TokenFile{Path: filepath.Join(t.TempDir(), "absent")}
-	if _, err := missing.Matches("x"); err == nil {
-		t.Fatal("missing token file: no error")
-	}
-	empty := tokenFile(t, "  \n")
-	if ok, err := empty.Matches(""); err == nil || ok {
-		t.Fatalf("empty token file: ok=%v err=%v; want an error", ok, err)
+	for _, tc := range []struct {
+		method, path string
+		want         reply
+	}{
+		{"GET", edge.ExecutePath, reply{code: 405, body: "405 method not allowed", contentType: "text/plain", allow: "POST"}},
+		{"PUT", edge.ExecutePath, reply{code: 405, body: "405 method not allowed", contentType: "text/plain", allow: "POST"}},
+		{"HEAD", edge.ExecutePath, reply{code: 405, body: "405 method not allowed", contentType: "text/plain", allow: "POST"}},
+		{"OPTIONS", edge.ExecutePath, reply{code: 405, body: "405 method not allowed", contentType: "text/plain", allow: "POST"}},
+		{"POST", "/healthz", reply{code: 405, body: "405 method not allowed", contentType: "text/plain", allow: "GET"}},
+		{"HEAD", "/healthz", reply{code: 405, body: "405 method not allowed", contentType: "text/plain", allow: "GET"}},
+		{"GET", "/healthz", reply{code: 200, body: "ok", contentType: "text/plain; charset=utf-8"}},
+		{"GET", "/readyz", reply{code: 200, body: "ok", contentType: "text/plain; charset=utf-8"}},
+		{"GET", "/metrics", reply{code: 404, body: "404 page not found", contentType: "text/plain"}},
+		{"GET", "/", reply{code: 404, body: "404 page not found", contentType: "text/plain"}},
+		{"POST", "/api/v1/template.exec", reply{code: 404, body: "404 page not found", contentType: "text/plain"}},
+		{"POST", "/api/v1/other", reply{code: 404, body: "404 page not found", contentType: "text/plain"}},
+		{"POST", "/healthz/", reply{code: 404, body: "404 page not found", contentType: "text/plain"}},
+		{"POST", edge.ExecutePath + "/", reply{code: 307, location: edge.ExecutePath}},
+		{"GET", "/healthz/", reply{code: 301, location: "/healthz", contentType: "text/html; charset=utf-8", body: "<a href=\"/healthz\">Moved Permanently</a>.\n\n"}},
+	} {
+		req := httptest.NewRequest(tc.method, tc.path, strings.NewReader(validBody))
+		req.Header.Set("Authorization", "Bearer tok")
+		rec := httptest.NewRecorder()
+		e.ServeHTTP(rec, req)
+		got := reply{rec.Code, rec.Body.String(), rec.Header().Get("Content-Type"), rec.Header().Get("Allow"), rec.Header().Get("Location")}
+		if got != tc.want {
+			t.Errorf("%s %s: %+v, want %+v", tc.method, tc.path, got, tc.want)
+		}
 	}
 }
 
