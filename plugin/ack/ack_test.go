@@ -9,9 +9,7 @@ import (
 	"testing"
 )
 
-// Cases are the bodies every test of the rule reads, the sidecar's too
-// (execute's agreement test): what each is, by the sidecar's answer.
-// requestCase is one template.execute body and the sidecar's answer to it.
+// requestCase is one template.execute body and the answer to it.
 type requestCase struct {
 	Name, Body string
 	// Reply is the 200 reply, or "" when the body is a bad request.
@@ -19,7 +17,9 @@ type requestCase struct {
 }
 
 // readCases reads testdata/requests.json, the bodies every test of the
-// rule reads: these and execute's test of the sidecar's agreement.
+// rule reads: these, the sidecar's (execute's
+// TestExecuteAnswersEveryCaseOfTheRule: Decode and Execute) and the
+// acknowledger's (acksrv's TestAnswersEveryCaseOfTheRule).
 func readCases(t *testing.T) []requestCase {
 	t.Helper()
 	b, err := os.ReadFile("testdata/requests.json")

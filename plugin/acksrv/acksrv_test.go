@@ -3,9 +3,11 @@ package acksrv
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"io"
 	"log/slog"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -138,6 +140,39 @@ func TestServesTheAgentOnLoopback(t *testing.T) {
 	}
 }
 
+// Every body of package ack's cases is answered by the rule: 200 with
+// the case's reply exactly (the acknowledgement for a spark template, {}
+// for another), or 400 for a body that is no request; all JSON.
+func TestAnswersEveryCaseOfTheRule(t *testing.T) {
+	b, err := os.ReadFile("../ack/testdata/requests.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cases []struct{ Name, Body, Reply string }
+	if err := json.Unmarshal(b, &cases); err != nil || len(cases) < 20 {
+		t.Fatalf("../ack/testdata/requests.json: %d cases, %v", len(cases), err)
+	}
+	h := Handler(&edge.TokenFile{Path: writeToken(t, t.TempDir(), "tok")}, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	for _, tc := range cases {
+		t.Run(tc.Name, func(t *testing.T) {
+			req := httptest.NewRequest(http.MethodPost, edge.ExecutePath, strings.NewReader(tc.Body))
+			req.Header.Set("Authorization", "Bearer tok")
+			rec := httptest.NewRecorder()
+			h.ServeHTTP(rec, req)
+			want, wantBody := http.StatusOK, tc.Reply
+			if tc.Reply == "" {
+				want, wantBody = http.StatusBadRequest, `{"error":`
+			}
+			if rec.Code != want || !strings.HasPrefix(rec.Body.String(), wantBody) || rec.Header().Get("Content-Type") != edge.JSONType {
+				t.Fatalf("%d %s (%s), want %d %s", rec.Code, rec.Body, rec.Header().Get("Content-Type"), want, wantBody)
+			}
+			if want == http.StatusOK && rec.Body.String() != tc.Reply {
+				t.Fatalf("reply %s, want exactly %s", rec.Body, tc.Reply)
+			}
+		})
+	}
+}
+
 // A body over edge.MaxBodyBytes is 413 naming the cap; one of exactly
 // that size is read whole.
 func TestABodyOverMaxBodyBytesIs413(t *testing.T) {
@@ -187,9 +222,9 @@ func TestTheTokenFileIsReReadAndAMissingOneIs503(t *testing.T) {
 }
 
 // Methods and paths are answered as the sidecar's gin engine answers
-// them: 405 with Allow on a known path, a redirect for a trailing slash,
-// 404 elsewhere, "ok" on /healthz and /readyz; never 404 on
-// template.execute.
+// them (package server's TestMethodsAndPaths holds the same table): 405
+// with Allow on a known path, a redirect for a trailing slash, 404
+// elsewhere, "ok" on /healthz and /readyz; never 404 on template.execute.
 func TestMethodsAndPaths(t *testing.T) {
 	base, log := start(t, writeToken(t, t.TempDir(), "tok"))
 	for _, tc := range []struct {
@@ -198,11 +233,16 @@ func TestMethodsAndPaths(t *testing.T) {
 	}{
 		{"GET", edge.ExecutePath, reply{code: 405, body: "405 method not allowed", contentType: "text/plain", allow: "POST"}},
 		{"PUT", edge.ExecutePath, reply{code: 405, body: "405 method not allowed", contentType: "text/plain", allow: "POST"}},
+		{"HEAD", edge.ExecutePath, reply{code: 405, contentType: "text/plain", allow: "POST"}}, // a HEAD answer carries no body
+		{"OPTIONS", edge.ExecutePath, reply{code: 405, body: "405 method not allowed", contentType: "text/plain", allow: "POST"}},
 		{"POST", "/healthz", reply{code: 405, body: "405 method not allowed", contentType: "text/plain", allow: "GET"}},
+		{"HEAD", "/healthz", reply{code: 405, contentType: "text/plain", allow: "GET"}},
 		{"GET", "/healthz", reply{code: 200, body: "ok", contentType: "text/plain; charset=utf-8"}},
 		{"GET", "/readyz", reply{code: 200, body: "ok", contentType: "text/plain; charset=utf-8"}},
 		{"GET", "/metrics", reply{code: 404, body: "404 page not found", contentType: "text/plain"}},
+		{"GET", "/", reply{code: 404, body: "404 page not found", contentType: "text/plain"}},
 		{"POST", "/api/v1/template.exec", reply{code: 404, body: "404 page not found", contentType: "text/plain"}},
+		{"POST", "/api/v1/other", reply{code: 404, body: "404 page not found", contentType: "text/plain"}},
 		{"POST", "/healthz/", reply{code: 404, body: "404 page not found", contentType: "text/plain"}},
 		{"POST", edge.ExecutePath + "/", reply{code: 307, location: edge.ExecutePath}},
 		{"GET", "/healthz/", reply{code: 301, location: "/healthz", contentType: "text/html; charset=utf-8", body: "<a href=\"/healthz\">Moved Permanently</a>.\n\n"}},

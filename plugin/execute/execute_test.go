@@ -3,6 +3,8 @@ package execute
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"os"
 	"strings"
 	"testing"
 
@@ -15,6 +17,7 @@ import (
 	"k8s.io/client-go/kubernetes/fake"
 	k8stesting "k8s.io/client-go/testing"
 
+	"github.com/sparkplug-io/sparkplug/plugin/ack"
 	"github.com/sparkplug-io/sparkplug/plugin/scope"
 	"github.com/sparkplug-io/sparkplug/plugin/spec"
 	"github.com/sparkplug-io/sparkplug/plugin/state"
@@ -79,6 +82,51 @@ func TestExecuteAcknowledges(t *testing.T) {
 				t.Fatalf("reply node %+v, want nil", r.Node)
 			}
 		})
+	}
+}
+
+// The sidecar answers every body of package ack's cases as the case
+// says, as its server asks (Decode, then Execute): the case's reply
+// exactly, or, for a body that is no request, an error that is a decoding
+// error or wraps ErrBadRequest (the server answers 400), never another
+// (which would be 503). The acknowledger's test reads the same cases.
+func TestExecuteAnswersEveryCaseOfTheRule(t *testing.T) {
+	core, _ := executeCore(t, true)
+	b, err := os.ReadFile("../ack/testdata/requests.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cases []struct{ Name, Body, Reply string }
+	if err := json.Unmarshal(b, &cases); err != nil || len(cases) < 20 {
+		t.Fatalf("../ack/testdata/requests.json: %d cases, %v", len(cases), err)
+	}
+	for _, tc := range cases {
+		t.Run(tc.Name, func(t *testing.T) {
+			args, err := Decode(strings.NewReader(tc.Body))
+			if err != nil {
+				if tc.Reply != "" {
+					t.Fatalf("decoding: %v, want the reply %s", err, tc.Reply)
+				}
+				return
+			}
+			r, err := core.Execute(context.Background(), args)
+			switch {
+			case err != nil && !errors.Is(err, ErrBadRequest):
+				t.Fatalf("%v: an error the server answers 503", err)
+			case err != nil && tc.Reply != "":
+				t.Fatalf("%v, want the reply %s", err, tc.Reply)
+			case err == nil && tc.Reply == "":
+				t.Fatalf("reply %+v, want a bad request", r)
+			case err == nil:
+				got, err := json.Marshal(r)
+				if err != nil || string(got) != tc.Reply {
+					t.Fatalf("reply %s (%v), want %s", got, err, tc.Reply)
+				}
+			}
+		})
+	}
+	if got, err := json.Marshal(Acknowledgement()); err != nil || string(got) != string(ack.Reply(ack.Spark)) {
+		t.Fatalf("Acknowledgement() is %s (%v), ack.Reply(ack.Spark) %s", got, err, ack.Reply(ack.Spark))
 	}
 }
 
