@@ -40,7 +40,7 @@ func New(core Executor, token edge.Token, ready Readiness, m *metrics.Metrics, l
 	if m != nil {
 		e.GET("/metrics", gin.WrapH(m.Handler()))
 	}
-	h := &handler{core: core, log: log}
+	h := &handler{core: core}
 	e.POST(edge.ExecutePath, gin.WrapH(&edge.Execute{Token: token, Answer: h.answer, Redact: redact.Value, Log: log}))
 	e.GET("/healthz", func(c *gin.Context) { c.String(http.StatusOK, "ok") })
 	e.GET("/readyz", func(c *gin.Context) {
@@ -55,7 +55,6 @@ func New(core Executor, token edge.Token, ready Readiness, m *metrics.Metrics, l
 
 type handler struct {
 	core Executor
-	log  *slog.Logger
 }
 
 // answer is the sidecar's answer (edge.Execute does the rest): the
