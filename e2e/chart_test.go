@@ -26,6 +26,7 @@ import (
 // succeeds in each; helm upgrade of a serve flag reaches the sidecar of
 // the next agent pod; helm uninstall leaves nothing of the chart behind.
 func TestHelmInstallsUpgradesAndRemovesSparkplug(t *testing.T) {
+	onceAcrossModes(t, "the chart's sidecar-mode install")
 	t.Parallel()
 	ctx := context.Background()
 	namespaces := []string{"chart-a", "chart-b"}

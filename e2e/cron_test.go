@@ -71,6 +71,7 @@ spec:
 // by itself; its Spark step succeeds, the run carries the CronWorkflow's
 // label and is owned by it, and the cron controller counts the success.
 func TestCronWorkflowRunsEveryMinute(t *testing.T) {
+	onceAcrossModes(t, "Argo's cron controller starting, labelling and counting runs")
 	t.Parallel()
 	const name = "cron-every-minute"
 	var cron *wfv1.CronWorkflow
@@ -128,6 +129,7 @@ func TestCronWorkflowRunsEveryMinute(t *testing.T) {
 // next minute's run is skipped. The controller says so, one run exists,
 // and its one driver runs on, untouched, to success.
 func TestCronForbidSkipsWhileSparkRuns(t *testing.T) {
+	onceAcrossModes(t, "Argo's Forbid policy skipping a run")
 	t.Parallel()
 	const name = "cron-forbid"
 	w := Given(t).
@@ -275,6 +277,7 @@ func expectDriverDeletedEvent(t *testing.T, wf *wfv1.Workflow, driver string) {
 // cronwf/nightly-spark-pi` does: the controller accepts the CronWorkflow,
 // and the run, labelled and owned as Argo labels a run of it, succeeds.
 func TestCronWorkflowRunByHand(t *testing.T) {
+	onceAcrossModes(t, "a CronWorkflow the controller accepts and runs by hand")
 	t.Parallel()
 	const name = "nightly-spark-pi"
 	Given(t).
@@ -316,6 +319,7 @@ func TestCronWorkflowRunByHand(t *testing.T) {
 // controller, and a run of it submitted now succeeds with the driver the
 // SparkApplication described.
 func TestConvertedScheduledSparkApplicationRuns(t *testing.T) {
+	onceAcrossModes(t, "what sparkplug convert writes")
 	t.Parallel()
 	const (
 		input = "plugin/convert/testdata/kso-spark-pi-scheduled.input.yaml"

@@ -22,6 +22,7 @@ import (
 // the API server's pods/log by KWOK, as a kubelet serves a real one: what
 // `sparkplug logs` and log archiving read.
 func TestDriverLogIsServedThroughTheAPIServer(t *testing.T) {
+	onceAcrossModes(t, "KWOK serving a driver's log")
 	t.Parallel()
 	Given(t).
 		Workflow("@examples/spark-pi.yaml").
@@ -58,6 +59,7 @@ func TestDriverLogIsServedThroughTheAPIServer(t *testing.T) {
 // kubeconfig), prints the driver logs of a workflow's Spark nodes, found by
 // sparkplug's labels: every node's with a pod prefix, or one node's alone.
 func TestSparkplugLogsPrintsAWorkflowsDriverLogs(t *testing.T) {
+	onceAcrossModes(t, "sparkplug logs, a command a person runs")
 	t.Parallel()
 	var drivers []corev1.Pod
 	w := Given(t).

@@ -73,6 +73,7 @@ func (d exampleDoc) kind() string { s, _ := d.obj["kind"].(string); return s }
 // schemas) when it is a template or a CronWorkflow, and is otherwise
 // skipped with its reason.
 func TestExamples(t *testing.T) {
+	onceAcrossModes(t, "the examples in examples/")
 	t.Parallel()
 	docs := readExamples(t)
 	if len(docs) == 0 {

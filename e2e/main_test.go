@@ -54,6 +54,21 @@ func inParallel(t *testing.T) {
 	}
 }
 
+// onceAcrossModes is for a test whose subject the mode does not change: an
+// install (kustomize, the chart), a command a person runs (sparkplug logs,
+// sparkplug monitor), what KWOK serves, Argo's own cron policies, the
+// examples' validity. It runs in the sidecar tier (make e2e) and is
+// skipped, saying why, in controller mode (make e2e-controller): there
+// what it would also exercise of sparkplug (launching, following, results,
+// restarts, stops) is covered by the tests that run in both modes. See
+// docs/development.md, "Which e2e tests run in both modes".
+func onceAcrossModes(t *testing.T, subject string) {
+	t.Helper()
+	if env.Mode() == framework.ModeController {
+		t.Skipf("runs once, in sidecar mode (make e2e): its subject, %s, does not depend on the mode", subject)
+	}
+}
+
 // Given starts a test's fixture.
 func Given(t *testing.T) *framework.Given {
 	t.Helper()

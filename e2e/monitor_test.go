@@ -159,10 +159,17 @@ func (m *monitorProc) waitFor(t *testing.T, what string, timeout time.Duration, 
 // sparkplug monitor counts what the Spark operator counts, from the
 // drivers and executors in the cluster: submissions, successes, failures,
 // running applications and executors. Killed and started again, its
-// running gauges come back from the cluster. Not parallel: the counts are
-// of the whole namespace, and no other test's drivers may move them.
+// running gauges come back from the cluster. The counts are of the whole
+// namespace, so the test has one of its own (sparkplug installed there as
+// the README installs it), where no other test's drivers move them.
 func TestMonitorCountsSparkStepsAndComesBackAfterAKill(t *testing.T) {
-	ns := env.Namespace
+	onceAcrossModes(t, "sparkplug monitor, a process of its own")
+	t.Parallel()
+	const ns = "monitored"
+	kubectlAs(t, confined(t, "monitored-admin", ns), "apply", "-k", "manifests/", "-n", ns)
+	if err := env.PrepareJobNamespace(context.Background(), ns); err != nil {
+		t.Fatal(err)
+	}
 	kubeconfig := installMonitorRBAC(t, ns)
 	m := startMonitor(t, "monitor-1", kubeconfig, ns)
 	// The counts of what is in the namespace already, once they stop
@@ -177,9 +184,9 @@ func TestMonitorCountsSparkStepsAndComesBackAfterAKill(t *testing.T) {
 	})
 	base := func(f string) float64 { return before.sum(f) }
 
-	Given(t).Workflow("@examples/spark-pi.yaml").Simulate(sim.Succeed(time.Second)).
+	Given(t).Namespace(ns).Workflow("@examples/spark-pi.yaml").Simulate(sim.Succeed(time.Second)).
 		When().SubmitWorkflow().WaitForWorkflow(framework.ToBeSucceeded)
-	Given(t).Workflow("@examples/spark-pi.yaml").Simulate(sim.Fail(time.Second, 1, "boom")).
+	Given(t).Namespace(ns).Workflow("@examples/spark-pi.yaml").Simulate(sim.Fail(time.Second, 1, "boom")).
 		When().SubmitWorkflow().WaitForWorkflow(framework.ToBeFailed)
 	s := m.waitFor(t, "to count one success and one failure", 60*time.Second, func(s samples) bool {
 		return s.sum("spark_application_success_count") == base("spark_application_success_count")+1 &&
@@ -199,7 +206,7 @@ func TestMonitorCountsSparkStepsAndComesBackAfterAKill(t *testing.T) {
 	}
 
 	// A driver that runs: 1 application and 2 executors running.
-	running := Given(t).Workflow("@examples/spark-pi.yaml").Simulate(sim.Succeed(5*time.Minute)).
+	running := Given(t).Namespace(ns).Workflow("@examples/spark-pi.yaml").Simulate(sim.Succeed(5*time.Minute)).
 		When().SubmitWorkflow().WaitForNode(framework.RootNode, framework.NodeMessage(`^RUNNING 2/2 executors`))
 	defer running.Terminate()
 	m.waitFor(t, "to count 1 running application and 2 running executors", 60*time.Second, func(s samples) bool {

@@ -31,6 +31,7 @@ import (
 // those two only; then a Spark workflow succeeds in each, which holds the
 // kustomization's plugin ConfigMap and ServiceAccount.
 func TestKustomizeInstallsIntoTwoNamespacesOnly(t *testing.T) {
+	onceAcrossModes(t, "the kustomize install of manifests/")
 	t.Parallel()
 	ctx := context.Background()
 	namespaces := []string{"kust-a", "kust-b"}
