@@ -3,38 +3,12 @@ package ack
 import (
 	"encoding/json"
 	"errors"
-	"os"
 	"os/exec"
 	"strings"
 	"testing"
+
+	"github.com/sparkplug-io/sparkplug/plugin/edge/edgetest"
 )
-
-// requestCase is one template.execute body and the answer to it.
-type requestCase struct {
-	Name, Body string
-	// Reply is the 200 reply, or "" when the body is a bad request.
-	Reply string
-}
-
-// readCases reads testdata/requests.json, the bodies every test of the
-// rule reads: these, the sidecar's (execute's
-// TestExecuteAnswersEveryCaseOfTheRule: Decode and Execute) and the
-// acknowledger's (acksrv's TestAnswersEveryCaseOfTheRule).
-func readCases(t *testing.T) []requestCase {
-	t.Helper()
-	b, err := os.ReadFile("testdata/requests.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var cases []requestCase
-	if err := json.Unmarshal(b, &cases); err != nil {
-		t.Fatal(err)
-	}
-	if len(cases) < 20 {
-		t.Fatalf("testdata/requests.json holds %d cases", len(cases))
-	}
-	return cases
-}
 
 // answer is what the rule makes of body: the 200 reply, or "" and the
 // error of a bad request.
@@ -54,7 +28,7 @@ func answer(body string) (string, error) {
 }
 
 func TestTheRuleAnswersEveryCase(t *testing.T) {
-	for _, tc := range readCases(t) {
+	for _, tc := range edgetest.Cases(t) {
 		t.Run(tc.Name, func(t *testing.T) {
 			got, err := answer(tc.Body)
 			if got != tc.Reply {

@@ -3,7 +3,6 @@ package acksrv
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"io"
 	"log/slog"
 	"net/http"
@@ -16,6 +15,7 @@ import (
 	"time"
 
 	"github.com/sparkplug-io/sparkplug/plugin/edge"
+	"github.com/sparkplug-io/sparkplug/plugin/edge/edgetest"
 )
 
 const (
@@ -82,13 +82,7 @@ func writeToken(t *testing.T, dir, token string) string {
 	return p
 }
 
-type reply struct {
-	code                     int
-	body, contentType, allow string
-	location                 string
-}
-
-func do(t *testing.T, method, url, auth string, body io.Reader) reply {
+func do(t *testing.T, method, url, auth string, body io.Reader) edgetest.Reply {
 	t.Helper()
 	req, err := http.NewRequest(method, url, body)
 	if err != nil {
@@ -104,7 +98,7 @@ func do(t *testing.T, method, url, auth string, body io.Reader) reply {
 	}
 	defer resp.Body.Close()
 	b, _ := io.ReadAll(resp.Body)
-	return reply{resp.StatusCode, string(b), resp.Header.Get("Content-Type"), resp.Header.Get("Allow"), resp.Header.Get("Location")}
+	return edgetest.Reply{Code: resp.StatusCode, Body: string(b), ContentType: resp.Header.Get("Content-Type"), Allow: resp.Header.Get("Allow"), Location: resp.Header.Get("Location")}
 }
 
 // Over HTTP on 127.0.0.1, as the agent calls it: the acknowledgement for
@@ -130,11 +124,11 @@ func TestServesTheAgentOnLoopback(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := do(t, http.MethodPost, url, tc.auth, strings.NewReader(tc.body))
-			if r.code != tc.code || !strings.Contains(r.body, tc.want) || r.contentType != edge.JSONType {
-				t.Fatalf("%d %s (%s), want %d with %s (%s)", r.code, r.body, r.contentType, tc.code, tc.want, edge.JSONType)
+			if r.Code != tc.code || !strings.Contains(r.Body, tc.want) || r.ContentType != edge.JSONType {
+				t.Fatalf("%d %s (%s), want %d with %s (%s)", r.Code, r.Body, r.ContentType, tc.code, tc.want, edge.JSONType)
 			}
-			if tc.code == 200 && r.body != tc.want {
-				t.Fatalf("reply %s, want exactly %s", r.body, tc.want)
+			if tc.code == 200 && r.Body != tc.want {
+				t.Fatalf("reply %s, want exactly %s", r.Body, tc.want)
 			}
 		})
 	}
@@ -144,16 +138,8 @@ func TestServesTheAgentOnLoopback(t *testing.T) {
 // the case's reply exactly (the acknowledgement for a spark template, {}
 // for another), or 400 for a body that is no request; all JSON.
 func TestAnswersEveryCaseOfTheRule(t *testing.T) {
-	b, err := os.ReadFile("../ack/testdata/requests.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var cases []struct{ Name, Body, Reply string }
-	if err := json.Unmarshal(b, &cases); err != nil || len(cases) < 20 {
-		t.Fatalf("../ack/testdata/requests.json: %d cases, %v", len(cases), err)
-	}
 	h := Handler(&edge.TokenFile{Path: writeToken(t, t.TempDir(), "tok")}, slog.New(slog.NewTextHandler(io.Discard, nil)))
-	for _, tc := range cases {
+	for _, tc := range edgetest.Cases(t) {
 		t.Run(tc.Name, func(t *testing.T) {
 			req := httptest.NewRequest(http.MethodPost, edge.ExecutePath, strings.NewReader(tc.Body))
 			req.Header.Set("Authorization", "Bearer tok")
@@ -184,12 +170,12 @@ func TestABodyOverMaxBodyBytesIs413(t *testing.T) {
 		}
 		return body
 	}
-	if r := do(t, http.MethodPost, base+edge.ExecutePath, "Bearer tok", strings.NewReader(padded(edge.MaxBodyBytes))); r.code != 200 || r.body != ackReply {
-		t.Fatalf("a body of MaxBodyBytes: %d %s, want 200 %s", r.code, r.body, ackReply)
+	if r := do(t, http.MethodPost, base+edge.ExecutePath, "Bearer tok", strings.NewReader(padded(edge.MaxBodyBytes))); r.Code != 200 || r.Body != ackReply {
+		t.Fatalf("a body of MaxBodyBytes: %d %s, want 200 %s", r.Code, r.Body, ackReply)
 	}
 	r := do(t, http.MethodPost, base+edge.ExecutePath, "Bearer tok", strings.NewReader(padded(edge.MaxBodyBytes+1)))
-	if r.code != http.StatusRequestEntityTooLarge || r.body != `{"error":"request body over 4194304 bytes"}` {
-		t.Fatalf("a body of MaxBodyBytes+1: %d %s, want 413 naming the cap", r.code, r.body)
+	if r.Code != http.StatusRequestEntityTooLarge || r.Body != `{"error":"request body over 4194304 bytes"}` {
+		t.Fatalf("a body of MaxBodyBytes+1: %d %s, want 413 naming the cap", r.Code, r.Body)
 	}
 }
 
@@ -201,20 +187,20 @@ func TestTheTokenFileIsReReadAndAMissingOneIs503(t *testing.T) {
 	path := filepath.Join(dir, "token")
 	base, log := start(t, path)
 	url := base + edge.ExecutePath
-	if r := do(t, http.MethodPost, url, "Bearer first", strings.NewReader(sparkBody)); r.code != http.StatusServiceUnavailable || !strings.Contains(r.body, "cannot read its token file") {
-		t.Fatalf("no token file: %d %s, want 503", r.code, r.body)
+	if r := do(t, http.MethodPost, url, "Bearer first", strings.NewReader(sparkBody)); r.Code != http.StatusServiceUnavailable || !strings.Contains(r.Body, "cannot read its token file") {
+		t.Fatalf("no token file: %d %s, want 503", r.Code, r.Body)
 	}
 	writeToken(t, dir, "first")
-	if r := do(t, http.MethodPost, url, "Bearer first", strings.NewReader(sparkBody)); r.code != 200 {
-		t.Fatalf("the token written: %d %s, want 200", r.code, r.body)
+	if r := do(t, http.MethodPost, url, "Bearer first", strings.NewReader(sparkBody)); r.Code != 200 {
+		t.Fatalf("the token written: %d %s, want 200", r.Code, r.Body)
 	}
 	// A new token of another length: the file's size changed.
 	writeToken(t, dir, "second-token")
-	if r := do(t, http.MethodPost, url, "Bearer first", strings.NewReader(sparkBody)); r.code != http.StatusForbidden {
-		t.Fatalf("the old token after the file changed: %d %s, want 403", r.code, r.body)
+	if r := do(t, http.MethodPost, url, "Bearer first", strings.NewReader(sparkBody)); r.Code != http.StatusForbidden {
+		t.Fatalf("the old token after the file changed: %d %s, want 403", r.Code, r.Body)
 	}
-	if r := do(t, http.MethodPost, url, "Bearer second-token", strings.NewReader(sparkBody)); r.code != 200 {
-		t.Fatalf("the new token: %d %s, want 200", r.code, r.body)
+	if r := do(t, http.MethodPost, url, "Bearer second-token", strings.NewReader(sparkBody)); r.Code != 200 {
+		t.Fatalf("the new token: %d %s, want 200", r.Code, r.Body)
 	}
 	if strings.Contains(log.String(), "second-token") || !strings.Contains(log.String(), "cannot read the plugin token") {
 		t.Fatalf("log:\n%s\nwant the unreadable token file logged, no token in it", log)
@@ -222,34 +208,16 @@ func TestTheTokenFileIsReReadAndAMissingOneIs503(t *testing.T) {
 }
 
 // Methods and paths are answered as the sidecar's gin engine answers
-// them (package server's TestMethodsAndPaths holds the same table): 405
-// with Allow on a known path, a redirect for a trailing slash, 404
-// elsewhere, "ok" on /healthz and /readyz; never 404 on template.execute.
+// them (edgetest.Routes, the table package server's test holds it to).
 func TestMethodsAndPaths(t *testing.T) {
 	base, log := start(t, writeToken(t, t.TempDir(), "tok"))
-	for _, tc := range []struct {
-		method, path string
-		want         reply
-	}{
-		{"GET", edge.ExecutePath, reply{code: 405, body: "405 method not allowed", contentType: "text/plain", allow: "POST"}},
-		{"PUT", edge.ExecutePath, reply{code: 405, body: "405 method not allowed", contentType: "text/plain", allow: "POST"}},
-		{"HEAD", edge.ExecutePath, reply{code: 405, contentType: "text/plain", allow: "POST"}}, // a HEAD answer carries no body
-		{"OPTIONS", edge.ExecutePath, reply{code: 405, body: "405 method not allowed", contentType: "text/plain", allow: "POST"}},
-		{"POST", "/healthz", reply{code: 405, body: "405 method not allowed", contentType: "text/plain", allow: "GET"}},
-		{"HEAD", "/healthz", reply{code: 405, contentType: "text/plain", allow: "GET"}},
-		{"GET", "/healthz", reply{code: 200, body: "ok", contentType: "text/plain; charset=utf-8"}},
-		{"GET", "/readyz", reply{code: 200, body: "ok", contentType: "text/plain; charset=utf-8"}},
-		{"GET", "/metrics", reply{code: 404, body: "404 page not found", contentType: "text/plain"}},
-		{"GET", "/", reply{code: 404, body: "404 page not found", contentType: "text/plain"}},
-		{"POST", "/api/v1/template.exec", reply{code: 404, body: "404 page not found", contentType: "text/plain"}},
-		{"POST", "/api/v1/other", reply{code: 404, body: "404 page not found", contentType: "text/plain"}},
-		{"POST", "/healthz/", reply{code: 404, body: "404 page not found", contentType: "text/plain"}},
-		{"POST", edge.ExecutePath + "/", reply{code: 307, location: edge.ExecutePath}},
-		{"GET", "/healthz/", reply{code: 301, location: "/healthz", contentType: "text/html; charset=utf-8", body: "<a href=\"/healthz\">Moved Permanently</a>.\n\n"}},
-	} {
-		r := do(t, tc.method, base+tc.path, "Bearer tok", strings.NewReader(sparkBody))
-		if r != tc.want {
-			t.Errorf("%s %s: %+v, want %+v", tc.method, tc.path, r, tc.want)
+	for _, tc := range edgetest.Routes() {
+		if tc.Method == http.MethodHead {
+			tc.Want.Body = "" // a HEAD answer carries no body over HTTP
+		}
+		r := do(t, tc.Method, base+tc.Path, "Bearer tok", strings.NewReader(sparkBody))
+		if r != tc.Want {
+			t.Errorf("%s %s: %+v, want %+v", tc.Method, tc.Path, r, tc.Want)
 		}
 	}
 	// Answers of 400 and more are logged at info, the others at debug.

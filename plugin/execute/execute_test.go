@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"os"
 	"strings"
 	"testing"
 
@@ -21,6 +20,8 @@ import (
 	"github.com/sparkplug-io/sparkplug/plugin/scope"
 	"github.com/sparkplug-io/sparkplug/plugin/spec"
 	"github.com/sparkplug-io/sparkplug/plugin/state"
+
+	"github.com/sparkplug-io/sparkplug/plugin/edge/edgetest"
 )
 
 // templateOf is a plugin template whose plugin value is value.
@@ -92,15 +93,7 @@ func TestExecuteAcknowledges(t *testing.T) {
 // (which would be 503). The acknowledger's test reads the same cases.
 func TestExecuteAnswersEveryCaseOfTheRule(t *testing.T) {
 	core, _ := executeCore(t, true)
-	b, err := os.ReadFile("../ack/testdata/requests.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var cases []struct{ Name, Body, Reply string }
-	if err := json.Unmarshal(b, &cases); err != nil || len(cases) < 20 {
-		t.Fatalf("../ack/testdata/requests.json: %d cases, %v", len(cases), err)
-	}
-	for _, tc := range cases {
+	for _, tc := range edgetest.Cases(t) {
 		t.Run(tc.Name, func(t *testing.T) {
 			args, err := Decode(strings.NewReader(tc.Body))
 			if err != nil {

@@ -18,6 +18,7 @@ import (
 
 	"github.com/sparkplug-io/sparkplug/plugin/daemon"
 	"github.com/sparkplug-io/sparkplug/plugin/edge"
+	"github.com/sparkplug-io/sparkplug/plugin/edge/edgetest"
 	"github.com/sparkplug-io/sparkplug/plugin/execute"
 	"github.com/sparkplug-io/sparkplug/plugin/metrics"
 )
@@ -120,44 +121,18 @@ func TestNotOursIsExactlyEmptyObject(t *testing.T) {
 	}
 }
 
-// Methods and paths are gin's answers (HandleMethodNotAllowed,
-// RedirectTrailingSlash), which the acknowledger's router copies (its
-// TestMethodsAndPaths holds the same table): 405 with Allow on a known
-// path, a redirect for a trailing slash, 404 elsewhere; never 404 on
-// template.execute.
+// Methods and paths are gin's answers (edgetest.Routes, the table the
+// acknowledger's router is held to as well).
 func TestMethodsAndPaths(t *testing.T) {
 	e := New(&fakeCore{}, tokenFile(t, "tok"), readyFunc(func() error { return nil }), nil, slog.New(slog.NewTextHandler(io.Discard, nil)))
-	type reply struct {
-		code                               int
-		body, contentType, allow, location string
-	}
-	for _, tc := range []struct {
-		method, path string
-		want         reply
-	}{
-		{"GET", edge.ExecutePath, reply{code: 405, body: "405 method not allowed", contentType: "text/plain", allow: "POST"}},
-		{"PUT", edge.ExecutePath, reply{code: 405, body: "405 method not allowed", contentType: "text/plain", allow: "POST"}},
-		{"HEAD", edge.ExecutePath, reply{code: 405, body: "405 method not allowed", contentType: "text/plain", allow: "POST"}},
-		{"OPTIONS", edge.ExecutePath, reply{code: 405, body: "405 method not allowed", contentType: "text/plain", allow: "POST"}},
-		{"POST", "/healthz", reply{code: 405, body: "405 method not allowed", contentType: "text/plain", allow: "GET"}},
-		{"HEAD", "/healthz", reply{code: 405, body: "405 method not allowed", contentType: "text/plain", allow: "GET"}},
-		{"GET", "/healthz", reply{code: 200, body: "ok", contentType: "text/plain; charset=utf-8"}},
-		{"GET", "/readyz", reply{code: 200, body: "ok", contentType: "text/plain; charset=utf-8"}},
-		{"GET", "/metrics", reply{code: 404, body: "404 page not found", contentType: "text/plain"}},
-		{"GET", "/", reply{code: 404, body: "404 page not found", contentType: "text/plain"}},
-		{"POST", "/api/v1/template.exec", reply{code: 404, body: "404 page not found", contentType: "text/plain"}},
-		{"POST", "/api/v1/other", reply{code: 404, body: "404 page not found", contentType: "text/plain"}},
-		{"POST", "/healthz/", reply{code: 404, body: "404 page not found", contentType: "text/plain"}},
-		{"POST", edge.ExecutePath + "/", reply{code: 307, location: edge.ExecutePath}},
-		{"GET", "/healthz/", reply{code: 301, location: "/healthz", contentType: "text/html; charset=utf-8", body: "<a href=\"/healthz\">Moved Permanently</a>.\n\n"}},
-	} {
-		req := httptest.NewRequest(tc.method, tc.path, strings.NewReader(validBody))
+	for _, tc := range edgetest.Routes() {
+		req := httptest.NewRequest(tc.Method, tc.Path, strings.NewReader(validBody))
 		req.Header.Set("Authorization", "Bearer tok")
 		rec := httptest.NewRecorder()
 		e.ServeHTTP(rec, req)
-		got := reply{rec.Code, rec.Body.String(), rec.Header().Get("Content-Type"), rec.Header().Get("Allow"), rec.Header().Get("Location")}
-		if got != tc.want {
-			t.Errorf("%s %s: %+v, want %+v", tc.method, tc.path, got, tc.want)
+		got := edgetest.Reply{Code: rec.Code, Body: rec.Body.String(), ContentType: rec.Header().Get("Content-Type"), Allow: rec.Header().Get("Allow"), Location: rec.Header().Get("Location")}
+		if got != tc.Want {
+			t.Errorf("%s %s: %+v, want %+v", tc.Method, tc.Path, got, tc.Want)
 		}
 	}
 }
