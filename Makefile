@@ -41,8 +41,12 @@ test-unit: debs ## unit tests: pure logic, no API server
 	$(GO) test -count=1 ./...
 
 .PHONY: test-integration
-test-integration: tools ## integration tests against a real kube-apiserver, etcd and controller-manager
-	$(GO) test -count=1 -tags integration -timeout 20m ./...
+# Only the packages with integration tests: the others' tests are unit
+# tests, which test-unit has run already.
+INTEGRATION_PKGS = $(sort $(dir $(shell grep -rl --include='*_test.go' '^//go:build integration' .)))
+
+test-integration: tools ## integration tests against a real kube-apiserver, etcd and controller-manager (only the packages that have them)
+	$(GO) test -count=1 -tags integration -timeout 20m $(INTEGRATION_PKGS)
 
 # The Helm chart (manifests/chart/sparkplug) is tested with the real helm,
 # built from hack/helm by hack/helm.sh into a cache of its own (cold ~3 min),
