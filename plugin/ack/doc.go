@@ -3,7 +3,7 @@
 // requests at all, and the reply to each. In controller mode the agent
 // pod carries only the acknowledger (package acksrv, cmd/sparkplug-ack)
 // and a cluster-wide controller does the work; the agent must still get,
-// for every request, the answer the sidecar gives (execute.Execute):
+// for every request, the answer the sidecar gives (package request):
 //
 //   - a spark template: Acknowledgement, {"node":{},"requeue":"0s"}, a
 //     node without a phase (the agent writes nothing) and a zero requeue

@@ -25,6 +25,7 @@
 //     workflow whose TaskSet lists a Spark task, and stops following one
 //     once it finished or is gone (execute.Options.ReleaseEnded).
 //
-// It imports no HTTP request code: the agent's requests are the
-// acknowledger's.
+// It imports no request code, neither HTTP nor the sidecar's answer to
+// the agent (package request; deps_test.go checks): the agent's requests
+// are the acknowledger's.
 package controller

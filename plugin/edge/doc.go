@@ -13,7 +13,7 @@
 // for any other error, which the agent retries), the reply 200, all JSON
 // of JSONType. What differs between the servers is their Answer alone:
 // the sidecar's gin engine (package server) decodes Argo's types and asks
-// the request core; the acknowledger (package acksrv), which must not
+// the sidecar's request path (package request); the acknowledger (package acksrv), which must not
 // link gin, Argo's types or a Kubernetes client, applies package ack's
 // rule. Both mount the same Execute, so the agent meets the same limits,
 // token rule and answers whichever serves it, with nothing to keep them

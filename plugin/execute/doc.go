@@ -1,13 +1,12 @@
-// Package execute follows the Spark nodes of the workflows a sidecar
-// serves, and acknowledges Argo's template.execute: it is the act side
-// between the thin HTTP server, the pure decision (package decide) and the
-// cluster.
+// Package execute follows the Spark nodes of the workflows a sidecar or
+// the controller serves: it is the act side between the pure decision
+// (package decide) and the cluster, and holds what both modes need.
 //
-// Argo's request names no node, so the request decides nothing. Execute
-// (execute.go) answers a spark template, valid or not, with an
-// acknowledgement ({"node":{},"requeue":"0s"}: the agent writes nothing
-// and never asks again) and another plugin's with {}; the request's
-// workflow is only a hint to start following it. What happens is driven
+// Argo's request names no node, so the request decides nothing; the
+// sidecar's answer to it (package request, which the controller does not
+// import) only starts following the request's workflow (Serve), fails
+// its nodes where AccessDenied says this process may not write their
+// results, and otherwise queues them (EnqueueAll). What happens is driven
 // by the workflow's cache (package scope) instead:
 //   - reconcile.go queues, per workflow, every Spark node its
 //     WorkflowTaskSet lists, whenever the TaskSet, the Workflow or one of

@@ -2,36 +2,25 @@ package execute
 
 import (
 	"context"
-	"encoding/json"
-	"fmt"
-	"io"
 	"log/slog"
 	"sync"
 	"time"
 
-	wfv1 "github.com/argoproj/argo-workflows/v3/pkg/apis/workflow/v1alpha1"
-	"github.com/argoproj/argo-workflows/v3/pkg/plugins/executor"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/util/workqueue"
 
-	"github.com/sparkplug-io/sparkplug/plugin/ack"
 	"github.com/sparkplug-io/sparkplug/plugin/archive"
 	"github.com/sparkplug-io/sparkplug/plugin/metrics"
 	"github.com/sparkplug-io/sparkplug/plugin/objects"
-	"github.com/sparkplug-io/sparkplug/plugin/redact"
 	"github.com/sparkplug-io/sparkplug/plugin/scope"
 	"github.com/sparkplug-io/sparkplug/plugin/spark"
 )
 
-// ErrBadRequest marks a request that is not a template.execute request at
-// all (the server answers 400). It is the acknowledger's (package ack):
-// one rule for both.
-var ErrBadRequest = ack.ErrBadRequest
-
 // Core follows the Spark nodes of the workflows it serves: per listed node
 // id, one run per incarnation, and the node's result written under its own
-// id into the workflow's WorkflowTaskSet (reconcile.go). Its answer to the
-// agent's template.execute is only an acknowledgement (Execute).
+// id into the workflow's WorkflowTaskSet (reconcile.go). The sidecar's
+// answer to the agent's template.execute (package request) only starts
+// following a workflow and queues its nodes, through Serve, AccessDenied
+// and EnqueueAll.
 type Core struct {
 	opts     Options
 	clients  scope.Clients
@@ -73,9 +62,6 @@ type Core struct {
 	queue workqueue.TypedRateLimitingInterface[string]
 	mu    sync.Mutex
 	flows map[string]*flow // by workflow uid
-	// own is the workflow of the agent pod this process runs in, once
-	// known (Pin): then requests start following no other.
-	own string
 	// ctx is the context of the flows' writers and reviews; stop ends it
 	// when Run returns.
 	ctx  context.Context
@@ -105,90 +91,19 @@ func New(opts Options, clients scope.Clients, scopes *scope.Registry, builder *o
 	return c
 }
 
-// Execute answers one template.execute request. The request carries no
-// node id, so it cannot say which node asks; the nodes' results go into
-// the TaskSet under their own ids instead. So a spark template, valid or
-// not, gets an acknowledgement: a node without a phase, which the agent
-// never writes, and an explicit zero requeue, so that it never asks
-// about the node again (the agent's reply struct is shared by its
-// plugins: a field left out keeps another plugin's value). A template of
-// another plugin gets {} (reply.Node nil), which passes it on. The one
-// exception: where this process may not write the TaskSet's status, the
-// reply fails the node and says which permission is missing.
-//
-// Which request is which is ack.Classify's rule, the acknowledger's too.
-// The request's workflow is a hint: it starts following that workflow
-// if this process did not know it from its own pod.
-func (c *Core) Execute(ctx context.Context, args executor.ExecuteTemplateArgs) (executor.ExecuteTemplateReply, error) {
-	var none executor.ExecuteTemplateReply
-	kind, err := ack.Classify(ackRequest(args))
-	if err != nil {
-		return none, err
-	}
-	if kind != ack.Spark {
-		return none, nil // another plugin's template
-	}
-	meta := args.Workflow.ObjectMeta
-	fl, err := c.serveAsked(spark.WorkflowRef{Name: meta.Name, Namespace: meta.Namespace, UID: meta.UID})
-	if err != nil {
-		c.log.Info("request about a workflow this sidecar does not follow", "workflow", meta.Name, "uid", meta.UID, "error", err.Error())
-		return executor.ExecuteTemplateReply{Node: &wfv1.NodeResult{Phase: wfv1.NodeFailed, Message: redact.Value(err.Error())}}, nil
-	}
-	if denied := fl.accessDenied(ctx, c.opts.AccessWait); denied != "" {
-		return executor.ExecuteTemplateReply{Node: &wfv1.NodeResult{Phase: wfv1.NodeFailed, Message: redact.Value(denied)}}, nil
-	}
-	c.enqueueAll(fl)
-	return Acknowledgement(), nil
-}
-
-// Decode reads one template.execute request from r into Argo's types, as
-// the sidecar's server does before Execute (one JSON value; what follows
-// it is not read): ack.Decode's counterpart, which reads into the
-// acknowledger's lighter types. Its error is a body that is no request
-// (the server answers 400, or 413 when r says the body is too long).
-func Decode(r io.Reader) (executor.ExecuteTemplateArgs, error) {
-	var args executor.ExecuteTemplateArgs
-	err := json.NewDecoder(r).Decode(&args)
-	return args, err
-}
-
-// ackRequest is the part of args package ack's rule reads.
-func ackRequest(args executor.ExecuteTemplateArgs) ack.Request {
-	var r ack.Request
-	if w := args.Workflow; w != nil {
-		m := w.ObjectMeta
-		r.Workflow = &ack.Workflow{Metadata: ack.Metadata{Name: m.Name, Namespace: m.Namespace, UID: string(m.UID)}}
-	}
-	if t := args.Template; t != nil {
-		r.Template = &ack.Template{}
-		if t.Plugin != nil {
-			r.Template.Plugin = &ack.Plugin{Value: t.Plugin.Value}
-		}
-	}
-	return r
-}
-
-// Acknowledgement is the reply to every spark template: a node with no
-// phase (the agent writes nothing) and a zero requeue (it never asks
-// again).
-func Acknowledgement() executor.ExecuteTemplateReply {
-	return executor.ExecuteTemplateReply{Node: &wfv1.NodeResult{}, Requeue: &metav1.Duration{}}
-}
-
 // Serve starts following workflow wf, if this process does not already:
 // its cache (package scope), its TaskSet writer and the check of the
 // writer's permission. It returns at once.
-func (c *Core) Serve(wf spark.WorkflowRef) *flow {
+func (c *Core) Serve(wf spark.WorkflowRef) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if fl, ok := c.flows[wf.UID]; ok {
-		return fl
+	if _, ok := c.flows[wf.UID]; ok {
+		return
 	}
 	sc := c.scopes.Ensure(wf)
 	fl := c.newFlow(sc)
 	c.flows[wf.UID] = fl
 	c.log.Info("following workflow", "workflow", wf.Name, "namespace", wf.Namespace, "uid", wf.UID)
-	return fl
 }
 
 // Release stops following the workflow with uid: its TaskSet writer, its
@@ -214,35 +129,32 @@ func (c *Core) Release(uid string) {
 // Following reports whether this process follows the workflow with uid.
 func (c *Core) Following(uid string) bool { return c.flowOf(uid) != nil }
 
-// MaxFlows bounds the workflows one process follows because requests
-// named them (a sidecar that does not know its own agent pod).
-const MaxFlows = 64
-
-// Pin follows workflow wf, the one of the agent pod this process runs
-// in, and from then on no other a request names.
-func (c *Core) Pin(wf spark.WorkflowRef) {
+// Flows is how many workflows this process follows (the request path
+// bounds those requests named, request.MaxFlows).
+func (c *Core) Flows() int {
 	c.mu.Lock()
-	c.own = wf.UID
-	c.mu.Unlock()
-	c.Serve(wf)
+	defer c.mu.Unlock()
+	return len(c.flows)
 }
 
-// serveAsked is Serve for a workflow a request names: refused for
-// another workflow than the pinned one, or beyond MaxFlows.
-func (c *Core) serveAsked(wf spark.WorkflowRef) (*flow, error) {
-	c.mu.Lock()
-	fl, known := c.flows[wf.UID]
-	own, n := c.own, len(c.flows)
-	c.mu.Unlock()
-	switch {
-	case known:
-		return fl, nil
-	case own != "" && own != wf.UID:
-		return nil, fmt.Errorf("this sparkplug sidecar serves the workflow of its own agent pod (uid %s), not %s/%s (uid %s)", own, wf.Namespace, wf.Name, wf.UID)
-	case n >= MaxFlows:
-		return nil, fmt.Errorf("this sparkplug process follows %d workflows already, the most it does", n)
+// AccessDenied waits up to Options.AccessWait for the review of this
+// process's permission to patch the status of the TaskSet of the followed
+// workflow with uid, and returns the permission it found missing: "" when
+// allowed, not known in time, or the workflow is not followed.
+func (c *Core) AccessDenied(ctx context.Context, uid string) string {
+	fl := c.flowOf(uid)
+	if fl == nil {
+		return ""
 	}
-	return c.Serve(wf), nil
+	return fl.accessDenied(ctx, c.opts.AccessWait)
+}
+
+// EnqueueAll queues a pass over every Spark node the TaskSet of the
+// followed workflow with uid lists (nothing when it is not followed).
+func (c *Core) EnqueueAll(uid string) {
+	if fl := c.flowOf(uid); fl != nil {
+		c.enqueueAll(fl)
+	}
 }
 
 // flowOf is the flow of the workflow with uid, nil when none.

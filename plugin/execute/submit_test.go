@@ -57,7 +57,7 @@ func newCore(t *testing.T, createErr func(attempt int) error, extra string) (*Co
 // startCore starts a Core on fake clients, following workflow wf (uid
 // uid-1, started, its node wf-1 Pending) in namespace ns, whose TaskSet
 // (the caller put it in clients.Workflows) lists task wf-1 as tmpl. The
-// args name that workflow for Execute; testPass reconciles its nodes.
+// args name that workflow as the agent's request would; testPass reconciles its nodes.
 func startCore(t *testing.T, clients scope.Clients, tmpl *wfv1.Template) (*Core, executor.ExecuteTemplateArgs) {
 	t.Helper()
 	return startCoreWith(t, clients, tmpl, Options{})
@@ -101,7 +101,8 @@ func startCoreWith(t *testing.T, clients scope.Clients, tmpl *wfv1.Template, opt
 		Workflow: &executor.Workflow{ObjectMeta: executor.ObjectMeta{Name: "wf", Namespace: "ns", UID: "uid-1"}},
 		Template: tmpl,
 	}
-	fl := core.Serve(spark.WorkflowRef{Name: "wf", Namespace: "ns", UID: "uid-1"})
+	core.Serve(spark.WorkflowRef{Name: "wf", Namespace: "ns", UID: "uid-1"})
+	fl := core.flowOf("uid-1")
 	select {
 	case <-fl.scope.Synced():
 	case <-time.After(10 * time.Second):

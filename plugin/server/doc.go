@@ -7,11 +7,12 @@
 // checked (constant-time, 403 on mismatch, 503 when its file cannot be
 // read), the body bounded (413 over edge.MaxBodyBytes), JSON errors
 // redacted (package redact). Its own part is the answer (handler.answer):
-// decode the request into Argo's types (execute.Decode; 400 for a body
-// that is not a template.execute request), call the request core, reply
-// its acknowledgement for spark templates and {} for others; the core's
-// execute.ErrBadRequest is 400, any other core error 503 (the agent
-// retries within the call). Status codes follow what the agent does with
+// decode the request into Argo's types (request.Decode; 400 for a body
+// that is not a template.execute request), call the request path
+// (package request's Answerer, behind Executor), reply its
+// acknowledgement for spark templates and {} for others; its
+// request.ErrBadRequest is 400, any other error 503 (the agent retries
+// within the call). Status codes follow what the agent does with
 // them (see docs/node-identity.md); never 404 on template.execute, which
 // would disable the plugin for the whole workflow. Kubernetes calls use
 // the request's context, never gin's.

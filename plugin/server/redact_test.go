@@ -11,14 +11,14 @@ import (
 	"testing"
 
 	"github.com/sparkplug-io/sparkplug/plugin/edge"
-	"github.com/sparkplug-io/sparkplug/plugin/execute"
+	"github.com/sparkplug-io/sparkplug/plugin/request"
 )
 
 // An error the agent is answered with shows no secret the core's words
 // quote (package redact).
 func TestErrorRepliesAreRedacted(t *testing.T) {
 	for _, err := range []error{
-		fmt.Errorf("%w: template: --db-password=leak01", execute.ErrBadRequest),
+		fmt.Errorf("%w: template: --db-password=leak01", request.ErrBadRequest),
 		errors.New("cannot reach https://u:leak01@h/x"),
 	} {
 		e := New(&fakeCore{err: err}, tokenFile(t, "secret-token\n"), readyFunc(func() error { return nil }), nil, slog.New(slog.NewTextHandler(io.Discard, nil)))

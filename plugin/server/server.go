@@ -14,12 +14,12 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"github.com/sparkplug-io/sparkplug/plugin/edge"
-	"github.com/sparkplug-io/sparkplug/plugin/execute"
 	"github.com/sparkplug-io/sparkplug/plugin/metrics"
 	"github.com/sparkplug-io/sparkplug/plugin/redact"
+	"github.com/sparkplug-io/sparkplug/plugin/request"
 )
 
-// Executor is the request core.
+// Executor answers the requests (request.Answerer).
 type Executor interface {
 	Execute(ctx context.Context, args executor.ExecuteTemplateArgs) (executor.ExecuteTemplateReply, error)
 }
@@ -58,18 +58,18 @@ type handler struct {
 }
 
 // answer is the sidecar's answer (edge.Execute does the rest): the
-// request decoded into Argo's types (execute.Decode) and the request
-// core's reply. The core's execute.ErrBadRequest is answered 400, its
+// request decoded into Argo's types (request.Decode) and the
+// Executor's reply. Its request.ErrBadRequest is answered 400, its
 // other errors 503; the phase of the node replied goes to the request log
 // and metrics.
 func (h *handler) answer(ctx context.Context, body io.Reader) (any, error) {
-	args, err := execute.Decode(body)
+	args, err := request.Decode(body)
 	if err != nil {
 		return nil, edge.NotARequest(err)
 	}
 	reply, err := h.core.Execute(ctx, args)
 	switch {
-	case errors.Is(err, execute.ErrBadRequest):
+	case errors.Is(err, request.ErrBadRequest):
 		return nil, edge.BadRequest(err)
 	case err != nil:
 		return nil, err

@@ -19,8 +19,8 @@ import (
 	"github.com/sparkplug-io/sparkplug/plugin/daemon"
 	"github.com/sparkplug-io/sparkplug/plugin/edge"
 	"github.com/sparkplug-io/sparkplug/plugin/edge/edgetest"
-	"github.com/sparkplug-io/sparkplug/plugin/execute"
 	"github.com/sparkplug-io/sparkplug/plugin/metrics"
+	"github.com/sparkplug-io/sparkplug/plugin/request"
 )
 
 type fakeCore struct {
@@ -74,7 +74,7 @@ func TestExecute(t *testing.T) {
 		{"garbage body", "Bearer secret-token", "{not json", &fakeCore{reply: running}, 400, "not a template.execute request", 0},
 		{"not ours", "Bearer secret-token", validBody, &fakeCore{}, 200, "{}", 1},
 		{"running", "Bearer secret-token", validBody, &fakeCore{reply: running}, 200, `"phase":"Running"`, 1},
-		{"bad request from core", "Bearer secret-token", validBody, &fakeCore{err: fmt.Errorf("%w: no workflow", execute.ErrBadRequest)}, 400, "no workflow", 1},
+		{"bad request from core", "Bearer secret-token", validBody, &fakeCore{err: fmt.Errorf("%w: no workflow", request.ErrBadRequest)}, 400, "no workflow", 1},
 		{"cache not ready", "Bearer secret-token", validBody, &fakeCore{err: errors.New("wf: not ready")}, 503, "not ready", 1},
 		{"transient", "Bearer secret-token", validBody, &fakeCore{err: errors.New("etcd is slow")}, 503, "etcd is slow", 1},
 		{"panic", "Bearer secret-token", validBody, &fakeCore{panic: true}, 500, "internal error", 1},

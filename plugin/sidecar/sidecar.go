@@ -16,6 +16,7 @@ import (
 	"github.com/sparkplug-io/sparkplug/plugin/kube"
 	"github.com/sparkplug-io/sparkplug/plugin/metrics"
 	"github.com/sparkplug-io/sparkplug/plugin/objects"
+	"github.com/sparkplug-io/sparkplug/plugin/request"
 	"github.com/sparkplug-io/sparkplug/plugin/scope"
 	"github.com/sparkplug-io/sparkplug/plugin/server"
 	"github.com/sparkplug-io/sparkplug/plugin/spark"
@@ -80,8 +81,9 @@ func Run(ctx context.Context, c Config, log *slog.Logger) error {
 	recorder := events.Recorder()
 	m := metrics.New()
 	core := execute.New(c.Core, clients, registry, builder, recorder, m, log)
+	answerer := request.New(core, log)
 	ready := &daemon.Ready{}
-	srv := edge.HTTPServer(server.New(core, &edge.TokenFile{Path: c.TokenFile}, ready, m, log), c.ServerLimits)
+	srv := edge.HTTPServer(server.New(answerer, &edge.TokenFile{Path: c.TokenFile}, ready, m, log), c.ServerLimits)
 	if c.MetricsAddr != "" {
 		_, stop, err := daemon.Serve("metrics", c.MetricsAddr, m.Handler(), c.ServerLimits, log)
 		if err != nil {
@@ -99,7 +101,7 @@ func Run(ctx context.Context, c Config, log *slog.Logger) error {
 	go registry.Run(ctx)
 	go core.Run(ctx, c.TTLInterval)
 	if c.PodName != "" {
-		go followOwnWorkflow(ctx, core, clients, c.PodNamespace, c.PodName, log)
+		go followOwnWorkflow(ctx, answerer, clients, c.PodNamespace, c.PodName, log)
 	}
 	go kube.WatchReadiness(ctx, clients.Kube, ready.Set, log)
 
@@ -135,11 +137,11 @@ func Run(ctx context.Context, c Config, log *slog.Logger) error {
 // in and follows it: its nodes are reconciled from the start, whether or
 // not the agent asks (it asks about a node once per agent process). It
 // tries again while the API server cannot say.
-func followOwnWorkflow(ctx context.Context, core *execute.Core, clients scope.Clients, namespace, pod string, log *slog.Logger) {
+func followOwnWorkflow(ctx context.Context, answerer *request.Answerer, clients scope.Clients, namespace, pod string, log *slog.Logger) {
 	for wait := time.Second; ; wait = min(2*wait, 5*time.Second) {
 		name, uid, err := kube.AgentWorkflow(ctx, clients.Kube, namespace, pod)
 		if err == nil {
-			core.Pin(spark.WorkflowRef{Name: name, Namespace: namespace, UID: uid})
+			answerer.Pin(spark.WorkflowRef{Name: name, Namespace: namespace, UID: uid})
 			return
 		}
 		log.Error("cannot tell this sidecar's workflow yet; requests still name it", "error", err.Error())
