@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	wfv1 "github.com/argoproj/argo-workflows/v3/pkg/apis/workflow/v1alpha1"
 	"github.com/argoproj/argo-workflows/v3/pkg/plugins/executor"
@@ -13,22 +15,44 @@ import (
 	"github.com/sparkplug-io/sparkplug/plugin/spark"
 )
 
-// follower is a Follower that records what it is asked.
+// follower is a Follower that records what it is asked. Serve takes
+// serveTime, as a real one takes a moment.
 type follower struct {
-	flows    []string // uids, in the order served
-	denied   string
-	enqueued []string
+	mu        sync.Mutex
+	flows     []string // uids, in the order served
+	denied    string
+	enqueued  []string
+	serveTime time.Duration
 }
 
 func (f *follower) Serve(wf spark.WorkflowRef) {
-	if !f.Following(wf.UID) {
+	time.Sleep(f.serveTime)
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if !slices.Contains(f.flows, wf.UID) {
 		f.flows = append(f.flows, wf.UID)
 	}
 }
-func (f *follower) Following(uid string) bool                   { return slices.Contains(f.flows, uid) }
-func (f *follower) Flows() int                                  { return len(f.flows) }
+
+func (f *follower) Following(uid string) bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return slices.Contains(f.flows, uid)
+}
+
+func (f *follower) Flows() int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return len(f.flows)
+}
+
 func (f *follower) AccessDenied(context.Context, string) string { return f.denied }
-func (f *follower) EnqueueAll(uid string)                       { f.enqueued = append(f.enqueued, uid) }
+
+func (f *follower) EnqueueAll(uid string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.enqueued = append(f.enqueued, uid)
+}
 
 // askAbout is a request about a valid spark step of workflow uid.
 func askAbout(uid string) executor.ExecuteTemplateArgs {
@@ -93,6 +117,22 @@ func TestRequestsFollowAtMostMaxFlows(t *testing.T) {
 	}
 	if r, err := a.Execute(context.Background(), askAbout("0")); err != nil || r.Node == nil || r.Node.Phase != "" {
 		t.Fatalf("a workflow followed already: %+v (%v); want the acknowledgement", r.Node, err)
+	}
+}
+
+// Requests that arrive together cannot all pass the bound: twice
+// MaxFlows requests about as many workflows, at once, start following
+// exactly MaxFlows.
+func TestRequestsTogetherFollowAtMostMaxFlows(t *testing.T) {
+	f := &follower{serveTime: time.Millisecond}
+	a := New(f, discard)
+	var wg sync.WaitGroup
+	for i := range 2 * MaxFlows {
+		wg.Go(func() { _, _ = a.Execute(context.Background(), askAbout(fmt.Sprint(i))) })
+	}
+	wg.Wait()
+	if n := f.Flows(); n != MaxFlows {
+		t.Fatalf("following %d workflows, want %d", n, MaxFlows)
 	}
 }
 

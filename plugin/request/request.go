@@ -141,15 +141,16 @@ func (a *Answerer) Pin(wf spark.WorkflowRef) {
 }
 
 // serveAsked is Serve for a workflow a request names: refused for
-// another workflow than the pinned one, or beyond MaxFlows.
+// another workflow than the pinned one, or beyond MaxFlows. Requests are
+// checked and served one at a time (Serve returns at once), so that two
+// at once cannot both pass the bound.
 func (a *Answerer) serveAsked(wf spark.WorkflowRef) error {
+	a.mu.Lock()
+	defer a.mu.Unlock()
 	if a.core.Following(wf.UID) {
 		return nil
 	}
-	a.mu.Lock()
-	own := a.own
-	a.mu.Unlock()
-	switch n := a.core.Flows(); {
+	switch n, own := a.core.Flows(), a.own; {
 	case own != "" && own != wf.UID:
 		return fmt.Errorf("this sparkplug sidecar serves the workflow of its own agent pod (uid %s), not %s/%s (uid %s)", own, wf.Namespace, wf.Name, wf.UID)
 	case n >= MaxFlows:
