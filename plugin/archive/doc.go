@@ -15,7 +15,7 @@
 // last MaxBytes of it, the end being where a failure shows, with one line
 // saying how much was dropped before. Uploads run in the background, at
 // most Concurrency at once, one per driver however often the agent asks
-// (Jobs); the request core answers Running meanwhile and records the
+// (Jobs); the core (package execute) reports Running meanwhile and records the
 // stored location on the driver pod, so a restarted plugin never uploads
 // a log it already stored, and an upload it lost is simply made again (a
 // PUT of the same key).

@@ -50,7 +50,7 @@ type Config struct {
 	// follow from what Argo's agent does, so serve has no flags for them;
 	// a zero field takes edge.DefaultLimits' value.
 	ServerLimits edge.Limits
-	// Core are the request core's settings.
+	// Core are the settings of the core (package execute), which follows nodes in both modes.
 	Core execute.Options
 	// Version is the version the sidecar reports (user agent, logs).
 	Version string

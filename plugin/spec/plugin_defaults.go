@@ -18,7 +18,7 @@ import (
 type PluginDefaults struct {
 	// Launcher is the setting launcher, the launcher of bodies that name none
 	// (spec.LauncherNative when empty). ParseWith only checks a body
-	// against it; the request core picks the launcher.
+	// against it; the core (package execute) picks the launcher.
 	Launcher string
 	// IngressURLFormat is the setting ingress-url-format, the Spark operator's flag
 	// of that name: the URL of the Spark UI's Ingress

@@ -1,6 +1,6 @@
 // Package step is the one pipeline from an Argo template to the objects of
-// one attempt of its run, used alike by the request core (package
-// execute), by `sparkplug render` (package render) and by the examples'
+// one attempt of its run, used alike by the core (package execute), by
+// `sparkplug render` (package render) and by the examples'
 // tests, so that what a person previews is what the plugin does:
 //
 //	template --Parse--> Step{Body, Key, Timeout} --Build(workflow, node, attempt)--> objects.Set

@@ -21,7 +21,7 @@ import (
 // FuzzRequest follows a template.execute request body along the path the
 // plugin takes with it: decoded as the HTTP server decodes it, then the
 // template parsed (its spark body found, decoded, defaulted, validated, its
-// timeout read) and keyed, as the request core does before it looks at the
+// timeout read) and keyed, as the core (package execute) does before it looks at the
 // cluster. spec's FuzzParse fuzzes the spark body alone; here the whole
 // request is the input.
 //
@@ -79,7 +79,7 @@ func FuzzRequest(f *testing.F) {
 }
 
 // parseRequest decodes a request body as the HTTP server does and parses
-// its template as the request core does. ok is false for a body that is
+// its template as the core (package execute) does. ok is false for a body that is
 // no request or a template that is not a spark step.
 func parseRequest(body []byte) (st *Step, ok bool, err error) {
 	var args executor.ExecuteTemplateArgs
@@ -93,7 +93,7 @@ func parseRequest(body []byte) (st *Step, ok bool, err error) {
 }
 
 // checkNodeMessage: the error of a step that cannot run is bounded by
-// itself, and as the node's message (the request core renders it through
+// itself, and as the node's message (the core (package execute) renders it through
 // state.Outcome and truncates it).
 func checkNodeMessage(t *testing.T, err error) {
 	t.Helper()

@@ -17,8 +17,9 @@ import (
 )
 
 // ErrMalformed marks a template the plugin cannot even read: its plugin
-// value is not an object, or it cannot be keyed. The request core answers
-// it 400; every other Parse error is the node's failure message.
+// value is not an object, or it cannot be keyed. The sidecar's request
+// path (package request) answers it 400; every other Parse error is the
+// node's failure message.
 var ErrMalformed = errors.New("malformed template")
 
 // Step is a spark step as the plugin runs it: the template, its parsed
