@@ -74,11 +74,16 @@ func (n *Node) deletePods(ctx context.Context) error {
 			return err
 		}
 		if len(pods.Items) > 0 {
-			return fmt.Errorf("%d pods left", len(pods.Items))
+			var left []string
+			for _, p := range pods.Items {
+				left = append(left, fmt.Sprintf("%s/%s (%s, finalizers %v)", p.Namespace, p.Name, p.Status.Phase, p.Finalizers))
+			}
+			return fmt.Errorf("%d pods left: %s", len(pods.Items), strings.Join(left, ", "))
 		}
 		return nil
 	}
 	if err := poll(gentle, nil, "the pods of "+Name+" to be deleted", gone); err != nil {
+		n.step("deleting with force: %v", err)
 		force := int64(0)
 		pods, _ := n.client.CoreV1().Pods("").List(ctx, onNode)
 		for _, p := range pods.Items {
