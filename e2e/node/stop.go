@@ -10,6 +10,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/apimachinery/pkg/types"
 )
 
 // Stop deletes the node's pods and waits for their containers to be gone,
@@ -22,8 +23,8 @@ func (n *Node) Stop() error {
 	start := time.Now()
 	var errs []error
 	if n.kubelet != nil && n.kubelet.exited() == nil {
-		n.step("stopping: deleting the pods on %s", Name)
-		errs = append(errs, n.deletePods(ctx))
+		n.step("stopping: cordoning %s and deleting its pods", Name)
+		errs = append(errs, n.cordon(ctx), n.deletePods(ctx))
 	}
 	n.step("stopping the kubelet, CoreDNS, containerd")
 	for _, p := range []*proc{n.kubelet, n.coredns} {
@@ -47,6 +48,17 @@ func (n *Node) Stop() error {
 	errs = append(errs, restoreHost(ctx, n.layout.dir, n.host, n.opts.KeepDir))
 	n.step("stopped in %.1fs", time.Since(start).Seconds())
 	return errors.Join(errs...)
+}
+
+// cordon marks the node unschedulable, as kubectl drain does first: a
+// pod deleted next that a controller replaces (a Deployment's) is not
+// bound to this node again, where it would keep a container running.
+func (n *Node) cordon(ctx context.Context) error {
+	patch := []byte(`{"spec":{"unschedulable":true}}`)
+	if _, err := n.client.CoreV1().Nodes().Patch(ctx, Name, types.StrategicMergePatchType, patch, metav1.PatchOptions{}); err != nil {
+		return fmt.Errorf("cordon %s: %w", Name, err)
+	}
+	return nil
 }
 
 // deletePods deletes every pod bound to the node and waits until the
