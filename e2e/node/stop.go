@@ -17,15 +17,20 @@ import (
 // stops the kubelet, CoreDNS and containerd, and undoes every change to
 // the host in the order real-node.md gives: unmounts, iptables chains,
 // sysctls, the bridge. It goes on past errors and returns them all.
+//
+// The pods' deletion has stopTimeout; the rest has a time of its own, so
+// that pods that would not go never keep the host from being restored.
 func (n *Node) Stop() error {
-	ctx, cancel := context.WithTimeout(context.Background(), stopTimeout)
-	defer cancel()
 	start := time.Now()
 	var errs []error
 	if n.kubelet != nil && n.kubelet.exited() == nil {
 		n.step("stopping: cordoning %s and deleting its pods", Name)
-		errs = append(errs, n.cordon(ctx), n.deletePods(ctx))
+		podsCtx, cancel := context.WithTimeout(context.Background(), stopTimeout)
+		errs = append(errs, n.cordon(podsCtx), n.deletePods(podsCtx))
+		cancel()
 	}
+	ctx, cancel := context.WithTimeout(context.Background(), stopTimeout)
+	defer cancel()
 	n.step("stopping the kubelet, CoreDNS, containerd")
 	for _, p := range []*proc{n.kubelet, n.coredns} {
 		if p != nil {
