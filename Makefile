@@ -46,7 +46,7 @@ test-unit: debs ## unit tests: pure logic, no API server
 INTEGRATION_PKGS = $(sort $(dir $(shell grep -rl --include='*_test.go' '^//go:build integration' .)))
 
 test-integration: tools ## integration tests against a real kube-apiserver, etcd and controller-manager (only the packages that have them)
-	$(GO) test -count=1 -tags integration -timeout 20m $(INTEGRATION_PKGS)
+	$(GO) test -count=1 -tags integration -timeout 20m -parallel 8 $(INTEGRATION_PKGS)
 
 # The Helm chart (manifests/chart/sparkplug) is tested with the real helm,
 # built from hack/helm by hack/helm.sh into a cache of its own (cold ~3 min),

@@ -18,10 +18,11 @@ import (
 // again, also when it is the run of one of several identical nodes.
 // In controller mode the plugin is the leading controller.
 func TestEveryIdenticalRunGetsItsCompanionsBack(t *testing.T) {
+	t.Parallel()
 	// The restart is of this workflow's own sidecar; in controller mode of
-	// the controller every test shares.
-	inParallel(t)
-	w := Given(t).
+	// a controller of the test's own.
+	ns, _ := pluginFlags(t, "")
+	w := Given(t).Namespace(ns).
 		Workflow(identicalTasks).
 		Simulate(sim.Driver{Forever: true}).
 		When().

@@ -16,31 +16,20 @@ import (
 
 // Controller mode's handover proofs: sparkplug controller's replicas
 // (framework.SparkplugControllers) killed, stopped and started while
-// Spark steps run. None of these tests is parallel: they stop the
-// controller every test shares (Go runs them before the parallel ones,
-// alone).
+// Spark steps run. Each test has the Deployment's two replicas of its own,
+// in a namespace of its own (Env.OwnControllers), so they run in parallel
+// with the rest.
 
-// controllers skips t outside controller mode and, once t ends, starts
-// every replica again and waits for a leader, so that the tests after it
-// find the Deployment whole.
-func controllers(t *testing.T) *framework.SparkplugControllers {
+// controllers skips t outside controller mode, and otherwise runs t in
+// parallel with two replicas of its own; it returns them and the
+// namespace whose Spark steps they run.
+func controllers(t *testing.T) (*framework.SparkplugControllers, string) {
 	t.Helper()
 	if env.Mode() != framework.ModeController {
 		t.Skipf("about sparkplug controller's replicas, which only run in controller mode (SPARKPLUG_E2E_MODE=controller); this run is in %s mode", env.Mode())
 	}
-	c := env.SparkplugControllers
-	t.Cleanup(func() {
-		ctx := context.Background()
-		for i := range c.Replicas() {
-			if err := c.Start(ctx, i); err != nil {
-				t.Errorf("start sparkplug controller replica %d again: %v", i, err)
-			}
-		}
-		if _, err := c.Leader(ctx); err != nil {
-			t.Error(err)
-		}
-	})
-	return c
+	t.Parallel()
+	return env.OwnControllers(t, 2)
 }
 
 // leader is the replica leading now, the test failing when none does.
@@ -87,9 +76,9 @@ func atLeastDrivers(t *testing.T, w *framework.When, n int) func() bool {
 // wait). Then the other replica takes over from what the cluster holds:
 // every node Succeeds with one driver of its own, none twice.
 func TestKilledControllerLosesAndDuplicatesNothing(t *testing.T) {
-	c := controllers(t)
+	c, ns := controllers(t)
 	killed := leader(t, c)
-	w := Given(t).Workflow(sixTwins).Simulate(sim.Succeed(8 * time.Second)).When().
+	w := Given(t).Namespace(ns).Workflow(sixTwins).Simulate(sim.Succeed(8 * time.Second)).When().
 		SubmitWorkflow()
 	w.WaitFor("3 drivers", atLeastDrivers(t, w, 3), 90*time.Second)
 	if err := c.Kill(killed); err != nil {
@@ -138,9 +127,9 @@ func TestKilledControllerLosesAndDuplicatesNothing(t *testing.T) {
 // over at once, not after the Lease's 15 s, and goes on from what the
 // cluster holds: every node Succeeds with one driver of its own.
 func TestLeaderHandoverLosesAndDuplicatesNothing(t *testing.T) {
-	c := controllers(t)
+	c, ns := controllers(t)
 	old := leader(t, c)
-	w := Given(t).Workflow(sixTwins).Simulate(sim.Succeed(6 * time.Second)).When().
+	w := Given(t).Namespace(ns).Workflow(sixTwins).Simulate(sim.Succeed(6 * time.Second)).When().
 		SubmitWorkflow()
 	w.WaitFor("a driver", atLeastDrivers(t, w, 1), 90*time.Second)
 	stopped := time.Now()
@@ -165,14 +154,14 @@ func TestLeaderHandoverLosesAndDuplicatesNothing(t *testing.T) {
 // result, the acknowledger only answers the agent. Once a replica starts,
 // they run, one driver each.
 func TestStepsWaitForAController(t *testing.T) {
-	c := controllers(t)
+	c, ns := controllers(t)
 	for i := range c.Replicas() {
 		if err := c.Stop(i); err != nil {
 			t.Fatal(err)
 		}
 	}
 	t.Logf("stopped all %d replicas", c.Replicas())
-	w := Given(t).Workflow("@examples/spark-dag.yaml").Simulate(sim.Succeed(2 * time.Second)).When().
+	w := Given(t).Namespace(ns).Workflow("@examples/spark-dag.yaml").Simulate(sim.Succeed(2 * time.Second)).When().
 		SubmitWorkflow().
 		WaitForWorkflow(framework.ToBeRunning).
 		Sleep(10 * time.Second)

@@ -23,6 +23,7 @@ import (
 // Identical spark steps one after the other: each gets its own driver and
 // its own application id.
 func TestIdenticalStepsInSequenceGetTheirOwnDrivers(t *testing.T) {
+	t.Parallel()
 	for range 3 {
 		t.Run("", func(t *testing.T) {
 			t.Parallel()

@@ -54,27 +54,19 @@ spec:
 }
 
 // pluginFlags makes serveArgs (space-separated serve flags) the plugin's
-// settings for the test's workflows, returning what fanOut takes: in
-// sidecar mode the workflow's own (ServeArgsAnnotation, returned); in
-// controller mode, where one process serves every workflow, the
-// controller's flags, set by a rollout of its replicas and reset when t
-// ends, so t must not run in parallel there (inParallel).
-func pluginFlags(t *testing.T, serveArgs string) string {
+// settings for t's workflows. It returns the namespace to submit them in
+// and what fanOut takes: in sidecar mode the environment's namespace and
+// serveArgs, the workflow's own sidecar's flags (ServeArgsAnnotation); in
+// controller mode, where one process serves every workflow of a
+// namespace, a namespace of t's own, whose controller runs with serveArgs
+// (Env.OwnControllers), and "".
+func pluginFlags(t *testing.T, serveArgs string) (namespace, annotation string) {
 	t.Helper()
-	c := env.SparkplugControllers
-	if c == nil {
-		return serveArgs
+	if env.SparkplugControllers == nil {
+		return env.Namespace, serveArgs
 	}
-	if err := c.SetArgs(context.Background(), strings.Fields(serveArgs)); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if err := c.SetArgs(context.Background(), nil); err != nil {
-			t.Error(err)
-		}
-	})
-	t.Logf("sparkplug controller runs with %s", serveArgs)
-	return ""
+	_, ns := env.OwnControllers(t, 1, strings.Fields(serveArgs)...)
+	return ns, ""
 }
 
 var runningElapsed = regexp.MustCompile(`^RUNNING 1/1 executor, (?:(\d+)h)?(?:(\d+)m)?(?:(\d+)s)?$`)
@@ -100,14 +92,15 @@ func elapsedOf(msg string) time.Duration {
 // (it sets finishedAt each time it copies a result) advance in the
 // Workflow's status; a finished node shows its end.
 func TestARunningNodesMessageAndDurationAdvance(t *testing.T) {
-	inParallel(t)
+	t.Parallel()
 	type seen struct {
 		msg      string
 		finished time.Time
 	}
 	var history []seen
-	w := Given(t).
-		Workflow(fanOut(1, pluginFlags(t, "--progress-interval=3s"))).
+	ns, serveArgs := pluginFlags(t, "--progress-interval=3s")
+	w := Given(t).Namespace(ns).
+		Workflow(fanOut(1, serveArgs)).
 		Simulate(sim.Succeed(20 * time.Second)).
 		When().
 		SubmitWorkflow()
@@ -163,10 +156,9 @@ func TestAFailedNodeReportsItsExitCode(t *testing.T) {
 // changed results at most once per patch interval for the whole workflow
 // (1 s in this suite, 10 s by default), so what a live message adds is
 // bounded by the nodes' changes per interval, not more. 30 s holds three
-// 10 s intervals; a minute would double the test's time (in controller
-// mode, where the two settings run one after the other, by a minute).
+// 10 s intervals; a minute would double the test's time.
 func TestWorkflowUpdatesPerMinuteWithALiveMessage(t *testing.T) {
-	inParallel(t)
+	t.Parallel()
 	const window = 30 * time.Second
 	type result struct {
 		nodes         int
@@ -180,17 +172,16 @@ func TestWorkflowUpdatesPerMinuteWithALiveMessage(t *testing.T) {
 			t.Logf("workflow updates/min: %2d running Spark nodes, --progress-interval=%-3s: %d (%d in %s)", r.nodes, r.progress, r.updates*int(time.Minute/window), r.updates, window)
 		}
 	})
-	// One group per setting: in controller mode the setting is the
-	// controller's, so the groups run one after the other there; the
-	// node counts of a group run side by side.
+	// One group per setting (in controller mode, a controller and a
+	// namespace of the group's own); all four side by side.
 	for _, progress := range []string{"0", "10s"} {
 		t.Run("progress "+progress, func(t *testing.T) {
-			inParallel(t)
-			serveArgs := pluginFlags(t, "--progress-interval="+progress)
+			t.Parallel()
+			ns, serveArgs := pluginFlags(t, "--progress-interval="+progress)
 			for _, nodes := range []int{1, 20} {
 				t.Run(fmt.Sprintf("%d nodes", nodes), func(t *testing.T) {
 					t.Parallel()
-					w := Given(t).
+					w := Given(t).Namespace(ns).
 						Workflow(fanOut(nodes, serveArgs)).
 						Simulate(sim.Succeed(window + 90*time.Second)).
 						When().

@@ -44,16 +44,6 @@ func run(m *testing.M) int {
 	return framework.RunSuite(m, e, "e2e")
 }
 
-// inParallel is t.Parallel for a test that, in controller mode, changes
-// or restarts sparkplug controller (pluginFlags, RestartSparkplug, a
-// stop): there one process serves every workflow, so such a test runs
-// alone (Go runs the tests that are not parallel first, one at a time).
-func inParallel(t *testing.T) {
-	if env.SparkplugControllers == nil {
-		t.Parallel()
-	}
-}
-
 // onceAcrossModes is for a test whose subject the mode does not change: an
 // install (kustomize, the chart), a command a person runs (sparkplug logs,
 // sparkplug monitor), what KWOK serves, Argo's own cron policies, the

@@ -320,30 +320,25 @@ func previousBinary(t *testing.T) string {
 // new agent pod has the acknowledger and the controller, started, adopts
 // the driver.
 func TestUpgradeAdoptsThePreviousReleasesDriver(t *testing.T) {
-	inParallel(t) // in controller mode it stops the controller
+	t.Parallel()
 	bin := previousBinary(t)
+	// In controller mode the controller, which the test stops, is one of
+	// its own, in a namespace of its own.
+	ns := env.Namespace
 	c := env.SparkplugControllers
 	if c != nil {
-		for i := range c.Replicas() {
-			if err := c.Stop(i); err != nil {
-				t.Fatal(err)
-			}
+		c, ns = env.OwnControllers(t, 1)
+		if err := c.Stop(0); err != nil {
+			t.Fatal(err)
 		}
-		t.Cleanup(func() {
-			for i := range c.Replicas() {
-				if err := c.Start(context.Background(), i); err != nil {
-					t.Error(err)
-				}
-			}
-		})
 	}
-	g := Given(t).Workflow(sparkWorkflow("spark-upgrade-", "", driverBody)).Simulate(sim.Driver{Forever: true})
+	g := Given(t).Namespace(ns).Workflow(sparkWorkflow("spark-upgrade-", "", driverBody)).Simulate(sim.Driver{Forever: true})
 	w := g.When()
 	name := fmt.Sprintf("spark-upgrade-%d", time.Now().UnixNano()%100000)
 	g.Object()["metadata"].(map[string]any)["name"] = name
 	delete(g.Object()["metadata"].(map[string]any), "generateName")
-	env.Sidecars.RunPrevious(env.Namespace, name, bin)
-	defer env.Sidecars.RunPrevious(env.Namespace, name, "")
+	env.Sidecars.RunPrevious(ns, name, bin)
+	defer env.Sidecars.RunPrevious(ns, name, "")
 	w.SubmitWorkflow().
 		WaitForNode(framework.RootNode, framework.NodeMessage(`^RUNNING`)).
 		WaitForDrivers(1)

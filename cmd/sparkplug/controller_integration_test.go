@@ -140,6 +140,7 @@ func (e *env) waitDriverOf(node string) {
 // writes the node's result into the TaskSet under its id, and lets the
 // workflow go once it finished (its TaskSet labelled completed).
 func TestControllerRunsANodeWithoutARequestAndLetsTheWorkflowGo(t *testing.T) {
+	t.Parallel()
 	e := newControllerEnv(t, "controller-runs")
 	r := e.startController("only")
 	e.setTasks(map[string]*wfv1.Template{"spark-pi-1": template(t, "pi", sparkPi)})
@@ -198,6 +199,7 @@ func (e *env) labelTaskSetCompleted() {
 // launches what was listed meanwhile, and reports every node, each with
 // one driver of its own.
 func TestControllerHandoverLosesAndDuplicatesNothing(t *testing.T) {
+	t.Parallel()
 	e := newControllerEnv(t, "controller-handover")
 	a := e.startController("a")
 	waitLeader(t, a)

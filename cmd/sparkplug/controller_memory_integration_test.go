@@ -59,6 +59,8 @@ func liveHeap() int64 {
 // Spark node saying why and launches nothing for it, while another
 // workflow's Spark step in the same namespace runs to its end.
 func TestControllerRefusesACompressedNodesBombAlone(t *testing.T) {
+	// Not parallel: it measures this process's live heap, which the
+	// other tests' servers would move (Go runs it before them, alone).
 	e := newControllerEnv(t, "controller-bomb")
 	r := e.startController("only")
 	e.setTasks(map[string]*wfv1.Template{"spark-pi-1": template(t, "pi", sparkPi)})

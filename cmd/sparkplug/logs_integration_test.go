@@ -147,6 +147,7 @@ func clients(t *testing.T, kubeconfig string) (kubernetes.Interface, wfclient.In
 // of them sits on a node that does not exist, so reading its log would
 // fail the command, not only show in the recorded requests.
 func TestLogsReadsOnlyTheWorkflowsOwnPods(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, "logs-own")
 	sparkNodes(t, e, "pi-a", "pi-b")
 	a, b := driverOf(e, "pi-a", 1), driverOf(e, "pi-b", 1)
@@ -215,6 +216,7 @@ func TestLogsReadsOnlyTheWorkflowsOwnPods(t *testing.T) {
 // The documented permissions are enough, through the command itself, with
 // and without -f; without get on pods/log the error says what is needed.
 func TestLogsNeedsOnlyTheDocumentedPermissions(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, "logs-rbac")
 	sparkNodes(t, e, "pi")
 	e.setDriverStatus(driverOf(e, "pi", 1), terminated(corev1.PodSucceeded, 0, "Completed", ""))
@@ -259,6 +261,7 @@ func markFinished(t *testing.T, e *env, id string) {
 
 // Each error is one line: what is wrong, and what to do.
 func TestLogsErrors(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, "logs-errors")
 	kubeconfig := reader(t, e, "log-reader", logsRules)
 	cmd := func(args ...string) (int, string) {
@@ -319,6 +322,7 @@ func TestLogsErrors(t *testing.T) {
 // -f before the node's driver exists waits for it (a watch), for its
 // container to start, streams it, and ends once the node has finished.
 func TestLogsFollowWaitsForTheDriver(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, "logs-follow")
 	ctx := context.Background()
 	// The node first, without a driver: the plugin has not been asked yet.
@@ -397,6 +401,7 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 // with the documented permissions and list on workflows; an unknown
 // workflow or an unreachable cluster completes nothing and fails nothing.
 func TestLogsCompletesWorkflowsAndNodes(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, "logs-complete")
 	sparkNodes(t, e, "pi-a", "pi-b")
 	ctx := context.Background()

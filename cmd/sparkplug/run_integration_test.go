@@ -123,6 +123,7 @@ func waitRun(t *testing.T, done <-chan runResult) runResult {
 }
 
 func TestRunFollowsAWorkflowToSuccessAndDeletesIt(t *testing.T) {
+	t.Parallel()
 	e, _ := newWorkflow(t, "run-succeeded")
 	wf, done := startRun(t, e)
 	advance(t, e, wf.Name, wfv1.WorkflowRunning, "")
@@ -148,6 +149,7 @@ func TestRunFollowsAWorkflowToSuccessAndDeletesIt(t *testing.T) {
 }
 
 func TestRunKeepsAFailedWorkflowAndFails(t *testing.T) {
+	t.Parallel()
 	e, _ := newWorkflow(t, "run-failed")
 	wf, done := startRun(t, e)
 	advance(t, e, wf.Name, wfv1.WorkflowFailed, "driver failed: exit code 1")
@@ -165,6 +167,7 @@ func TestRunKeepsAFailedWorkflowAndFails(t *testing.T) {
 }
 
 func TestRunGivesUpAtItsTimeoutAndKeepsTheWorkflow(t *testing.T) {
+	t.Parallel()
 	e, _ := newWorkflow(t, "run-timeout")
 	wf, done := startRun(t, e, "--timeout", "2s")
 	advance(t, e, wf.Name, wfv1.WorkflowRunning, "")
@@ -181,6 +184,7 @@ func TestRunGivesUpAtItsTimeoutAndKeepsTheWorkflow(t *testing.T) {
 }
 
 func TestRunWithKeepKeepsAWorkflowThatSucceeded(t *testing.T) {
+	t.Parallel()
 	e, _ := newWorkflow(t, "run-keep")
 	wf, done := startRun(t, e, "--keep")
 	advance(t, e, wf.Name, wfv1.WorkflowSucceeded, "")
@@ -193,6 +197,7 @@ func TestRunWithKeepKeepsAWorkflowThatSucceeded(t *testing.T) {
 }
 
 func TestRunSaysSoWhenTheWorkflowIsDeleted(t *testing.T) {
+	t.Parallel()
 	e, _ := newWorkflow(t, "run-deleted")
 	wf, done := startRun(t, e, "--timeout", "0")
 	advance(t, e, wf.Name, wfv1.WorkflowRunning, "")

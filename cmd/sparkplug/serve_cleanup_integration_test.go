@@ -21,6 +21,7 @@ import (
 )
 
 func TestTerminatedWorkflowDeletesItsRunningDrivers(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, "terminate")
 	a := template(t, "a", sparkPi)
 	b := template(t, "b", strings.Replace(sparkPi, `["1000"]`, `["2000"]`, 1))
@@ -52,6 +53,7 @@ func TestTerminatedWorkflowDeletesItsRunningDrivers(t *testing.T) {
 }
 
 func TestShutdownLeavesRunningWorkflowsAlone(t *testing.T) {
+	t.Parallel()
 	ns := "sigterm"
 	e := newEnv(t, ns)
 	tmpl := template(t, "spark-pi", sparkPi)
@@ -73,6 +75,7 @@ func TestShutdownLeavesRunningWorkflowsAlone(t *testing.T) {
 // driver that still runs. The watch is frozen so that only the shutdown
 // path can delete it.
 func TestShutdownSweepsTheDriversOfAStoppedWorkflow(t *testing.T) {
+	t.Parallel()
 	ns := "sigterm-sweep"
 	e := newEnv(t, ns)
 	tmpl := template(t, "spark-pi", sparkPi)

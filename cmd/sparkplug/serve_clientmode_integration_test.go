@@ -22,6 +22,7 @@ import (
 // headless driver Service and the UI Service, all three owned by the
 // driver; the node follows the driver to Succeeded as in cluster mode.
 func TestClientModeLifecycle(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, "client-mode")
 	tmpl := template(t, "spark-pi-client", strings.Replace(sparkPi, "mode: cluster", "mode: client", 1))
 	e.setTasks(map[string]*wfv1.Template{"node-1": tmpl})

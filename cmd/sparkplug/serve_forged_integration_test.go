@@ -48,6 +48,7 @@ func forgedDriver(t *testing.T, e *env, name, node string, tmpl *wfv1.Template, 
 // the node, is never adopted, and is not deleted when the workflow stops:
 // the node gets its own driver and its own application id.
 func TestForgedDriverNeverAnswersANode(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, "forged")
 	tmpl := template(t, "spark-pi", sparkPi)
 	forged := forgedDriver(t, e, "forged-driver", "node-1", tmpl, terminated(corev1.PodSucceeded, 0, "Completed", ""))
@@ -78,6 +79,7 @@ func TestForgedDriverNeverAnswersANode(t *testing.T) {
 // not own is left alone, and the node launches its driver under names
 // drawn for it, which nobody can hold.
 func TestAPodOfTheDriversNameNotOwnedByTheWorkflowIsLeftAlone(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, "squatted")
 	tmpl := template(t, "spark-pi", sparkPi)
 	// Owned by another Workflow that exists: the garbage collector would

@@ -26,6 +26,7 @@ func withHistoryServer(url string) func(*sidecar.Config) {
 // step's sparkplug.historyServerURL overrides the flag, and "" turns it
 // off for the step.
 func TestHistoryUIOnRunningAndFinishedNodes(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, "history", withHistoryServer("https://spark-history.example.com/"))
 	byFlag := template(t, "pi-flag", sparkPi)
 	byStep := template(t, "pi-step", sparkPi+"sparkplug:\n  historyServerURL: http://shs.team-a.svc:18080\n")
@@ -92,6 +93,7 @@ func checkHistoryUI(t *testing.T, when, step string, r executor.ExecuteTemplateR
 // (spark.app.id, the driver's spark-app-selector label), so history-ui
 // names it, not the id the native launcher would have given.
 func TestHistoryUINamesTheIDSparkSubmitChose(t *testing.T) {
+	t.Parallel()
 	submit, _ := withSparkSubmit(t, submittest.Config{Create: true})
 	e := newEnv(t, "history-submit", submit, withHistoryServer("http://spark-history.spark.svc:18080"))
 	tmpl := template(t, "spark-pi", sparkPiSubmit)
@@ -112,6 +114,7 @@ func TestHistoryUINamesTheIDSparkSubmitChose(t *testing.T) {
 // launched, naming the field and the fix (the token its query holds
 // redacted).
 func TestABadHistoryServerURLFailsTheStep(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, "history-bad", withHistoryServer("https://spark-history.example.com"))
 	tmpl := template(t, "spark-pi", sparkPi+"sparkplug:\n  historyServerURL: \"spark-history:18080/?token=x\"\n")
 	e.setTasks(map[string]*wfv1.Template{"node-1": tmpl})

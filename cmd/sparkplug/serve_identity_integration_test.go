@@ -62,6 +62,7 @@ func namesDriver(r executor.ExecuteTemplateReply, d corev1.Pod) bool {
 // each node gets its own driver and its own application, its entry names
 // them, and a driver's end ends its own node only.
 func TestIdenticalTwinsGetTheirOwnDrivers(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, "identical")
 	tmpl := template(t, "spark-pi", sparkPi)
 	e.setTasks(map[string]*wfv1.Template{"wf-a": tmpl, "wf-b": tmpl})
@@ -113,6 +114,7 @@ func TestIdenticalTwinsGetTheirOwnDrivers(t *testing.T) {
 // runs: it continues with the driver there is, launches no second one,
 // and follows it to the end.
 func TestRestartedPluginContinuesWithTheSameDriver(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, "restart")
 	tmpl := template(t, "spark-pi", sparkPi)
 	e.setTasks(map[string]*wfv1.Template{"node-1": tmpl})
@@ -146,6 +148,7 @@ func TestRestartedPluginContinuesWithTheSameDriver(t *testing.T) {
 // the node "not found" once NotFoundGrace has passed; the node never
 // silently starts over.
 func TestDriverDeletedBySomeoneElseFailsNotFound(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, "deleted")
 	tmpl := template(t, "spark-pi", sparkPi)
 	e.setTasks(map[string]*wfv1.Template{"node-1": tmpl})
@@ -174,6 +177,7 @@ func TestDriverDeletedBySomeoneElseFailsNotFound(t *testing.T) {
 // name, annotated with the new startedAt), which the entry then names;
 // the old one is left as it is.
 func TestArgoRetryLaunchesANewIncarnation(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, "retry")
 	tmpl := template(t, "spark-pi", sparkPi)
 	e.setTasks(map[string]*wfv1.Template{"node-1": tmpl})
@@ -255,6 +259,7 @@ func TestArgoRetryLaunchesANewIncarnation(t *testing.T) {
 // started is no run: TestForgery, and e2e
 // TestForgersWithADriversRightsNeverDecideANode.)
 func TestUpgradeAdoptsTheDriverOfAnOlderSparkplug(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, "upgrade")
 	ctx := context.Background()
 	tmpl := template(t, "spark-pi", sparkPi)
@@ -318,6 +323,7 @@ func TestUpgradeAdoptsTheDriverOfAnOlderSparkplug(t *testing.T) {
 // is never written over, and the node's live driver is deleted: nobody
 // will read its result.
 func TestAFinalEntryOfSomeoneElseStandsAndStopsTheDriver(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, "foreign-final")
 	tmpl := template(t, "spark-pi", sparkPi)
 	e.setTasks(map[string]*wfv1.Template{"node-1": tmpl})
@@ -347,6 +353,7 @@ func TestAFinalEntryOfSomeoneElseStandsAndStopsTheDriver(t *testing.T) {
 // Once the Workflow completed, nothing is written, whatever happens to
 // its drivers.
 func TestNothingIsWrittenOnceTheWorkflowCompleted(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, "completed")
 	tmpl := template(t, "spark-pi", sparkPi)
 	e.setTasks(map[string]*wfv1.Template{"node-1": tmpl})
@@ -397,6 +404,7 @@ func (e *env) trySetDriverStatus(name string, status corev1.PodStatus) bool {
 // with the validation message, which names the field. Its valid twin
 // runs.
 func TestAnInvalidBodyIsAcknowledgedAndItsNodeFailed(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, "invalid")
 	good := template(t, "spark-pi", sparkPi)
 	bad := template(t, "spark-pi-bad", sparkPi+"batchScheduler: slurm\n")
@@ -417,6 +425,7 @@ func TestAnInvalidBodyIsAcknowledgedAndItsNodeFailed(t *testing.T) {
 // naming the permission, rather than leaving it Pending forever; another
 // plugin's template still gets {}.
 func TestWithoutPermissionToWriteResultsEverySparkReplyFails(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, "no-status-rbac")
 	e.updateRole(func(role *rbacv1.Role) {
 		role.Rules = slices.DeleteFunc(role.Rules, func(r rbacv1.PolicyRule) bool {

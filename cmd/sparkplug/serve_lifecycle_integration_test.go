@@ -22,6 +22,7 @@ import (
 )
 
 func TestSparkPiLifecycle(t *testing.T) {
+	t.Parallel()
 	// The progress interval off: a running node's result then changes
 	// only with its driver (the steady state below). The search for
 	// leftovers of other workflows, a pod list once a minute by design,
@@ -197,6 +198,7 @@ func checkDriver(t *testing.T, e *env, d corev1.Pod) {
 }
 
 func TestFailedDriverReportsExitCodeAndException(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, "failure")
 	tmpl := template(t, "spark-pi", sparkPi)
 	e.setTasks(map[string]*wfv1.Template{"spark-pi-1": tmpl})
@@ -216,6 +218,7 @@ func TestFailedDriverReportsExitCodeAndException(t *testing.T) {
 }
 
 func TestBadRequests(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, "requests")
 	good, _ := json.Marshal(executor.ExecuteTemplateArgs{
 		Workflow: &executor.Workflow{ObjectMeta: executor.ObjectMeta{Name: e.wf.Name, Namespace: e.ns, UID: string(e.wf.UID)}},

@@ -18,6 +18,7 @@ import (
 )
 
 func TestTemplateTimeoutStopsTheDriver(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, "timeout")
 	tmpl := template(t, "spark-pi", sparkPi)
 	tmpl.Timeout = "3s"
@@ -38,6 +39,7 @@ func TestTemplateTimeoutStopsTheDriver(t *testing.T) {
 }
 
 func TestImagePullBackOffFailsFast(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, "imagepull")
 	tmpl := template(t, "spark-pi", sparkPi)
 	e.setTasks(map[string]*wfv1.Template{"node-1": tmpl})
@@ -78,6 +80,7 @@ func TestImagePullBackOffFailsFast(t *testing.T) {
 }
 
 func TestPendingTimeout(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, "pending")
 	tmpl := template(t, "spark-pi", sparkPi+"sparkplug:\n  pendingTimeout: 3s\n")
 	e.setTasks(map[string]*wfv1.Template{"node-1": tmpl})
@@ -94,6 +97,7 @@ func TestPendingTimeout(t *testing.T) {
 }
 
 func TestOnFailureRetriesThenFails(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, "retries")
 	tmpl := template(t, "spark-pi", sparkPi+"restartPolicy:\n  type: OnFailure\n  onFailureRetries: 1\n  onFailureRetryInterval: 1\n")
 	e.setTasks(map[string]*wfv1.Template{"node-1": tmpl})
@@ -125,6 +129,7 @@ func TestOnFailureRetriesThenFails(t *testing.T) {
 }
 
 func TestOnFailureNeverRerunsASuccess(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, "noreruns")
 	tmpl := template(t, "spark-pi", sparkPi+"restartPolicy:\n  type: OnFailure\n  onFailureRetries: 3\n  onFailureRetryInterval: 1\n")
 	e.setTasks(map[string]*wfv1.Template{"node-1": tmpl})

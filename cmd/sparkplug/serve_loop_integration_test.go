@@ -25,6 +25,7 @@ func (e *env) setNodes(nodes wfv1.Nodes) {
 // Argo took the result and removed the node's entry and task, the agent
 // asking again writes nothing back.
 func TestALoopChildsResultIsJSON(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, "loop-result")
 	tmpl := template(t, "spark-pi", sparkPi)
 	id := "spark-pi-1234"

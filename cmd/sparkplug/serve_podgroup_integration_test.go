@@ -123,6 +123,7 @@ func (e *env) conf(d corev1.Pod) string {
 // before the driver and is handed to the driver, whose pods name it; a
 // driver the API server refuses leaves no PodGroup behind.
 func TestVolcanoPodGroup(t *testing.T) {
+	t.Parallel()
 	removeCRD(t, volcanoCRD, volcanoPodGroups) // the cluster starts without it
 	body := sparkPi + "batchScheduler: volcano\nbatchSchedulerOptions:\n  queue: etl\n"
 
@@ -194,6 +195,7 @@ func TestVolcanoPodGroup(t *testing.T) {
 // driver, the pod-group label on the pods, schedulerName kube-scheduler;
 // deleting the driver deletes the PodGroup.
 func TestKubeSchedulerPodGroup(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, "kube-scheduler")
 	tmpl := template(t, "spark-pi", sparkPi+"batchScheduler: kube-scheduler\nbatchSchedulerOptions:\n  resources: {cpu: \"4\", memory: 8Gi}\n")
 	e.setTasks(map[string]*wfv1.Template{"node-1": tmpl})
@@ -234,6 +236,7 @@ func TestKubeSchedulerPodGroup(t *testing.T) {
 // spark-submit puts the driver in it (the conf's label), and the driver
 // it created gets it.
 func TestSparkSubmitLauncherPodGroup(t *testing.T) {
+	t.Parallel()
 	configure, _ := withSparkSubmit(t, submittest.Config{Create: true})
 	e := newEnv(t, "spark-submit-pod-group", configure)
 	tmpl := template(t, "spark-pi", sparkPiSubmit+"batchScheduler: kube-scheduler\n")

@@ -29,6 +29,7 @@ var runningWithElapsed = regexp.MustCompile(`^RUNNING 0/2 executors(?:, (\d+)s)?
 // update by Argo's controller), and the Workflow gets one SparkRunning
 // Event however often it moves.
 func TestRunningMessageAdvancesByTheProgressInterval(t *testing.T) {
+	t.Parallel()
 	const interval = 2 * time.Second
 	e := newEnv(t, "progress", func(c *sidecar.Config) { c.Core.ProgressInterval = interval })
 	tmpl := template(t, "spark-pi", sparkPi)
@@ -122,6 +123,7 @@ func TestRunningMessageAdvancesByTheProgressInterval(t *testing.T) {
 // outputs.exitCode, as Argo does for a pod's main container, and none
 // while it ran; a succeeded one reports 0.
 func TestEndedNodesReportTheDriversExitCode(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name   string
 		phase  corev1.PodPhase

@@ -51,6 +51,7 @@ func (e *env) setServiceQuota(n int64) {
 // work, so the attempt is a refused submission with the API server's own
 // words, and the driver is deleted, not left Pending forever.
 func TestAQuotaRefusingTheDriversServiceFailsTheNode(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, "quota-driver-service")
 	e.setServiceQuota(0)
 	tmpl := template(t, "spark-pi", sparkPi)
@@ -92,6 +93,7 @@ func (e *env) countEvents(reason string) int32 {
 // The UI's Service over the quota: the application runs without it. The
 // node is not stuck or failed; a Warning Event says what is missing.
 func TestAQuotaRefusingTheUIServiceLeavesTheRunAlone(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, "quota-ui-service")
 	e.setServiceQuota(1) // the driver's Service, not the UI's
 	tmpl := template(t, "spark-pi", sparkPi+"sparkUIOptions: {}\n")
@@ -118,6 +120,7 @@ func TestAQuotaRefusingTheUIServiceLeavesTheRunAlone(t *testing.T) {
 // driver): the group works as it is, owned by the Workflow, and the run
 // goes on; a Warning Event says so. It used to answer 503 on every poll.
 func TestARefusedPodGroupHandoverLeavesTheRunAlone(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, "podgroup-no-patch")
 	e.updateRole(func(role *rbacv1.Role) {
 		for i, r := range role.Rules {
@@ -170,6 +173,7 @@ func (e *env) waitEvent(reason, text string) {
 // onSubmissionFailureRetryInterval say, counted once per try: the deleted
 // driver, which the cache shows for a moment, is not refused again.
 func TestARefusedLaunchIsRetriedAsTheSpecSays(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, "quota-retries")
 	e.setServiceQuota(0)
 	tmpl := template(t, "spark-pi", sparkPi+"restartPolicy:\n  type: OnFailure\n  onSubmissionFailureRetries: 2\n  onSubmissionFailureRetryInterval: 2\n")
@@ -208,6 +212,7 @@ func TestARefusedLaunchIsRetriedAsTheSpecSays(t *testing.T) {
 // made again (a quota now) runs on: it started with what it needed. The
 // node follows it; a Warning Event says what is missing.
 func TestARunningDriverSurvivesARefusedCompanionAfterARestart(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, "quota-after-restart")
 	tmpl := template(t, "spark-pi", sparkPi)
 	e.setTasks(map[string]*wfv1.Template{"node-1": tmpl})

@@ -42,6 +42,7 @@ const sparkPiSubmit = sparkPi + "sparkplug:\n  launcher: spark-submit\n"
 // the application id spark-submit chose, and the node follows the driver
 // to Succeeded as a native one.
 func TestSparkSubmitLauncherLifecycle(t *testing.T) {
+	t.Parallel()
 	configure, record := withSparkSubmit(t, submittest.Config{Create: true})
 	e := newEnv(t, "spark-submit", configure)
 	tmpl := template(t, "spark-pi", sparkPiSubmit)
@@ -168,6 +169,7 @@ func TestSparkSubmitLauncherLifecycle(t *testing.T) {
 // The plugin-wide --launcher spark-submit applies to bodies that name no
 // launcher; a body's launcher native still launches natively.
 func TestSparkSubmitLauncherAsThePluginDefault(t *testing.T) {
+	t.Parallel()
 	configure, record := withSparkSubmit(t, submittest.Config{Create: true})
 	e := newEnv(t, "spark-submit-default", configure, func(o *sidecar.Config) { o.Core.Launcher = "spark-submit" })
 	tmpl := template(t, "spark-pi", sparkPi)
@@ -186,6 +188,7 @@ func TestSparkSubmitLauncherAsThePluginDefault(t *testing.T) {
 // A spark-submit that fails fails the node with its exit code and the
 // exception it printed, as a submission failure; no driver is left.
 func TestSparkSubmitFailureFailsTheNode(t *testing.T) {
+	t.Parallel()
 	configure, record := withSparkSubmit(t, submittest.Config{ExitCode: 1, Stderr: "25/01/31 12:00:00 INFO SparkKubernetesClientFactory: Auto-configuring K8S client using current context from users K8S config file\n" +
 		"Exception in thread \"main\" org.apache.spark.SparkException: Please specify spark.kubernetes.file.upload.path property.\n" +
 		"\tat org.apache.spark.deploy.k8s.KubernetesUtils$.uploadFileUri(KubernetesUtils.scala:330)\n" +
@@ -210,6 +213,7 @@ func TestSparkSubmitFailureFailsTheNode(t *testing.T) {
 // node is Pending "spark-submit running" meanwhile, the polls start no
 // second spark-submit, and the driver it creates is followed as any.
 func TestSparkSubmitSlowerThanARequest(t *testing.T) {
+	t.Parallel()
 	configure, record := withSparkSubmit(t, submittest.Config{Create: true, Sleep: "2s"})
 	e := newEnv(t, "spark-submit-slow", configure, func(o *sidecar.Config) { o.Core.SubmitWait = 200 * time.Millisecond })
 	tmpl := template(t, "spark-pi", sparkPiSubmit)

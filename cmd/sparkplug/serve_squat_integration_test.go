@@ -62,6 +62,7 @@ func squatterClient(t *testing.T, e *env) kubernetes.Interface {
 // beforehand), so the driver launches with its own. Both are left as they
 // were.
 func TestSquattersNeverStopTheRunAndStayUnchanged(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	for _, kind := range []string{"ConfigMap", "Service"} {
 		t.Run(kind, func(t *testing.T) {
@@ -132,6 +133,7 @@ func TestSquattersNeverStopTheRunAndStayUnchanged(t *testing.T) {
 // delete with a uid precondition, as the PodGroup withdrawal's; the
 // object is left as it is.
 func TestPatchesAndDeletesHoldToTheirUID(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	if err := installCRD(ctx, testCluster, volcanoCRDFile); err != nil {
 		t.Fatal(err)

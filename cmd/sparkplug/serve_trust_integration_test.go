@@ -106,6 +106,7 @@ func runningNode(t *testing.T, name string) (*env, *wfv1.Template, objects.Names
 // node's run: the node launches its own driver under a name drawn for it
 // and reports that one.
 func TestAPodMadeBeforeItsNodeStartedIsNotItsRun(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, "forged-before")
 	tmpl := template(t, "spark-pi", sparkPi)
 	e.start()
@@ -133,6 +134,7 @@ func TestAPodMadeBeforeItsNodeStartedIsNotItsRun(t *testing.T) {
 // A pod of the next attempt, made while the node's driver runs, is not
 // its run: the node follows its own driver to its own end.
 func TestALaterAttemptWhileTheDriverRunsIsNotItsRun(t *testing.T) {
+	t.Parallel()
 	e, tmpl, want := runningNode(t, "forged-next")
 
 	forged := forgeRun(t, e, "node-1", 2, tmpl, terminated(corev1.PodSucceeded, 0, "Completed", ""))
@@ -156,6 +158,7 @@ func TestALaterAttemptWhileTheDriverRunsIsNotItsRun(t *testing.T) {
 // node's run. The node reports its own driver lost, never the forged
 // success or the tombstone's words.
 func TestAReplacedDriverAndAForgedTombstoneAreNotItsRun(t *testing.T) {
+	t.Parallel()
 	e, tmpl, want := runningNode(t, "forged-after")
 	ctx := context.Background()
 	zero := int64(0)

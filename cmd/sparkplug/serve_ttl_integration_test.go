@@ -22,6 +22,7 @@ import (
 // sidecar of a later workflow in the namespace, once its workflow has
 // finished, and not before.
 func TestTimeToLiveOutlivesTheWorkflowsOwnSidecar(t *testing.T) {
+	t.Parallel()
 	ns := "ttl-leftovers"
 	e := newEnv(t, ns, func(o *sidecar.Config) { o.Core.LeftoverInterval = 300 * time.Millisecond })
 	ctx := context.Background()
@@ -60,6 +61,7 @@ func TestTimeToLiveOutlivesTheWorkflowsOwnSidecar(t *testing.T) {
 }
 
 func TestTimeToLiveDeletesFinishedDriversOnceRecorded(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, "ttl")
 	tmpl := template(t, "spark-pi", sparkPi+"timeToLiveSeconds: 1\n")
 	e.setTasks(map[string]*wfv1.Template{"node-1": tmpl})

@@ -24,6 +24,7 @@ import (
 )
 
 func TestUIServiceIsCreatedAndOwnedByTheDriver(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, "ui")
 	tmpl := template(t, "spark-pi", sparkPi+"sparkUIOptions:\n  servicePort: 8080\n")
 	e.setTasks(map[string]*wfv1.Template{"node-1": tmpl})
@@ -50,6 +51,7 @@ func TestUIServiceIsCreatedAndOwnedByTheDriver(t *testing.T) {
 // them come back as the other companions do; the driver's deletion
 // collects them.
 func TestIngressesAreCreatedOwnedAndRestored(t *testing.T) {
+	t.Parallel()
 	flags := func(o *sidecar.Config) {
 		o.Core.IngressURLFormat = "spark.example.com/{{$appNamespace}}/{{$appName}}"
 		o.Core.IngressClassName = "nginx"
@@ -156,6 +158,7 @@ driverIngressOptions:
 // step without one: the workflow's cache does not wait for Ingresses. A
 // step with one runs without it, and a Warning Event says so.
 func TestARoleWithoutIngressesServesStepsWithoutThem(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, "no-ingress-rbac")
 	e.updateRole(func(role *rbacv1.Role) {
 		role.Rules = slices.DeleteFunc(role.Rules, func(r rbacv1.PolicyRule) bool { return slices.Contains(r.Resources, "ingresses") })

@@ -26,14 +26,16 @@ func (w *When) RestartPlugin() *When {
 
 // RestartSparkplug kills with SIGKILL whatever does the workflow's Spark
 // work and waits until it works again: its plugin sidecar in sidecar mode
-// (RestartPlugin), the leading sparkplug controller in controller mode,
-// started again at once as kubelet restarts a crashed container; a leader
-// is back once the dead one's Lease runs out (up to 15 s). In controller
-// mode that stops every workflow's Spark work meanwhile: only a test that
-// runs alone may.
+// (RestartPlugin), the leading sparkplug controller of its namespace in
+// controller mode (Env.ControllersFor), started again at once as kubelet
+// restarts a crashed container; a leader is back once the dead one's
+// Lease runs out (up to 15 s). In controller mode that stops the Spark
+// work of every workflow of the namespace meanwhile: a test that runs
+// beside others gives its workflow a namespace of its own
+// (Env.OwnControllers).
 func (w *When) RestartSparkplug() *When {
 	w.t.Helper()
-	c := w.env.SparkplugControllers
+	c := w.env.ControllersFor(w.wf.Namespace)
 	if c == nil {
 		return w.RestartPlugin()
 	}

@@ -149,6 +149,10 @@ type Env struct {
 	// argoBinDir holds workflow-controller and argoexec: binDir, or
 	// Options.Argo's build (which also has its argo CLI).
 	argoBinDir string
+	// ownMu guards own, the tests' own sparkplug controllers by namespace
+	// (OwnControllers).
+	ownMu sync.Mutex
+	own   map[string]*SparkplugControllers
 	// controllerMu guards controller, which RestartController replaces.
 	controllerMu sync.Mutex
 	controller   *cluster.Process
@@ -318,6 +322,9 @@ func (e *Env) CheckAlive() error {
 	if e.SparkplugControllers != nil {
 		errs = append(errs, e.SparkplugControllers.checkAlive())
 	}
+	for _, c := range e.ownControllers() {
+		errs = append(errs, c.checkAlive())
+	}
 	if e.Node != nil {
 		errs = append(errs, e.Node.CheckAlive())
 	}
@@ -341,6 +348,9 @@ func (e *Env) DumpLogs(w io.Writer, lines int) {
 	if e.SparkplugControllers != nil {
 		fmt.Fprintf(w, "===== sparkplug controller: last %d lines of each replica\n%s\n", lines, e.SparkplugControllers.LogTail(lines))
 	}
+	for _, c := range e.ownControllers() {
+		fmt.Fprintf(w, "===== sparkplug controller of namespace %s: last %d lines of each replica\n%s\n", c.namespace, lines, c.LogTail(lines))
+	}
 	if e.Node != nil {
 		e.Node.DumpLogs(w, lines)
 	}
@@ -358,6 +368,9 @@ func (e *Env) Stop() error {
 	}
 	if e.SparkplugControllers != nil {
 		e.SparkplugControllers.stopAll()
+	}
+	for _, c := range e.ownControllers() {
+		c.stopAll()
 	}
 	if e.cancel != nil {
 		e.cancel()

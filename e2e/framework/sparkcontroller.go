@@ -52,16 +52,20 @@ const (
 // suite's fast settings (those the sidecars get). A replica stopped or
 // killed by a test stays down until Start.
 type SparkplugControllers struct {
-	c          *cluster.Cluster
-	bin        string
-	dep        ControllerDeployment
+	c   *cluster.Cluster
+	bin string
+	dep ControllerDeployment
+	// name is the replicas' process name before -<i>: the Deployment's,
+	// or with a test's own namespace (Env.OwnControllers).
+	name       string
 	namespace  string
 	kubeconfig string
 	token      string
 	defaults   bool
 	// pprof serves each replica's profiles on a port of its own.
 	pprof bool
-	// extra are flags a test set (SetArgs), after the harness's own.
+	// extra are flags of a test's own (Env.OwnControllers), after the
+	// harness's.
 	extra []string
 
 	mu       sync.Mutex
@@ -76,13 +80,26 @@ type controllerReplica struct {
 	asked   bool   // the harness stopped or killed it
 }
 
+// controllerSpec says which replicas to run: the Deployment dep's, as its
+// ServiceAccount of namespace, named name-<i>, their kubeconfig in dir,
+// with extra flags after the harness's own.
+type controllerSpec struct {
+	bin             string
+	dep             ControllerDeployment
+	name, namespace string
+	dir             string
+	defaults, pprof bool
+	extra           []string
+}
+
 // newSparkplugControllers writes the ServiceAccount's kubeconfig and
-// starts every replica of dep, then waits for one to lead.
-func newSparkplugControllers(ctx context.Context, c *cluster.Cluster, bin string, dep ControllerDeployment, namespace, dir string, defaults, pprof bool) (*SparkplugControllers, error) {
-	s := &SparkplugControllers{c: c, bin: bin, dep: dep, namespace: namespace, defaults: defaults, pprof: pprof,
-		kubeconfig: filepath.Join(dir, "sparkplug-controller.kubeconfig"),
-		replicas:   make([]*controllerReplica, dep.Replicas)}
-	cfg, err := c.ConfigForServiceAccount(ctx, namespace, dep.ServiceAccount)
+// starts every replica of spec.dep, then waits for one to lead.
+func newSparkplugControllers(ctx context.Context, c *cluster.Cluster, spec controllerSpec) (*SparkplugControllers, error) {
+	s := &SparkplugControllers{c: c, bin: spec.bin, dep: spec.dep, name: spec.name, namespace: spec.namespace,
+		defaults: spec.defaults, pprof: spec.pprof, extra: spec.extra,
+		kubeconfig: filepath.Join(spec.dir, "sparkplug-controller.kubeconfig"),
+		replicas:   make([]*controllerReplica, spec.dep.Replicas)}
+	cfg, err := c.ConfigForServiceAccount(ctx, spec.namespace, spec.dep.ServiceAccount)
 	if err != nil {
 		return nil, err
 	}
@@ -120,18 +137,6 @@ func (s *SparkplugControllers) SetFaultProxy(ctx context.Context, url string) er
 	if err := s.writeKubeconfig(url); err != nil {
 		return err
 	}
-	return s.rollout(ctx)
-}
-
-// SetArgs gives the replicas flags of a test's (a plugin-wide setting the
-// sidecars take from ServeArgsAnnotation, per workflow), after the
-// harness's own; nil goes back to none. Each replica restarts in turn
-// (rollout). Every Spark step of the namespace sees them: only a test
-// that runs alone (not t.Parallel) may.
-func (s *SparkplugControllers) SetArgs(ctx context.Context, args []string) error {
-	s.mu.Lock()
-	s.extra = args
-	s.mu.Unlock()
 	return s.rollout(ctx)
 }
 
@@ -190,10 +195,7 @@ func (s *SparkplugControllers) args(env map[string]string, metrics, health, ppro
 			"--log-level=debug",
 		)
 	}
-	s.mu.Lock()
-	args = append(args, s.extra...)
-	s.mu.Unlock()
-	return args
+	return append(args, s.extra...)
 }
 
 // Start starts replica i unless it runs, and waits until it answers
@@ -216,8 +218,8 @@ func (s *SparkplugControllers) Start(ctx context.Context, i int) error {
 	if s.pprof {
 		pprof = "127.0.0.1:" + strconv.Itoa(ports[2])
 	}
-	name := fmt.Sprintf("%s-%d", s.dep.Name, i)
-	pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: s.namespace}, Spec: corev1.PodSpec{ServiceAccountName: s.dep.ServiceAccount}}
+	name := fmt.Sprintf("%s-%d", s.name, i)
+	pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("%s-%d", s.dep.Name, i), Namespace: s.namespace}, Spec: corev1.PodSpec{ServiceAccountName: s.dep.ServiceAccount}}
 	env, err := containerEnv(pod, s.dep.Container)
 	if err != nil {
 		return fmt.Errorf("Deployment %s: %w", s.dep.Name, err)

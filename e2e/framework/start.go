@@ -317,7 +317,9 @@ func (s *starting) sparkplug(ctx context.Context) error {
 		}
 		e.Sidecars.controllerAccount = e.Install.Controller.ServiceAccount
 		s.step("starting sparkplug controller: %d replicas as ServiceAccount %s", e.Install.Controller.Replicas, e.Install.Controller.ServiceAccount)
-		e.SparkplugControllers, err = newSparkplugControllers(ctx, e.Cluster, b.bin, *e.Install.Controller, e.Namespace, e.dir, e.opts.Defaults, e.opts.ControllerPprof)
+		e.SparkplugControllers, err = newSparkplugControllers(ctx, e.Cluster, controllerSpec{
+			bin: b.bin, dep: *e.Install.Controller, name: e.Install.Controller.Name, namespace: e.Namespace,
+			dir: e.dir, defaults: e.opts.Defaults, pprof: e.opts.ControllerPprof})
 		return err
 	}
 	_, err = e.Sidecars.kubeconfig(ctx, e.Namespace, e.Cluster.Config.Host)
