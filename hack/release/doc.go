@@ -5,5 +5,7 @@
 // registry (helm push, show, template, pull) unchanged. The commands
 // below it: pinchart pins the Helm chart's values and Artifact Hub images;
 // sbom writes the SBOM; kustomize renders the install bundles as `kubectl
-// kustomize` does, which a test here holds it to.
+// kustomize` does, which a test here holds it to; push (make push) puts a
+// release into an OCI registry, and a test here runs docs/install.md's
+// install from a clone, make release and make push, against one.
 package release
