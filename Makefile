@@ -209,7 +209,7 @@ bench-ack: ## the acknowledger's figures: binary and image size, resident memory
 	$(GO) run ./hack/ackbench -binary bin/linux-$(IMAGE_ARCH)/sparkplug-ack -image bin/sparkplug-ack-image.tar
 
 .PHONY: release
-release: helm ## VERSION=vX.Y.Z [REGISTRY=HOST/PATH]: image indexes (amd64, arm64) of sparkplug and its acknowledger as OCI archives, plugin ConfigMap, install bundle, kustomize base, chart, all pinned by digest, an SPDX SBOM, SHA256SUMS, in bin/release/VERSION; no cluster, no Docker (~1 min, plus helm's build the first time)
+release: helm ## VERSION=vX.Y.Z [REGISTRY=HOST/PATH]: image indexes (amd64, arm64) of sparkplug and its acknowledger as OCI archives, plugin ConfigMap, install bundle, kustomize base, chart, all pinned by digest, an SPDX SBOM, SHA256SUMS, in bin/release/VERSION; no cluster, no Docker (~25 s with warm Go caches, plus make helm's ~3 min the first time)
 	HELM=$(HELM) IMAGE=$(IMAGE) ACK_IMAGE=$(ACK_IMAGE) bash hack/release.sh $(VERSION) bin/release/$(VERSION)
 
 .PHONY: push
