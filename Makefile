@@ -183,7 +183,10 @@ PLUGINS := plugin.yaml:manifests/spark-executor-plugin-configmap.yaml \
 plugin: ## generate the plugin ConfigMaps from plugin.yaml (manifests/) and plugin-ack.yaml (manifests/modes/controller/)
 	@set -e; for p in $(PLUGINS); do $(GO) run ./hack/genplugin -in $${p%%:*} -out $${p#*:}; done
 
-IMAGE      ?= ghcr.io/sparkplug-io/sparkplug
+# REGISTRY (HOST/PATH) is where make push puts a release, and the
+# repository make release names its images in unless IMAGE says otherwise.
+REGISTRY   ?=
+IMAGE      ?= $(if $(REGISTRY),$(REGISTRY)/sparkplug,ghcr.io/sparkplug-io/sparkplug)
 IMAGE_ARCH ?= amd64
 
 .PHONY: image
@@ -206,8 +209,14 @@ bench-ack: ## the acknowledger's figures: binary and image size, resident memory
 	$(GO) run ./hack/ackbench -binary bin/linux-$(IMAGE_ARCH)/sparkplug-ack -image bin/sparkplug-ack-image.tar
 
 .PHONY: release
-release: tools helm ## VERSION=vX.Y.Z: image indexes (amd64, arm64) of sparkplug and its acknowledger as OCI archives, plugin ConfigMap, install bundle, kustomize base, chart, all pinned by digest, an SPDX SBOM, SHA256SUMS, in bin/release/VERSION
-	KUBECTL=$(SPARKPLUG_TOOLS_BIN)/kubectl HELM=$(HELM) IMAGE=$(IMAGE) ACK_IMAGE=$(ACK_IMAGE) bash hack/release.sh $(VERSION) bin/release/$(VERSION)
+release: helm ## VERSION=vX.Y.Z [REGISTRY=HOST/PATH]: image indexes (amd64, arm64) of sparkplug and its acknowledger as OCI archives, plugin ConfigMap, install bundle, kustomize base, chart, all pinned by digest, an SPDX SBOM, SHA256SUMS, in bin/release/VERSION; no cluster, no Docker (~25 s with warm Go caches, plus make helm's ~3 min the first time)
+	HELM=$(HELM) IMAGE=$(IMAGE) ACK_IMAGE=$(ACK_IMAGE) bash hack/release.sh $(VERSION) bin/release/$(VERSION)
+
+.PHONY: push
+push: ## REGISTRY=HOST/PATH VERSION=vX.Y.Z: push make release's two image indexes (REGISTRY/sparkplug, REGISTRY/sparkplug-ack) and its chart (REGISTRY/charts/sparkplug) to an OCI registry, with your docker login's credentials
+	@test -n "$(REGISTRY)" || { echo "make push needs REGISTRY=HOST/PATH, the one make release was given"; exit 2; }
+	$(GO) run ./hack/release/push -dir bin/release/$(VERSION) -version $(VERSION) \
+		-image $(IMAGE) -ack-image $(ACK_IMAGE) -charts $(REGISTRY)/charts
 
 .PHONY: demo
 demo: tools ## a local Kubernetes + Argo, the plugin installed, examples/spark-dag.yaml run to completion (KEEP=1 leaves it up)

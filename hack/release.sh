@@ -9,7 +9,9 @@
 #   sparkplug-ack-VERSION-image.oci.tar    the acknowledger's image (cmd/sparkplug-ack, the
 #                                          agent pod's part in controller mode), the same way
 #   spark-executor-plugin-configmap.yaml   the plugin ConfigMap, its image pinned by digest
-#   sparkplug-VERSION-install.yaml         manifests/ rendered by kustomize, with that ConfigMap
+#   sparkplug-VERSION-install.yaml         manifests/ rendered by kustomize (hack/release/kustomize,
+#                                          kustomize's library, as kubectl kustomize renders it),
+#                                          with that ConfigMap
 #   sparkplug-VERSION-controller-install.yaml
 #                                          controller mode (manifests/modes/controller) rendered by
 #                                          kustomize: its plugin ConfigMap runs the acknowledger's
@@ -26,7 +28,8 @@
 #
 # Environment: IMAGE (the repository, default ghcr.io/sparkplug-io/sparkplug),
 # ACK_IMAGE (the acknowledger's, default IMAGE-ack),
-# KUBECTL (a kubectl with kustomize built in; required), HELM (optional).
+# HELM (a helm binary, make helm builds one; optional: without it, no chart).
+# Nothing else but Go, git, bash, tar, gzip and sha256sum: no cluster, no kubectl.
 # `make release VERSION=vX.Y.Z` runs it into bin/release/VERSION.
 set -euo pipefail
 
@@ -41,7 +44,6 @@ out=$2
 image=${IMAGE:-ghcr.io/sparkplug-io/sparkplug}
 ack_image=${ACK_IMAGE:-$image-ack}
 [[ $version =~ ^v[0-9]+\.[0-9]+\.[0-9]+(-[0-9A-Za-z.-]+)?$ ]] || die "VERSION $version is not vMAJOR.MINOR.PATCH[-PRERELEASE]"
-[[ -x ${KUBECTL:-} ]] || die "KUBECTL must name a kubectl binary (make tools builds one)"
 
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 work=$(mktemp -d)
@@ -75,13 +77,14 @@ go run ./hack/genplugin -image "$pinned" -out "$out/spark-executor-plugin-config
 mkdir -p "$work/manifests"
 cp -r manifests/kustomization.yaml manifests/rbac.yaml manifests/controller "$work/manifests/"
 cp "$out/spark-executor-plugin-configmap.yaml" "$work/manifests/"
-"$KUBECTL" kustomize "$work/manifests" >"$out/sparkplug-$version-install.yaml"
+go build -o "$work/kustomize" ./hack/release/kustomize
+"$work/kustomize" -out "$out/sparkplug-$version-install.yaml" "$work/manifests"
 # sparkplug monitor, off unless added (kubectl apply -k manifests/monitor):
 # its Deployment runs the same image, pinned.
 cp -r manifests/monitor manifests/monitoring "$work/manifests/"
 sed -i "s|^\( *image: \).*\$|\1$pinned|" "$work/manifests/monitor/deployment.yaml"
 [[ $(grep -cF "image: $pinned" "$work/manifests/monitor/deployment.yaml") == 1 ]] || die "monitor/deployment.yaml: no image to pin"
-"$KUBECTL" kustomize "$work/manifests/monitor" >/dev/null
+"$work/kustomize" "$work/manifests/monitor" >/dev/null
 # Controller mode: the acknowledger's ConfigMap from plugin-ack.yaml, its
 # index pinned, and the controller's Deployment on the image, pinned; the
 # bundle is it rendered.
@@ -90,7 +93,7 @@ cp -r manifests/modes/controller "$work/manifests/modes/"
 go run ./hack/genplugin -in plugin-ack.yaml -image "$ack_pinned" -out "$work/manifests/modes/controller/spark-executor-plugin-configmap.yaml"
 sed -i "s|^\( *image: \).*\$|\1$pinned|" "$work/manifests/modes/controller/deployment.yaml"
 [[ $(grep -cF "image: $pinned" "$work/manifests/modes/controller/deployment.yaml") == 1 ]] || die "modes/controller/deployment.yaml: no image to pin"
-"$KUBECTL" kustomize "$work/manifests/modes/controller" >"$out/sparkplug-$version-controller-install.yaml"
+"$work/kustomize" -out "$out/sparkplug-$version-controller-install.yaml" "$work/manifests/modes/controller"
 tar -C "$work" --sort=name --owner=0 --group=0 --numeric-owner --mtime=@0 \
 	-czf "$out/sparkplug-$version-kustomize.tar.gz" manifests
 

@@ -72,7 +72,7 @@ func TestImages(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer stop()
-	opts := images.ReleaseOptions{RepoRoot: root, Repository: host + "/sparkplug", Kubectl: filepath.Join(bin, "kubectl"), Helm: helm(t, root), Dir: dir}
+	opts := images.ReleaseOptions{RepoRoot: root, Repository: host + "/sparkplug", Helm: helm(t, root), Dir: dir}
 	rel, err := images.BuildRelease(ctx, opts)
 	if err != nil {
 		t.Fatal(err)

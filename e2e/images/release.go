@@ -26,7 +26,6 @@ type ReleaseOptions struct {
 	RepoRoot   string // the repository to release
 	Repository string // IMAGE: the image repository the manifests and chart name, e.g. 127.0.0.1:PORT/sparkplug
 	Version    string // VERSION, default ReleaseVersion
-	Kubectl    string // KUBECTL: hack/tools.sh's kubectl
 	Helm       string // HELM: hack/helm.sh's helm; empty builds no chart
 	Dir        string // where the release goes; it must outlive every user of the Release
 }
@@ -70,7 +69,7 @@ var releases = struct {
 }{built: map[string]*Release{}}
 
 // BuildRelease builds sparkplug's release as `make release` does (it runs
-// hack/release.sh with KUBECTL, HELM and IMAGE), or returns the one this
+// hack/release.sh with HELM and IMAGE), or returns the one this
 // process already built for the same repository and version.
 func BuildRelease(ctx context.Context, o ReleaseOptions) (*Release, error) {
 	if o.Version == "" {
@@ -86,7 +85,7 @@ func BuildRelease(ctx context.Context, o ReleaseOptions) (*Release, error) {
 	out := filepath.Join(o.Dir, "release-"+o.Version)
 	cmd := exec.CommandContext(ctx, "bash", filepath.Join(o.RepoRoot, "hack", "release.sh"), o.Version, out)
 	cmd.Dir = o.RepoRoot
-	cmd.Env = append(os.Environ(), "KUBECTL="+o.Kubectl, "HELM="+o.Helm, "IMAGE="+o.Repository)
+	cmd.Env = append(os.Environ(), "HELM="+o.Helm, "IMAGE="+o.Repository)
 	if b, err := cmd.CombinedOutput(); err != nil {
 		return nil, fmt.Errorf("hack/release.sh %s: %w\n%s", o.Version, err, b)
 	}

@@ -149,7 +149,7 @@ func setUp(ctx context.Context, dir string) (stopRegistry func(), err error) {
 	}
 	step("building the release (hack/release.sh) for %s/sparkplug", host)
 	rel, err = images.BuildRelease(ctx, images.ReleaseOptions{
-		RepoRoot: root, Repository: host + "/sparkplug", Kubectl: filepath.Join(bin, "kubectl"), Helm: helm, Dir: dir,
+		RepoRoot: root, Repository: host + "/sparkplug", Helm: helm, Dir: dir,
 	})
 	if err != nil {
 		return stop, err
