@@ -57,7 +57,9 @@ type Plan struct {
 // Decide plans one pass over the node of s. It is pure: the same snapshot
 // and policy always give the same plan.
 //
-// A node someone else fulfilled is closed: its live driver is abandoned
+// What befell an action of the pass just before (Snapshot.Befell) is
+// reported, and nothing else done (befell.go). A node someone else
+// fulfilled is closed: its live driver is abandoned
 // and nothing is reported. A node without a run launches attempt 1 (after
 // the backoff of refused submissions). A node with a run reports the run's
 // verdict: its state, the time limits and the restart policy applied;
@@ -66,6 +68,10 @@ type Plan struct {
 // first when the step asks for it.
 func Decide(s *Snapshot, p Policy) Plan {
 	rn := s.Run
+	if s.Befell != nil {
+		loop, _ := identity.InLoop(s.Nodes, s.NodeID)
+		return afterAction(s, p, loop)
+	}
 	if s.Fulfilled || (s.Entry != nil && s.Entry.Phase.Fulfilled(nil)) {
 		pl := Plan{Abandon: rn != nil && rn.Live()}
 		release(s, &pl, 0)
@@ -197,7 +203,7 @@ func backoff(s *Snapshot, p Policy, attempt int) *state.Outcome {
 	if f.Count == 0 {
 		return nil
 	}
-	if out := AfterRefusal(f, p.Body); out.Phase == wfv1.NodeFailed {
+	if out := afterRefusal(f, p.Body); out.Phase == wfv1.NodeFailed {
 		return &out // no retry left: the refusal stands
 	}
 	rp := p.Body.RestartPolicy
@@ -211,10 +217,10 @@ func backoff(s *Snapshot, p Policy, attempt int) *state.Outcome {
 	return &o
 }
 
-// AfterRefusal is the outcome once a submission was refused, f counting
+// afterRefusal is the outcome once a submission was refused, f counting
 // it: a retry later while restartPolicy.onSubmissionFailureRetries allows
 // one, else Failed.
-func AfterRefusal(f Failure, body *spec.SparkApplicationSpec) state.Outcome {
+func afterRefusal(f Failure, body *spec.SparkApplicationSpec) state.Outcome {
 	rp := body.RestartPolicy
 	retries := deref32(rp.OnSubmissionFailureRetries, 0)
 	if f.Count <= int(retries) && rp.Type != spec.RestartNever {
