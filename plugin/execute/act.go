@@ -89,16 +89,14 @@ func (r *pass) act(snap *decide.Snapshot, pl decide.Plan) (*decide.Befell, error
 }
 
 // report offers an outcome, with the driver its outputs name, to the
-// workflow's writer, and records an Event when the driver's state
-// changed.
+// workflow's writer, as decide gave it, and records an Event when the
+// driver's state changed.
 func (r *pass) report(o state.Outcome, driver *corev1.Pod, asJSON bool) {
 	var artifact *wfv1.Artifact
 	if driver != nil {
-		var note string
-		artifact, note = driverLogOf(r.scope.WorkflowObject(), driver)
-		o = o.WithNote(note)
+		artifact = driverLogOf(r.scope.WorkflowObject(), driver)
 		r.core.stateEvent(r.wf, r.node, driver.Name, o)
-		o = r.core.withSparkProgress(o, r.step.Body, driver)
+		r.core.forgetProgress(o, driver)
 	}
 	r.flow.writer.Set(r.node, r.incarnation, r.core.result(o, driver, asJSON, r.step.Body, artifact))
 }
