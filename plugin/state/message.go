@@ -7,7 +7,9 @@ import (
 
 	wfv1 "github.com/argoproj/argo-workflows/v3/pkg/apis/workflow/v1alpha1"
 
+	"github.com/sparkplug-io/sparkplug/plugin/redact"
 	"github.com/sparkplug-io/sparkplug/plugin/spark"
+	"github.com/sparkplug-io/sparkplug/plugin/spec"
 )
 
 // Outcome is what a node is told about a Spark run: the state its message
@@ -69,6 +71,16 @@ func (o Outcome) Message() string {
 		head += ", " + o.Progress
 	}
 	return colon(head, o.Detail) + o.tail()
+}
+
+// Result is the node result the outcome renders to, the one place an
+// outcome becomes a node's phase and message: Argo copies the message
+// into the Workflow object, so whatever grew it (an API server's or
+// spark-submit's words) it stays bounded, and shows no secret those
+// words quote (redacted before it is cut, so that no cut hides a
+// secret's shape). Outputs are the act side's to add.
+func (o Outcome) Result() wfv1.NodeResult {
+	return wfv1.NodeResult{Phase: o.Phase, Message: spec.Truncate(redact.Value(o.Message()), spec.MaxMessageBytes)}
 }
 
 // tail renders the parts that end the message.
