@@ -3,10 +3,10 @@ package ack
 import (
 	"encoding/json"
 	"errors"
-	"os/exec"
 	"strings"
 	"testing"
 
+	"github.com/sparkplug-io/sparkplug/plugin/depstest"
 	"github.com/sparkplug-io/sparkplug/plugin/edge/edgetest"
 )
 
@@ -83,38 +83,11 @@ func TestTheRepliesAreTheAgentsJSON(t *testing.T) {
 // this package imports the standard library and package spark only, and
 // so does the acknowledger's binary, apart from pflag.
 func TestImportsStayLight(t *testing.T) {
-	for pkg, allowed := range map[string][]string{
-		".":                       {"github.com/sparkplug-io/sparkplug/plugin/"},
-		"../../cmd/sparkplug-ack": {"github.com/sparkplug-io/sparkplug/", "github.com/spf13/pflag"},
-	} {
-		out, err := exec.Command("go", "list", "-deps", "-f", "{{if not .Standard}}{{.ImportPath}}{{end}}", pkg).CombinedOutput()
-		if err != nil {
-			t.Fatalf("go list %s: %v\n%s", pkg, err, out)
-		}
-		deps := strings.Fields(string(out))
-		if len(deps) == 0 {
-			t.Fatalf("go list %s listed nothing", pkg)
-		}
-		for _, d := range deps {
-			ok := false
-			for _, prefix := range allowed {
-				ok = ok || strings.HasPrefix(d, prefix)
-			}
-			for _, heavy := range []string{"k8s.io", "argoproj", "gin-gonic", "sigs.k8s.io"} {
-				ok = ok && !strings.Contains(d, heavy)
-			}
-			if !ok {
-				t.Errorf("%s imports %s", pkg, d)
-			}
-		}
-	}
-	out, err := exec.Command("go", "list", "-deps", "-f", "{{if not .Standard}}{{.ImportPath}}{{end}}", ".").Output()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, d := range strings.Fields(string(out)) {
-		if d != "github.com/sparkplug-io/sparkplug/plugin/ack" && d != "github.com/sparkplug-io/sparkplug/plugin/spark" {
-			t.Errorf("package ack imports %s; it may import package spark and the standard library only", d)
-		}
-	}
+	heavy := []string{"k8s.io/", "sigs.k8s.io/", "github.com/argoproj/", "github.com/gin-gonic/"}
+	depstest.Check(t,
+		depstest.Rule{Pkg: ".", Self: "github.com/sparkplug-io/sparkplug/plugin/ack", Forbid: heavy,
+			Allow: []string{"github.com/sparkplug-io/sparkplug/plugin/ack", "github.com/sparkplug-io/sparkplug/plugin/spark"}},
+		depstest.Rule{Pkg: "../../cmd/sparkplug-ack", Self: "github.com/sparkplug-io/sparkplug/cmd/sparkplug-ack", Forbid: heavy,
+			Allow: []string{"github.com/sparkplug-io/sparkplug/", "github.com/spf13/pflag"}},
+	)
 }

@@ -2,8 +2,6 @@ package controller
 
 import (
 	"encoding/json"
-	"os/exec"
-	"strings"
 	"testing"
 
 	wfv1 "github.com/argoproj/argo-workflows/v3/pkg/apis/workflow/v1alpha1"
@@ -70,24 +68,6 @@ func TestDiscoveryFollowsOnlyATaskSetItsWorkflowOwns(t *testing.T) {
 		obj, _ := slimTaskSet(ts)
 		if wf, spark := workflowOf(obj.(*wfv1.WorkflowTaskSet)); spark || wf.UID != "" {
 			t.Errorf("%s: followed %+v", name, wf)
-		}
-	}
-}
-
-// The controller runs no HTTP request code: the agent's requests are the
-// acknowledger's.
-func TestControllerImportsNoRequestCode(t *testing.T) {
-	out, err := exec.Command("go", "list", "-deps", "-f", "{{.ImportPath}}", ".").Output()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, dep := range strings.Fields(string(out)) {
-		switch {
-		case dep == "github.com/gin-gonic/gin",
-			strings.HasSuffix(dep, "/plugin/server"),
-			strings.HasSuffix(dep, "/plugin/sidecar"),
-			strings.HasSuffix(dep, "/plugin/acksrv"):
-			t.Errorf("package controller imports %s", dep)
 		}
 	}
 }

@@ -57,7 +57,9 @@ type Plan struct {
 // Decide plans one pass over the node of s. It is pure: the same snapshot
 // and policy always give the same plan.
 //
-// A node someone else fulfilled is closed: its live driver is abandoned
+// What befell an action of the pass just before (Snapshot.Befell) is
+// reported, and nothing else done (befell.go). A node someone else
+// fulfilled is closed: its live driver is abandoned
 // and nothing is reported. A node without a run launches attempt 1 (after
 // the backoff of refused submissions). A node with a run reports the run's
 // verdict: its state, the time limits and the restart policy applied;
@@ -65,7 +67,21 @@ type Plan struct {
 // next attempt, and a driver that ended by itself has its log stored
 // first when the step asks for it.
 func Decide(s *Snapshot, p Policy) Plan {
+	pl := plan(s, p)
+	if pl.Report && pl.Driver != nil {
+		pl.Outcome = driverParts(pl.Outcome, pl.Driver, s.Progress)
+	}
+	return pl
+}
+
+// plan is Decide but for the parts of the message that tell of the
+// driver the outputs name (driverParts).
+func plan(s *Snapshot, p Policy) Plan {
 	rn := s.Run
+	if s.Befell != nil {
+		loop, _ := identity.InLoop(s.Nodes, s.NodeID)
+		return afterAction(s, p, loop)
+	}
 	if s.Fulfilled || (s.Entry != nil && s.Entry.Phase.Fulfilled(nil)) {
 		pl := Plan{Abandon: rn != nil && rn.Live()}
 		release(s, &pl, 0)
@@ -85,7 +101,8 @@ func Decide(s *Snapshot, p Policy) Plan {
 		// Kueue took the quota back, but holds it for the Workload until
 		// sparkplug deletes it: the driver's log is stored first, then
 		// the driver stops.
-		out := v.Outcome.WithNote("; archiving the driver log before stopping the driver")
+		out := v.Outcome
+		out.Archive = state.ArchivingBeforeStop
 		out.Phase = wfv1.NodeRunning
 		pl := Plan{Archive: true, Report: true, Outcome: out, Driver: rn.Head(), JSON: loop}
 		release(s, &pl, rn.Attempt())
@@ -111,7 +128,7 @@ func Decide(s *Snapshot, p Policy) Plan {
 	if v.Final && pl.Stop == LimitNone && needsArchive(rn, p.Body) {
 		pl.Archive = true
 		pl.Outcome.Phase = wfv1.NodeRunning
-		pl.Outcome = pl.Outcome.WithNote("; archiving the driver log")
+		pl.Outcome.Archive = state.ArchivingLog
 	}
 	if pl.Outcome.Phase.Completed() && !known {
 		// Whether the node is a loop's child (a JSON result) is unknown
@@ -159,7 +176,7 @@ func verdict(s *Snapshot, p Policy, rn *Run) (Verdict, Limit) {
 	ended := driverpod.EndedAt(head, s.Now)
 	switch {
 	case l == LimitTimeout:
-		return Verdict{Final: true, Outcome: a.Outcome().WithNote(attemptSuffix(rn.Attempt(), p.Body.RestartPolicy)), Ended: a}, l
+		return Verdict{Final: true, Outcome: withAttempt(a.Outcome(), attemptPart(rn.Attempt(), p.Body.RestartPolicy)), Ended: a}, l
 	case l == LimitPending:
 		ended = head.CreationTimestamp.Add(pending)
 	case l == LimitCannotStart:
@@ -178,7 +195,7 @@ func tombVerdict(s *Snapshot, p Policy, rn *Run) Verdict {
 	a := state.Assessment{State: spark.StateFailing, Done: true, Reason: ann[spark.AnnotationStoppedReason], Detail: ann[spark.AnnotationStoppedDetail]}
 	switch Limit(ann[spark.AnnotationStopped]) {
 	case LimitTimeout, LimitEvicted:
-		return Verdict{Final: true, Outcome: a.Outcome().WithNote(attemptSuffix(rn.Attempt(), p.Body.RestartPolicy))}
+		return Verdict{Final: true, Outcome: withAttempt(a.Outcome(), attemptPart(rn.Attempt(), p.Body.RestartPolicy))}
 	case LimitPreempted:
 		return requeue(a, rn.Attempt())
 	}
@@ -197,7 +214,7 @@ func backoff(s *Snapshot, p Policy, attempt int) *state.Outcome {
 	if f.Count == 0 {
 		return nil
 	}
-	if out := AfterRefusal(f, p.Body); out.Phase == wfv1.NodeFailed {
+	if out := afterRefusal(f, p.Body); out.Phase == wfv1.NodeFailed {
 		return &out // no retry left: the refusal stands
 	}
 	rp := p.Body.RestartPolicy
@@ -211,10 +228,10 @@ func backoff(s *Snapshot, p Policy, attempt int) *state.Outcome {
 	return &o
 }
 
-// AfterRefusal is the outcome once a submission was refused, f counting
+// afterRefusal is the outcome once a submission was refused, f counting
 // it: a retry later while restartPolicy.onSubmissionFailureRetries allows
 // one, else Failed.
-func AfterRefusal(f Failure, body *spec.SparkApplicationSpec) state.Outcome {
+func afterRefusal(f Failure, body *spec.SparkApplicationSpec) state.Outcome {
 	rp := body.RestartPolicy
 	retries := deref32(rp.OnSubmissionFailureRetries, 0)
 	if f.Count <= int(retries) && rp.Type != spec.RestartNever {

@@ -242,7 +242,7 @@ func TestDecide(t *testing.T) {
 	}
 }
 
-// AfterRefusal retries a refused submission per
+// afterRefusal retries a refused submission per
 // onSubmissionFailureRetries, and fails the node once they are used.
 func TestAfterRefusal(t *testing.T) {
 	onFailure := sparkBody(t, onFailureRP)
@@ -258,7 +258,7 @@ func TestAfterRefusal(t *testing.T) {
 		{"Never retries none", Failure{Count: 1, Message: "spark-submit exited 1"}, sparkBody(t, ""), wfv1.NodeFailed, "SUBMISSION_FAILED: spark-submit exited 1"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			o := AfterRefusal(tc.f, tc.body)
+			o := afterRefusal(tc.f, tc.body)
 			if o.Phase != tc.phase || o.State != spark.StateSubmissionFailed || o.Message() != tc.msg {
 				t.Errorf("%s %s %q, want %s SUBMISSION_FAILED %q", o.Phase, o.State, o.Message(), tc.phase, tc.msg)
 			}

@@ -36,9 +36,9 @@ type Verdict struct {
 // attempts that ended outside the application only (evicted, node lost,
 // deleted); Always reruns after success and failure without limit.
 func judge(a state.Assessment, attempt int, p spec.RestartPolicy, endedAt, now time.Time) Verdict {
-	suffix := attemptSuffix(attempt, p)
+	part := attemptPart(attempt, p)
 	if !a.Done {
-		return Verdict{Outcome: a.Outcome().WithNote(suffix)}
+		return Verdict{Outcome: withAttempt(a.Outcome(), part)}
 	}
 	rerun := false
 	var interval int64
@@ -55,7 +55,7 @@ func judge(a state.Assessment, attempt int, p spec.RestartPolicy, endedAt, now t
 	default: // Never, and anything validation let through, is no rerun.
 	}
 	if !rerun {
-		return Verdict{Final: true, Outcome: a.Outcome().WithNote(suffix), Ended: a}
+		return Verdict{Final: true, Outcome: withAttempt(a.Outcome(), part), Ended: a}
 	}
 	wait := time.Duration(int64(attempt)*interval) * time.Second
 	at := endedAt.Add(wait)
@@ -74,18 +74,26 @@ func pendingRerun(what string, a state.Assessment) state.Outcome {
 	return state.Outcome{State: spark.StatePendingRerun, Phase: wfv1.NodeRunning, Detail: what + ": " + a.Message(), ExitCode: a.ExitCode}
 }
 
-// attemptSuffix is " (attempt 2/3)" when the policy can rerun, else "".
-func attemptSuffix(attempt int, p spec.RestartPolicy) string {
+// attemptPart is the attempt a message names when the policy can rerun:
+// N of retries+1 for OnFailure and OnInfrastructureFailure with retries,
+// N alone for Always; none otherwise.
+func attemptPart(attempt int, p spec.RestartPolicy) state.Attempt {
 	switch p.Type {
 	case spec.RestartOnFailure, spec.RestartOnInfrastructureFailure:
 		if deref32(p.OnFailureRetries, 0) == 0 {
-			return ""
+			return state.Attempt{}
 		}
-		return " (attempt " + attemptOfMax(attempt, p) + ")"
+		return state.Attempt{N: attempt, Of: deref32(p.OnFailureRetries, 0) + 1}
 	case spec.RestartAlways:
-		return fmt.Sprintf(" (attempt %d)", attempt)
+		return state.Attempt{N: attempt}
 	}
-	return ""
+	return state.Attempt{}
+}
+
+// withAttempt is o naming attempt a.
+func withAttempt(o state.Outcome, a state.Attempt) state.Outcome {
+	o.Attempt = a
+	return o
 }
 
 // attemptOfMax is "2/3" when the policy reruns a limited number of times

@@ -36,6 +36,13 @@ func Invalid(err error) state.Outcome {
 	return state.Outcome{Phase: wfv1.NodeFailed, Detail: err.Error()}
 }
 
+// Declined: this process does not serve the request's workflow (the
+// sidecar follows its own agent pod's, or as many as it may already), or
+// may not write its TaskSet; the message is the reason alone.
+func Declined(why string) state.Outcome {
+	return state.Outcome{Phase: wfv1.NodeFailed, Detail: why}
+}
+
 // Refused: the workflow's node status is over what sparkplug reads of
 // one, or not readable (why): whether a node is fulfilled or a loop's
 // child is unknown, so none of its Spark steps runs.

@@ -118,7 +118,7 @@ func evicted(w Workload, a state.Assessment, attempt int, body *spec.SparkApplic
 	if w.EvictedReason == kueue.ReasonPreempted && body.RequeuesOnPreemption() {
 		return requeue(ended, attempt), LimitPreempted
 	}
-	return Verdict{Final: true, Outcome: ended.Outcome().WithNote(attemptSuffix(attempt, body.RestartPolicy)), Ended: ended}, LimitEvicted
+	return Verdict{Final: true, Outcome: withAttempt(ended.Outcome(), attemptPart(attempt, body.RestartPolicy)), Ended: ended}, LimitEvicted
 }
 
 // requeue is the verdict on an attempt Kueue preempted: the next attempt

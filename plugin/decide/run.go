@@ -34,6 +34,13 @@ type Snapshot struct {
 	// Failures are the refused submissions of the node's attempts, by
 	// attempt.
 	Failures map[int]Failure
+	// Progress is what Spark's REST API last said of the newest driver's
+	// running job ("stage 4/7, 1,200/3,000 tasks"; "": nothing).
+	Progress string
+	// Befell is what befell an action of the pass just before (nil: it
+	// acted without one, or there was none): this pass decides what the
+	// node reports of it (befell.go).
+	Befell *Befell
 	// Archiving: an upload of the newest driver's log is in flight.
 	Archiving bool
 	// Workloads are the node's Kueue Workloads (a queued step's), every

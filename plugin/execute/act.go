@@ -22,21 +22,22 @@ import (
 
 // act carries out a plan: abandon, stop, make sure of companions,
 // launch, start a log upload, and offer the outcome to the writer. It
-// decides nothing; what befalls an action (a refused or failed launch)
-// is said with the outcome package decide gives it. An error is a
-// transient failure: the node is reconciled again.
-func (r *pass) act(snap *decide.Snapshot, pl decide.Plan) error {
+// decides nothing: what befalls an action (a refused or failed launch, a
+// spark-submit that runs on) ends the pass and is returned, recorded,
+// for the next pass to decide on. An error is a transient failure: the
+// node is reconciled again.
+func (r *pass) act(snap *decide.Snapshot, pl decide.Plan) (*decide.Befell, error) {
 	rn := snap.Run
 	if pl.Abandon {
 		if err := r.abandon(rn); err != nil {
-			return err
+			return nil, err
 		}
-		return r.dequeue(pl.Dequeue)
+		return nil, r.dequeue(pl.Dequeue)
 	}
 	if pl.Stop != decide.LimitNone {
 		// The attempt was ended by a limit, not by Spark: stop its driver.
 		if err := r.stop(rn, pl.Stop, pl.Ended); err != nil {
-			return err
+			return nil, err
 		}
 		if pl.Stop == decide.LimitPreempted || pl.Stop == decide.LimitEvicted {
 			r.core.event(r.wf, corev1.EventTypeWarning, spark.ReasonEvicted,
@@ -46,34 +47,28 @@ func (r *pass) act(snap *decide.Snapshot, pl decide.Plan) error {
 	// After the stop: an evicted attempt's quota goes back once its
 	// driver is on its way out.
 	if err := r.dequeue(pl.Dequeue); err != nil {
-		return err
+		return nil, err
 	}
 	if pl.Ensure && pl.Stop == decide.LimitNone {
-		failure, err := r.ensureCompanions(rn, snap)
-		if err != nil {
-			return err
-		}
-		if failure != nil {
-			r.report(*failure, nil, pl.JSON)
-			return nil
+		befell, err := r.ensureCompanions(rn, snap)
+		if err != nil || befell != nil {
+			return befell, err
 		}
 	}
 	if pl.Enqueue > 0 {
-		if failure := r.enqueue(pl.Enqueue); failure != nil {
-			r.report(*failure, nil, pl.JSON)
-			return nil
+		if befell := r.enqueue(pl.Enqueue); befell != nil {
+			return befell, nil
 		}
 		// The Workload is in the cache (Wrote): the next pass reports it.
 		r.core.queue.Add(flowKey(r.wf.UID, r.node))
 	}
 	if pl.Launch > 0 {
-		body, failure := r.bodyOf(snap, pl.Launch)
-		if failure == nil {
-			_, failure = r.launch(pl.Launch, body)
+		body, befell := r.bodyOf(snap, pl.Launch)
+		if befell == nil {
+			_, befell = r.launch(pl.Launch, body)
 		}
-		if failure != nil {
-			r.report(*failure, nil, pl.JSON)
-			return nil
+		if befell != nil {
+			return befell, nil
 		}
 		// The new driver is in the cache (Wrote): the next pass reports it.
 		r.core.queue.Add(flowKey(r.wf.UID, r.node))
@@ -90,20 +85,18 @@ func (r *pass) act(snap *decide.Snapshot, pl decide.Plan) error {
 	if pl.Report {
 		r.report(pl.Outcome, pl.Driver, pl.JSON)
 	}
-	return nil
+	return nil, nil
 }
 
 // report offers an outcome, with the driver its outputs name, to the
-// workflow's writer, and records an Event when the driver's state
-// changed.
+// workflow's writer, as decide gave it, and records an Event when the
+// driver's state changed.
 func (r *pass) report(o state.Outcome, driver *corev1.Pod, asJSON bool) {
 	var artifact *wfv1.Artifact
 	if driver != nil {
-		var note string
-		artifact, note = driverLogOf(r.scope.WorkflowObject(), driver)
-		o = o.WithNote(note)
+		artifact = driverLogOf(r.scope.WorkflowObject(), driver)
 		r.core.stateEvent(r.wf, r.node, driver.Name, o)
-		o = r.core.withSparkProgress(o, r.step.Body, driver)
+		r.core.forgetProgress(o, driver)
 	}
 	r.flow.writer.Set(r.node, r.incarnation, r.core.result(o, driver, asJSON, r.step.Body, artifact))
 }
@@ -223,26 +216,28 @@ func (r *pass) discard(driver *corev1.Pod) {
 	r.core.metrics.Driver("deleted", "refused")
 }
 
-// transient logs an API error that asking again may cure and answers it.
-func (r *pass) transient(format string, args ...any) *state.Outcome {
+// transient logs an API error that asking again may cure and records it.
+func (r *pass) transient(format string, args ...any) *decide.Befell {
 	msg := fmt.Sprintf(format, args...)
 	r.log.Info("transient error; the agent will ask again", "error", msg)
-	o := decide.Transient(msg)
-	return &o
+	return &decide.Befell{Kind: decide.Interrupted, Message: msg}
 }
 
-// rejected counts a refused submission of a node's attempt and answers
-// as afterRefusal decides.
-func (r *pass) rejected(attempt int, message string) *state.Outcome {
+// unlaunchable records a launch that cannot be made at all.
+func unlaunchable(message string) *decide.Befell {
+	return &decide.Befell{Kind: decide.Unlaunchable, Message: message}
+}
+
+// rejected counts a refused submission of a node's attempt and records
+// it; the next pass decides, by the restart policy, whether it is
+// retried.
+func (r *pass) rejected(attempt int, message string) *decide.Befell {
 	f := r.core.failures.record(r.wf.UID, r.node, attempt, message, r.now)
-	out := decide.AfterRefusal(f, r.policy.Body)
-	if out.Phase == wfv1.NodeFailed {
-		r.log.Info("driver submission failed", "error", f.Message)
-	}
+	r.log.Info("driver submission refused", "attempt", attempt, "refusals", f.Count, "error", f.Message)
 	// One Event per refused submission: nothing else in the cluster says
 	// a submission failed (no driver was made), and sparkplug monitor
 	// counts spark_application_failed_submission_count from them.
 	r.core.event(r.wf, corev1.EventTypeWarning, spark.ReasonSubmissionFailed,
 		fmt.Sprintf("node %s, attempt %d: %s", r.node, attempt, spec.Truncate(message, spec.MaxMessageBytes)))
-	return &out
+	return &decide.Befell{Kind: decide.Rejected, Attempt: attempt, Message: f.Message}
 }

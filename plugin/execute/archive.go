@@ -14,8 +14,9 @@ import (
 )
 
 // maxArchiveErrorBytes bounds the reason an archive failed, as it is kept
-// on the driver pod and shown in the node's message.
-const maxArchiveErrorBytes = 512
+// on the driver pod (decide shows it in the node's message, bounded the
+// same).
+const maxArchiveErrorBytes = spark.MaxDriverLogErrorBytes
 
 // archiveLog stores the log of a driver that ended by itself, as the
 // plan says, before its final result is written: it starts the upload
@@ -62,24 +63,21 @@ func (r *pass) archiveLog(rn *decide.Run) {
 }
 
 // driverLogOf is a node's driver-log output artifact, when the driver's
-// log was archived, and the note its final message ends with when it
-// could not be, for workflow wf. The location is the workflow's
+// log was archived, for workflow wf (why it could not be is decide's
+// part of the message). The location is the workflow's
 // repository's, as Argo resolved it, and the key the one sparkplug gives
 // this driver: the annotation is only believed when it names that key, so
 // no one who can write a pod's annotations can point the Argo UI (which
 // fetches the artifact with the credentials the location names) at another
 // server, bucket, key or Secret.
-func driverLogOf(wf *wfv1.Workflow, driver *corev1.Pod) (*wfv1.Artifact, string) {
-	if why := driver.Annotations[spark.AnnotationDriverLogError]; why != "" {
-		return nil, "; driver log not archived: " + spec.Truncate(why, maxArchiveErrorBytes)
-	}
+func driverLogOf(wf *wfv1.Workflow, driver *corev1.Pod) *wfv1.Artifact {
 	key := driver.Annotations[spark.AnnotationDriverLog]
 	if key == "" || wf == nil {
-		return nil, ""
+		return nil
 	}
 	loc, err := archive.Location(wf, driver.Name)
 	if err != nil || loc.Key != key {
-		return nil, ""
+		return nil
 	}
-	return &wfv1.Artifact{Name: spark.OutputDriverLog, ArtifactLocation: wfv1.ArtifactLocation{S3: loc}}, ""
+	return &wfv1.Artifact{Name: spark.OutputDriverLog, ArtifactLocation: wfv1.ArtifactLocation{S3: loc}}
 }

@@ -7,17 +7,17 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/sparkplug-io/sparkplug/plugin/decide"
 	"github.com/sparkplug-io/sparkplug/plugin/driverpod"
 	"github.com/sparkplug-io/sparkplug/plugin/objects"
 	"github.com/sparkplug-io/sparkplug/plugin/spark"
-	"github.com/sparkplug-io/sparkplug/plugin/state"
 )
 
 // createDriver creates the driver pod natively. A pod found under its
 // name is taken if it is the run's (a repeated pass, a restarted plugin);
 // one that is not is returned as taken, named as a forgery, and left as it
 // is.
-func (r *pass) createDriver(objs *objects.Set, o launchOrder) (created, taken *corev1.Pod, out *state.Outcome) {
+func (r *pass) createDriver(objs *objects.Set, o launchOrder) (created, taken *corev1.Pod, out *decide.Befell) {
 	pods := r.core.clients.Kube.CoreV1().Pods(r.wf.Namespace)
 	created, err := pods.Create(r.ctx, objs.Driver, metav1.CreateOptions{})
 	switch {
@@ -57,7 +57,7 @@ func (r *pass) createDriver(objs *objects.Set, o launchOrder) (created, taken *c
 
 // launched is the end of a launch, err what making the driver's
 // companions gave.
-func (r *pass) launched(created *corev1.Pod, err error, o launchOrder) (*corev1.Pod, *state.Outcome) {
+func (r *pass) launched(created *corev1.Pod, err error, o launchOrder) (*corev1.Pod, *decide.Befell) {
 	if err != nil {
 		if failsAttempt(err) {
 			r.discard(created)

@@ -56,6 +56,8 @@ func (c *Core) stateEvent(wf spark.WorkflowRef, node, driver string, o state.Out
 	if !c.events.changed(driver, o.State) {
 		return
 	}
+	// The Event tells of the state; Spark's progress moves on within it.
+	o.Progress = ""
 	reason, ok := eventReasons[o.State]
 	if !ok {
 		reason = spark.ReasonOtherState

@@ -20,7 +20,8 @@ import (
 // entry, what the Workflow shows of it, its run in the current
 // incarnation (driver pods, the tombstone of a stopped one, or a ghost of
 // one the entry names and the cluster lost) with the newest driver's
-// executors, and its refused submissions. It writes nothing to the
+// executors and Spark's progress of its job, and its refused
+// submissions. It writes nothing to the
 // cluster; the only memory it touches is when this process first missed a
 // ghost's driver.
 func (r *pass) gather(ts *wfv1.WorkflowTaskSet, wf *wfv1.Workflow) *decide.Snapshot {
@@ -35,6 +36,7 @@ func (r *pass) gather(ts *wfv1.WorkflowTaskSet, wf *wfv1.Workflow) *decide.Snaps
 	s.Run = r.run(s.Entry, r.started)
 	if s.Run != nil && s.Run.Tomb == nil && !s.Run.Ghost {
 		s.Run.Executors = r.executors(s.Run.Head())
+		s.Progress = r.core.sparkProgress(r.step.Body, s.Run.Head())
 	}
 	s.Workloads, s.WorkloadsKnown = r.workloads()
 	return s

@@ -24,7 +24,6 @@ import (
 	"github.com/sparkplug-io/sparkplug/plugin/objects"
 	"github.com/sparkplug-io/sparkplug/plugin/spark"
 	"github.com/sparkplug-io/sparkplug/plugin/spec"
-	"github.com/sparkplug-io/sparkplug/plugin/state"
 )
 
 // launch creates attempt of the node's run in the current incarnation:
@@ -37,7 +36,7 @@ import (
 // nobody can hold, once. The driver pod is created by the step's
 // launcher: natively here, or by spark-submit (sparkSubmit). A launch
 // that does not go through returns the outcome instead.
-func (r *pass) launch(attempt int, body *spec.SparkApplicationSpec) (*corev1.Pod, *state.Outcome) {
+func (r *pass) launch(attempt int, body *spec.SparkApplicationSpec) (*corev1.Pod, *decide.Befell) {
 	br := r.step.Run(r.wf, r.node, attempt)
 	br.Incarnation = r.incarnation
 	// A name nobody can guess for the ConfigMap the driver mounts: none
@@ -47,14 +46,13 @@ func (r *pass) launch(attempt int, body *spec.SparkApplicationSpec) (*corev1.Pod
 	for {
 		objs, err := r.core.builder.Build(body, br)
 		if err != nil {
-			out := state.SubmissionFailed(fmt.Sprintf("build driver objects: %s", err))
-			return nil, &out
+			return nil, unlaunchable(fmt.Sprintf("build driver objects: %s", err))
 		}
 		if out := r.createPodGroup(objs.PodGroup, o); out != nil {
 			return nil, out
 		}
 		var created *corev1.Pod
-		var out *state.Outcome
+		var out *decide.Befell
 		native := r.step.Body.LauncherFor(r.core.opts.Launcher) != spec.LauncherSparkSubmit
 		if !native {
 			created, out = r.sparkSubmit(objs, br, o)
@@ -96,7 +94,7 @@ func (r *pass) launch(attempt int, body *spec.SparkApplicationSpec) (*corev1.Pod
 // A companion the API server refuses for good ends the attempt as a
 // refused submission, unless the driver already runs (keepsRunning): the
 // answer is then returned instead.
-func (r *pass) ensureCompanions(rn *decide.Run, snap *decide.Snapshot) (*state.Outcome, error) {
+func (r *pass) ensureCompanions(rn *decide.Run, snap *decide.Snapshot) (*decide.Befell, error) {
 	head := rn.Head()
 	if head.UID == "" || r.core.companions.has(head.UID) {
 		return nil, nil
@@ -321,7 +319,7 @@ func (r *pass) dynamicResource(o *unstructured.Unstructured) (dynamic.ResourceIn
 // submission, counted and retried per onSubmissionFailureRetries as the
 // Spark operator retries a failed batch scheduling, with a message that
 // names the fix.
-func (r *pass) createPodGroup(pg *unstructured.Unstructured, o launchOrder) *state.Outcome {
+func (r *pass) createPodGroup(pg *unstructured.Unstructured, o launchOrder) *decide.Befell {
 	if pg == nil {
 		return nil
 	}

@@ -6,6 +6,7 @@ import (
 	wfv1 "github.com/argoproj/argo-workflows/v3/pkg/apis/workflow/v1alpha1"
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/sparkplug-io/sparkplug/plugin/driverpod"
 	"github.com/sparkplug-io/sparkplug/plugin/objects"
 	"github.com/sparkplug-io/sparkplug/plugin/spark"
 	"github.com/sparkplug-io/sparkplug/plugin/sparkapi"
@@ -32,27 +33,26 @@ func newProgressSource(interval time.Duration) ProgressSource {
 	return sparkapi.NewTracker(sparkapi.NewClient(0), sparkapi.TrackerOptions{Refresh: interval})
 }
 
-// withSparkProgress adds, to a running driver's outcome, the running
-// job's stage and task progress Spark's REST API last gave (nothing when
-// the UI does not answer: the executor count and elapsed time alone), and
-// forgets a driver that is over.
-func (c *Core) withSparkProgress(o state.Outcome, body *spec.SparkApplicationSpec, driver *corev1.Pod) state.Outcome {
-	if c.progress == nil || driver == nil || driver.UID == "" {
-		return o
+// sparkProgress is what Spark's REST API last gave of a running
+// driver's job (the stage and task counts; "" when the UI does not
+// answer, no job runs, or progress is off), for the snapshot: decide
+// shows it in a RUNNING message. Only a driver whose pod runs is asked
+// about, and the tracker answers at once from what it last heard.
+func (c *Core) sparkProgress(body *spec.SparkApplicationSpec, driver *corev1.Pod) string {
+	if c.progress == nil || driver == nil || driver.UID == "" || driver.Status.Phase != corev1.PodRunning || driverpod.Finished(driver) {
+		return ""
 	}
-	key := string(driver.UID)
-	if o.State != spark.StateRunning || o.Phase != wfv1.NodeRunning {
-		if o.Phase == wfv1.NodeSucceeded || o.Phase == wfv1.NodeFailed || o.Phase == wfv1.NodeError {
-			c.progress.Forget(key)
-		}
-		return o
-	}
-	if text, _ := c.progress.Get(key, objects.SparkUIClusterURL(body, driver), driver.Labels[spark.LabelAppSelector]); text != "" {
-		o.Progress = spec.Truncate(text, maxProgressBytes)
-	}
-	return o
+	text, _ := c.progress.Get(string(driver.UID), objects.SparkUIClusterURL(body, driver), driver.Labels[spark.LabelAppSelector])
+	return text
 }
 
-// maxProgressBytes bounds Spark's part of a message (its numbers are
-// small; this is a guard, not a format).
-const maxProgressBytes = 64
+// forgetProgress forgets the Spark progress of a driver whose node's
+// outcome is final.
+func (c *Core) forgetProgress(o state.Outcome, driver *corev1.Pod) {
+	if c.progress == nil || driver == nil || driver.UID == "" {
+		return
+	}
+	if o.Phase == wfv1.NodeSucceeded || o.Phase == wfv1.NodeFailed || o.Phase == wfv1.NodeError {
+		c.progress.Forget(string(driver.UID))
+	}
+}

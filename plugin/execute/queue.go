@@ -17,7 +17,6 @@ import (
 	"github.com/sparkplug-io/sparkplug/plugin/kueue"
 	"github.com/sparkplug-io/sparkplug/plugin/spark"
 	"github.com/sparkplug-io/sparkplug/plugin/spec"
-	"github.com/sparkplug-io/sparkplug/plugin/state"
 )
 
 // A queued step's Kueue Workloads: created before anything else of an
@@ -43,18 +42,16 @@ func (r *pass) workloadClient() (dynamic.ResourceInterface, error) {
 // (a repeated pass, a restarted plugin) is taken if it is the run's;
 // someone else's fails the attempt. Kueue's API not being served is a
 // refused submission whose message says what to install.
-func (r *pass) enqueue(attempt int) *state.Outcome {
+func (r *pass) enqueue(attempt int) *decide.Befell {
 	br := r.step.Run(r.wf, r.node, attempt)
 	br.Incarnation = r.incarnation
 	objs, err := r.core.builder.Build(r.step.Body, br)
 	if err != nil {
-		out := state.SubmissionFailed(fmt.Sprintf("build driver objects: %s", err))
-		return &out
+		return unlaunchable(fmt.Sprintf("build driver objects: %s", err))
 	}
 	want := objs.Workload
 	if want == nil {
-		out := state.SubmissionFailed("the step is queued but no Kueue Workload was built for it")
-		return &out
+		return unlaunchable("the step is queued but no Kueue Workload was built for it")
 	}
 	if out := r.withPriority(want, attempt); out != nil {
 		return out
@@ -99,7 +96,7 @@ func (r *pass) enqueue(attempt int) *state.Outcome {
 // driver's priorityClassName. Kueue's CRD requires the value with the
 // reference, and its webhook does not compute it for a Workload it did
 // not make, so sparkplug reads the class.
-func (r *pass) withPriority(w *unstructured.Unstructured, attempt int) *state.Outcome {
+func (r *pass) withPriority(w *unstructured.Unstructured, attempt int) *decide.Befell {
 	var ref kueue.PriorityClassRef
 	var value int32
 	if name := r.step.Template.Metadata.Labels[kueue.LabelPriorityClass]; name != "" {
@@ -129,13 +126,12 @@ func (r *pass) withPriority(w *unstructured.Unstructured, attempt int) *state.Ou
 		err = unstructured.SetNestedField(w.Object, int64(value), "spec", "priority")
 	}
 	if err != nil {
-		out := state.SubmissionFailed(fmt.Sprintf("set the priority of Kueue Workload %s: %s", w.GetName(), err))
-		return &out
+		return unlaunchable(fmt.Sprintf("set the priority of Kueue Workload %s: %s", w.GetName(), err))
 	}
 	return nil
 }
 
-func (r *pass) priorityRefused(attempt int, kind, name, field string, err error) *state.Outcome {
+func (r *pass) priorityRefused(attempt int, kind, name, field string, err error) *decide.Befell {
 	if isTransient(err) {
 		return r.transient("get %s %s: %s", kind, name, err)
 	}
@@ -174,7 +170,7 @@ func (r *pass) admittedBody(w *decide.Workload) (*spec.SparkApplicationSpec, err
 // for a queued step the one its admitted Workload asks for
 // (admittedBody). A body the admission contradicts fails the attempt;
 // a flavor that cannot be read now is tried again.
-func (r *pass) bodyOf(snap *decide.Snapshot, attempt int) (*spec.SparkApplicationSpec, *state.Outcome) {
+func (r *pass) bodyOf(snap *decide.Snapshot, attempt int) (*spec.SparkApplicationSpec, *decide.Befell) {
 	if r.step.Queue == "" {
 		return r.step.Body, nil
 	}
@@ -187,8 +183,7 @@ func (r *pass) bodyOf(snap *decide.Snapshot, attempt int) (*spec.SparkApplicatio
 	var conflict *kueue.ConflictError
 	switch {
 	case errors.As(err, &conflict):
-		out := state.SubmissionFailed(err.Error())
-		return nil, &out
+		return nil, unlaunchable(err.Error())
 	case err != nil:
 		return nil, r.transient("%s", err)
 	}

@@ -306,20 +306,37 @@ func (c *Core) reconcile(ctx context.Context, fl *flow, node string) error {
 	if wf.Status.StartedAt.IsZero() {
 		return nil // not started: no incarnation to launch in yet (R4)
 	}
-	r := &pass{core: c, ctx: ctx, log: log.With("template", tmpl.Name), wf: sc.Workflow, scope: sc, flow: fl, node: node, step: st,
+	r := c.newPass(ctx, fl, node, st, wf, log.With("template", tmpl.Name))
+	snap := r.gather(ts, wf)
+	for {
+		pl := decide.Decide(snap, r.policy)
+		changes := pl.Launch > 0 || pl.Stop != decide.LimitNone || pl.Abandon || pl.Archive || pl.Enqueue > 0 || len(pl.Dequeue) > 0 ||
+			(pl.Report && (snap.Entry == nil || snap.Entry.Phase != pl.Outcome.Phase))
+		if changes && c.log.Enabled(ctx, slog.LevelDebug) {
+			// What a pass that changes something saw and chose; passes that
+			// change nothing (most: every --resync) say nothing.
+			r.log.Debug("pass", "incarnation", r.incarnation, "entry", entryPhase(snap.Entry), "fulfilled", snap.Fulfilled,
+				"run", runSummary(snap.Run), "launch", pl.Launch, "stop", string(pl.Stop), "abandon", pl.Abandon, "report", pl.Report, "phase", pl.Outcome.Phase)
+		}
+		befell, err := r.act(snap, pl)
+		if err != nil || befell == nil || snap.Befell != nil {
+			return err
+		}
+		// What befell an action is the next pass's to decide, at once:
+		// on the snapshot this pass saw and acted on, with what it
+		// recorded (a refusal is counted in memory).
+		snap.Befell, snap.Failures = befell, r.core.failures.of(r.wf.UID, r.node)
+	}
+}
+
+// newPass is a pass over node, of step st, in the incarnation of wf (the
+// Workflow the pass reads).
+func (c *Core) newPass(ctx context.Context, fl *flow, node string, st *step.Step, wf *wfv1.Workflow, log *slog.Logger) *pass {
+	sc := fl.scope
+	r := &pass{core: c, ctx: ctx, log: log, wf: sc.Workflow, scope: sc, flow: fl, node: node, step: st,
 		now: c.opts.Now(), incarnation: nodestatus.Incarnation(wf)}
 	r.policy = decide.Policy{Body: st.Body, Timeout: st.Timeout, NotFoundGrace: c.opts.NotFoundGrace, ProgressInterval: c.opts.ProgressInterval, Queue: st.Queue}
-	snap := r.gather(ts, wf)
-	pl := decide.Decide(snap, r.policy)
-	changes := pl.Launch > 0 || pl.Stop != decide.LimitNone || pl.Abandon || pl.Archive || pl.Enqueue > 0 || len(pl.Dequeue) > 0 ||
-		(pl.Report && (snap.Entry == nil || snap.Entry.Phase != pl.Outcome.Phase))
-	if changes && c.log.Enabled(ctx, slog.LevelDebug) {
-		// What a pass that changes something saw and chose; passes that
-		// change nothing (most: every --resync) say nothing.
-		r.log.Debug("pass", "incarnation", r.incarnation, "entry", entryPhase(snap.Entry), "fulfilled", snap.Fulfilled,
-			"run", runSummary(snap.Run), "launch", pl.Launch, "stop", string(pl.Stop), "abandon", pl.Abandon, "report", pl.Report, "phase", pl.Outcome.Phase)
-	}
-	return r.act(snap, pl)
+	return r
 }
 
 // entryPhase and runSummary describe a snapshot in the debug log.

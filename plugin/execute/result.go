@@ -7,22 +7,17 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/sparkplug-io/sparkplug/plugin/objects"
-	"github.com/sparkplug-io/sparkplug/plugin/redact"
 	"github.com/sparkplug-io/sparkplug/plugin/spark"
 	"github.com/sparkplug-io/sparkplug/plugin/spec"
 	"github.com/sparkplug-io/sparkplug/plugin/state"
 )
 
-// result renders what a node shows, the one place an outcome becomes a
-// node's phase, message and outputs: with a driver, its outputs (the
+// result renders what a node shows: its phase and message as the outcome
+// renders them (state.Outcome.Result), with a driver, its outputs (the
 // result a JSON string when asJSON is set, for a loop's child, and the
 // driver-log artifact when its log was stored).
 func (c *Core) result(o state.Outcome, driver *corev1.Pod, asJSON bool, body *spec.SparkApplicationSpec, artifact *wfv1.Artifact) wfv1.NodeResult {
-	// Argo copies the message into the Workflow object: whatever grew it
-	// (an API server's or spark-submit's words), it stays bounded, and
-	// shows no secret those words quote (redacted before it is cut, so
-	// that no cut hides a secret's shape).
-	node := wfv1.NodeResult{Phase: o.Phase, Message: spec.Truncate(redact.Value(o.Message()), spec.MaxMessageBytes)}
+	node := o.Result()
 	if driver == nil || body == nil {
 		return node
 	}

@@ -37,32 +37,43 @@ func progressDriver() *corev1.Pod {
 		Labels: map[string]string{spark.LabelAppSelector: "spark-0123"}}}
 }
 
-func TestRunningMessageCarriesSparksProgress(t *testing.T) {
+// A running driver's Spark progress is asked of the tracker, at its
+// in-cluster UI, for the snapshot (decide puts it in the message: its
+// TestRunningMessageCarriesSparksProgress); a driver whose pod does not
+// run is not asked about, and a finished one is forgotten.
+func TestRunningDriversProgressIsGathered(t *testing.T) {
 	f := &fakeProgress{text: "stage 4/7, 1,200/3,000 tasks"}
 	c := &Core{progress: f}
 	body := &spec.SparkApplicationSpec{SparkConf: map[string]string{spark.ConfUIPort: "4050"}}
-	running := state.Outcome{State: spark.StateRunning, Phase: wfv1.NodeRunning, Counts: "3/3 executors", Elapsed: 4*time.Minute + 30*time.Second}
+	driver := progressDriver()
+	driver.Status.Phase = corev1.PodRunning
 
-	got := c.withSparkProgress(running, body, progressDriver()).Message()
-	if want := "RUNNING 3/3 executors, 4m30s, stage 4/7, 1,200/3,000 tasks"; got != want {
-		t.Errorf("message %q, want %q", got, want)
+	if got := c.sparkProgress(body, driver); got != "stage 4/7, 1,200/3,000 tasks" {
+		t.Errorf("progress %q", got)
 	}
 	if len(f.asked) != 1 || f.asked[0] != "u-1" || f.appIDs[0] != "spark-0123" || f.urls[0] != "http://etl-1a2b3c4d-driver-svc.jobs.svc:4050" {
 		t.Errorf("asked %v at %v for %v; want the driver's uid, its in-cluster UI at spark.ui.port, its application id", f.asked, f.urls, f.appIDs)
 	}
 
-	f.text = "" // the UI does not answer: the executor count and elapsed time alone, never an error
-	if got := c.withSparkProgress(running, body, progressDriver()).Message(); got != "RUNNING 3/3 executors, 4m30s" {
-		t.Errorf("unreachable UI: message %q", got)
+	f.text = "" // the UI does not answer: no progress, never an error
+	if got := c.sparkProgress(body, driver); got != "" {
+		t.Errorf("unreachable UI: progress %q", got)
+	}
+	if got := c.sparkProgress(body, progressDriver()); got != "" || len(f.asked) != 2 {
+		t.Errorf("a pending driver: progress %q, asked %d times; want none, not asked", got, len(f.asked))
 	}
 
-	done := state.Outcome{State: spark.StateCompleted, Phase: wfv1.NodeSucceeded}
-	if got := c.withSparkProgress(done, body, progressDriver()).Message(); got != "COMPLETED" || len(f.forgot) != 1 || f.forgot[0] != "u-1" {
-		t.Errorf("finished driver: message %q, forgot %v; want COMPLETED and the driver forgotten", got, f.forgot)
+	c.forgetProgress(state.Outcome{State: spark.StateRunning, Phase: wfv1.NodeRunning}, driver)
+	if len(f.forgot) != 0 {
+		t.Errorf("a running driver forgotten: %v", f.forgot)
+	}
+	c.forgetProgress(state.Outcome{State: spark.StateCompleted, Phase: wfv1.NodeSucceeded}, driver)
+	if len(f.forgot) != 1 || f.forgot[0] != "u-1" {
+		t.Errorf("finished driver: forgot %v; want the driver forgotten", f.forgot)
 	}
 
 	off := &Core{}
-	if got := off.withSparkProgress(running, body, progressDriver()).Message(); got != "RUNNING 3/3 executors, 4m30s" {
+	if got := off.sparkProgress(body, driver); got != "" {
 		t.Errorf("progress off: %q", got)
 	}
 	if newProgressSource(0) != nil {

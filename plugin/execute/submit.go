@@ -20,7 +20,6 @@ import (
 	"github.com/sparkplug-io/sparkplug/plugin/objects"
 	"github.com/sparkplug-io/sparkplug/plugin/redact"
 	"github.com/sparkplug-io/sparkplug/plugin/spark"
-	"github.com/sparkplug-io/sparkplug/plugin/state"
 	"github.com/sparkplug-io/sparkplug/plugin/submit"
 )
 
@@ -56,7 +55,7 @@ import (
 // Workflow as owner, gets it (ensureOwner) before it is taken. Any other
 // pod of the name (a squatter's, another Workflow's) fails the attempt,
 // named, and is left as it is.
-func (r *pass) sparkSubmit(objs *objects.Set, br objects.Run, o launchOrder) (*corev1.Pod, *state.Outcome) {
+func (r *pass) sparkSubmit(objs *objects.Set, br objects.Run, o launchOrder) (*corev1.Pod, *decide.Befell) {
 	name := objs.Driver.Name
 	key := failKey(r.wf.UID, o.node, o.attempt)
 	if p := r.cachedPod(name); p != nil {
@@ -75,8 +74,7 @@ func (r *pass) sparkSubmit(objs *objects.Set, br objects.Run, o launchOrder) (*c
 	so := &r.core.opts.Submit
 	if so.SparkHome == "" {
 		r.withdrawPodGroup(objs.PodGroup)
-		out := state.SubmissionFailed("sparkplug.launcher is spark-submit, but this plugin has no Spark distribution to run it from (sparkplug serve --spark-home)")
-		return nil, &out
+		return nil, unlaunchable("sparkplug.launcher is spark-submit, but this plugin has no Spark distribution to run it from (sparkplug serve --spark-home)")
 	}
 	in := so.Input(r.step.Body, objects.Properties(r.step.Body, br), objs.Driver)
 	executorTemplate := objs.ConfigMap.Data[spark.ExecutorPodTemplateKey]
@@ -92,8 +90,7 @@ func (r *pass) sparkSubmit(objs *objects.Set, br objects.Run, o launchOrder) (*c
 	if run == nil {
 		// As many spark-submits run as the plugin allows: wait for a slot.
 		// Nothing was created; the PodGroup, if any, waits with the node.
-		out := decide.SubmitQueued(running)
-		return nil, &out
+		return nil, &decide.Befell{Kind: decide.NoSlot, Attempt: o.attempt, Running: running}
 	}
 
 	wait := time.NewTimer(r.core.opts.SubmitWait)
@@ -101,8 +98,7 @@ func (r *pass) sparkSubmit(objs *objects.Set, br objects.Run, o launchOrder) (*c
 	select {
 	case <-run.done:
 	case <-wait.C:
-		out := decide.SubmitRunning()
-		return nil, &out
+		return nil, &decide.Befell{Kind: decide.Submitting, Attempt: o.attempt}
 	case <-r.ctx.Done():
 		return nil, r.transient("wait for spark-submit: %s", r.ctx.Err())
 	}
@@ -167,7 +163,7 @@ func (r *pass) notOurDriver(p, built *corev1.Pod) string {
 
 // squatted fails the attempt whose driver's name another pod has, naming
 // it and why it is not this run's; the pod is left as it is.
-func (r *pass) squatted(attempt int, why string) *state.Outcome {
+func (r *pass) squatted(attempt int, why string) *decide.Befell {
 	r.log.Warn("a pod has the driver's name and is not this run's", "node", r.node, "why", why)
 	return r.rejected(attempt, fmt.Sprintf("%s, so it is not this run's driver: delete it, or run the workflow under another name", why))
 }

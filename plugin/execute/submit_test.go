@@ -20,10 +20,12 @@ import (
 	"k8s.io/client-go/kubernetes/fake"
 	k8stesting "k8s.io/client-go/testing"
 
+	"github.com/sparkplug-io/sparkplug/plugin/decide"
 	"github.com/sparkplug-io/sparkplug/plugin/objects"
 	"github.com/sparkplug-io/sparkplug/plugin/scope"
 	"github.com/sparkplug-io/sparkplug/plugin/scope/scopetest"
 	"github.com/sparkplug-io/sparkplug/plugin/spark"
+	"github.com/sparkplug-io/sparkplug/plugin/step"
 	"github.com/sparkplug-io/sparkplug/templates"
 )
 
@@ -198,3 +200,45 @@ func TestRejectedSubmissionIsRetriedPerPolicy(t *testing.T) {
 type errorString string
 
 func (e errorString) Error() string { return string(e) }
+
+// A refused launch, as two passes: act records the refusal (counted, an
+// Event) and reports nothing; the next pass decides on what act
+// recorded and reports the retry; reconcile runs both at once.
+func TestARefusedLaunchIsRecordedThenDecided(t *testing.T) {
+	quota := apierrors.NewForbidden(schema.GroupResource{Resource: "pods"}, "wf-driver", errorString("exceeded quota: compute"))
+	core, _, calls := newCore(t, func(int) error { return quota }, `,"restartPolicy":{"type":"OnFailure","onSubmissionFailureRetries":1}`)
+	fl := core.flowOf("uid-1")
+	ts, wf := fl.scope.TaskSet(), fl.scope.WorkflowObject()
+	tmpl := ts.Spec.Tasks["wf-1"]
+	st, ok, err := fl.step("wf-1", &tmpl, core.opts, func(st *step.Step) error { return core.admit(st, fl.scope.Workflow, "wf-1") })
+	if !ok || err != nil {
+		t.Fatalf("step of wf-1: %v %v", ok, err)
+	}
+	r := core.newPass(context.Background(), fl, "wf-1", st, wf, core.log)
+	snap := r.gather(ts, wf)
+	pl := decide.Decide(snap, r.policy)
+	if pl.Launch != 1 {
+		t.Fatalf("plan %+v; want attempt 1 launched", pl)
+	}
+	befell, err := r.act(snap, pl)
+	if err != nil || befell == nil || befell.Kind != decide.Rejected || befell.Attempt != 1 || !strings.Contains(befell.Message, "exceeded quota") {
+		t.Fatalf("act: %+v, %v; want the refusal of attempt 1 recorded", befell, err)
+	}
+	if res, said := fl.writer.Wanted("wf-1"); said {
+		t.Fatalf("act reported %+v; the next pass decides what is reported", res)
+	}
+	if f := core.failures.of("uid-1", "wf-1")[1]; f.Count != 1 || *calls != 1 {
+		t.Fatalf("refusals counted %+v after %d creates; want 1 after 1", f, *calls)
+	}
+	snap.Befell, snap.Failures = befell, core.failures.of("uid-1", "wf-1")
+	pl = decide.Decide(snap, r.policy)
+	if pl.Launch != 0 || !pl.Report || !strings.HasPrefix(pl.Outcome.Message(), "SUBMISSION_FAILED: retry 1/1 soon: ") {
+		t.Fatalf("the next pass: %+v %q; want the retry reported", pl, pl.Outcome.Message())
+	}
+	if befell, err := r.act(snap, pl); befell != nil || err != nil {
+		t.Fatalf("reporting: %+v, %v", befell, err)
+	}
+	if res, said := fl.writer.Wanted("wf-1"); !said || res.Phase != wfv1.NodePending || res.Message != pl.Outcome.Message() {
+		t.Fatalf("reported %+v; want %q", res, pl.Outcome.Message())
+	}
+}

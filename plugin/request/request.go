@@ -13,7 +13,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/sparkplug-io/sparkplug/plugin/ack"
-	"github.com/sparkplug-io/sparkplug/plugin/redact"
+	"github.com/sparkplug-io/sparkplug/plugin/decide"
 	"github.com/sparkplug-io/sparkplug/plugin/spark"
 )
 
@@ -88,13 +88,20 @@ func (a *Answerer) Execute(ctx context.Context, args executor.ExecuteTemplateArg
 	meta := args.Workflow.ObjectMeta
 	if err := a.serveAsked(spark.WorkflowRef{Name: meta.Name, Namespace: meta.Namespace, UID: meta.UID}); err != nil {
 		a.log.Info("request about a workflow this sidecar does not follow", "workflow", meta.Name, "uid", meta.UID, "error", err.Error())
-		return executor.ExecuteTemplateReply{Node: &wfv1.NodeResult{Phase: wfv1.NodeFailed, Message: redact.Value(err.Error())}}, nil
+		return declined(err.Error()), nil
 	}
 	if denied := a.core.AccessDenied(ctx, meta.UID); denied != "" {
-		return executor.ExecuteTemplateReply{Node: &wfv1.NodeResult{Phase: wfv1.NodeFailed, Message: redact.Value(denied)}}, nil
+		return declined(denied), nil
 	}
 	a.core.EnqueueAll(meta.UID)
 	return Acknowledgement(), nil
+}
+
+// declined is the reply that fails the asking node, saying why, as the
+// typed outcome renders it (decide.Declined, state.Outcome.Result).
+func declined(why string) executor.ExecuteTemplateReply {
+	res := decide.Declined(why).Result()
+	return executor.ExecuteTemplateReply{Node: &res}
 }
 
 // Decode reads one template.execute request from r into Argo's types, as

@@ -212,6 +212,9 @@ const (
 	// AnnotationDriverLogError records why it could not be archived.
 	AnnotationDriverLog      = Domain + "/driver-log"
 	AnnotationDriverLogError = Domain + "/driver-log-error"
+	// MaxDriverLogErrorBytes bounds the reason AnnotationDriverLogError
+	// records, as it is written and as a message shows it.
+	MaxDriverLogErrorBytes = 512
 
 	// AnnotationTTLSeconds carries the body's timeToLiveSeconds: a driver
 	// that finished that long ago, and whose result Argo recorded, is

@@ -134,7 +134,7 @@ func TestRunningMessageWithoutProgress(t *testing.T) {
 // The time comes after the counts, before a detail and a note; only a
 // running driver shows it.
 func TestElapsedPlaceInTheMessage(t *testing.T) {
-	o := Outcome{State: "RUNNING", Counts: "1/3 executors (2 pending)", Elapsed: 90 * time.Second, Detail: "driver pod is being deleted", Note: " (attempt 2/3)"}
+	o := Outcome{State: "RUNNING", Counts: "1/3 executors (2 pending)", Elapsed: 90 * time.Second, Detail: "driver pod is being deleted", Attempt: Attempt{N: 2, Of: 3}}
 	if got, want := o.Message(), "RUNNING 1/3 executors (2 pending), 1m30s: driver pod is being deleted (attempt 2/3)"; got != want {
 		t.Errorf("Message() = %q, want %q", got, want)
 	}

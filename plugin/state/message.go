@@ -7,7 +7,9 @@ import (
 
 	wfv1 "github.com/argoproj/argo-workflows/v3/pkg/apis/workflow/v1alpha1"
 
+	"github.com/sparkplug-io/sparkplug/plugin/redact"
 	"github.com/sparkplug-io/sparkplug/plugin/spark"
+	"github.com/sparkplug-io/sparkplug/plugin/spec"
 )
 
 // Outcome is what a node is told about a Spark run: the state its message
@@ -33,8 +35,20 @@ type Outcome struct {
 	Progress string
 	// Detail follows after a colon: "FAILED: driver exited 1 (Error)".
 	Detail string
-	// Note ends the message: "; waiting", " (attempt 2/3)".
-	Note string
+	// The parts that end the message, in this order (Message): each typed,
+	// none a free string that a caller appends to.
+	//
+	// Waits: the state is not known for now ("; waiting").
+	Waits bool
+	// Attempt is the attempt the outcome is about, when the restart
+	// policy can rerun: " (attempt 2/3)", " (attempt 2)" without a limit.
+	Attempt Attempt
+	// Archive: the driver's log is being stored ("; archiving the driver
+	// log", "...before stopping the driver").
+	Archive Archiving
+	// LogNotArchived is why the driver's log could not be stored:
+	// "; driver log not archived: <why>".
+	LogNotArchived string
 	// ExitCode is the exit code of the driver container the outcome is
 	// about, once it terminated: the node's outputs.exitCode. nil while it
 	// has not terminated, when it never ran, and when sparkplug stopped it
@@ -56,14 +70,63 @@ func (o Outcome) Message() string {
 	if o.Progress != "" {
 		head += ", " + o.Progress
 	}
-	return colon(head, o.Detail) + o.Note
+	return colon(head, o.Detail) + o.tail()
 }
 
-// WithNote returns o with note appended to its Note.
-func (o Outcome) WithNote(note string) Outcome {
-	o.Note += note
-	return o
+// Result is the node result the outcome renders to, the one place an
+// outcome becomes a node's phase and message: Argo copies the message
+// into the Workflow object, so whatever grew it (an API server's or
+// spark-submit's words) it stays bounded, and shows no secret those
+// words quote (redacted before it is cut, so that no cut hides a
+// secret's shape). Outputs are the act side's to add.
+func (o Outcome) Result() wfv1.NodeResult {
+	return wfv1.NodeResult{Phase: o.Phase, Message: spec.Truncate(redact.Value(o.Message()), spec.MaxMessageBytes)}
 }
+
+// tail renders the parts that end the message.
+func (o Outcome) tail() string {
+	var b strings.Builder
+	if o.Waits {
+		b.WriteString("; waiting")
+	}
+	b.WriteString(o.Attempt.String())
+	b.WriteString(string(o.Archive))
+	if o.LogNotArchived != "" {
+		b.WriteString("; driver log not archived: " + o.LogNotArchived)
+	}
+	return b.String()
+}
+
+// Attempt is "attempt N/Of" (Of: how many attempts the policy allows in
+// all; 0: no limit); the zero Attempt says nothing.
+type Attempt struct {
+	N  int
+	Of int32
+}
+
+// String is " (attempt 2/3)", " (attempt 2)" without a limit, "" for none.
+func (a Attempt) String() string {
+	switch {
+	case a.N == 0:
+		return ""
+	case a.Of == 0:
+		return fmt.Sprintf(" (attempt %d)", a.N)
+	}
+	return fmt.Sprintf(" (attempt %d/%d)", a.N, a.Of)
+}
+
+// Archiving is what a message says of a driver log being stored.
+type Archiving string
+
+const (
+	NotArchiving Archiving = ""
+	// ArchivingLog: the driver ended; its log is stored before the final
+	// result.
+	ArchivingLog Archiving = "; archiving the driver log"
+	// ArchivingBeforeStop: Kueue took the quota back; the log is stored,
+	// then the driver stops.
+	ArchivingBeforeStop Archiving = "; archiving the driver log before stopping the driver"
+)
 
 // SubmissionFailed is the outcome of a driver that cannot be submitted,
 // for good: the API server refused it, or its objects cannot be built.
@@ -91,7 +154,7 @@ func (a Assessment) Outcome() Outcome {
 		o.State = spark.StateFailed
 		o.Detail = colon(a.failureHead(), a.Detail)
 	case spark.StateUnknown:
-		o.Note = "; waiting"
+		o.Waits = true
 	case spark.StateNew:
 		// Assess never returns another state; say plainly what was set.
 		o.State = "NEW"

@@ -1,12 +1,14 @@
 package state
 
 import (
+	"strings"
 	"testing"
 
 	wfv1 "github.com/argoproj/argo-workflows/v3/pkg/apis/workflow/v1alpha1"
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/sparkplug-io/sparkplug/plugin/spark"
+	"github.com/sparkplug-io/sparkplug/plugin/spec"
 )
 
 func TestExecutorCounts(t *testing.T) {
@@ -143,5 +145,19 @@ func TestIsFatalWaiting(t *testing.T) {
 		if got := IsFatalWaiting(reason); got != want {
 			t.Errorf("IsFatalWaiting(%q) = %v, want %v", reason, got, want)
 		}
+	}
+}
+
+// Result is the outcome's phase and message as a node shows it: redacted,
+// then bounded.
+func TestResultIsRedactedAndBounded(t *testing.T) {
+	o := Outcome{State: spark.StateSubmissionFailed, Phase: wfv1.NodeFailed, Detail: "create pod: --db-password=leak01 " + strings.Repeat("x", 10000)}
+	r := o.Result()
+	if r.Phase != wfv1.NodeFailed || strings.Contains(r.Message, "leak01") || len(r.Message) > spec.MaxMessageBytes ||
+		!strings.HasPrefix(r.Message, "SUBMISSION_FAILED: create pod: --db-password=") {
+		t.Errorf("result %s %.120q (%d bytes); want Failed, redacted, at most %d bytes", r.Phase, r.Message, len(r.Message), spec.MaxMessageBytes)
+	}
+	if r.Outputs != nil {
+		t.Errorf("outputs %+v; the act side adds them", r.Outputs)
 	}
 }

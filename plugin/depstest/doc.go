@@ -1,0 +1,8 @@
+// Package depstest is for tests: it holds a package to a rule about what
+// it links, read from `go list -deps` (the build's own graph, not the
+// test's). Each rule says why it holds next to the package it is about:
+// the acknowledger's packages link no Kubernetes client (plugin/ack,
+// plugin/edge, cmd/sparkplug-ack), decide links no API client
+// (plugin/decide), the controller no request path (plugin/controller).
+// One helper, so each rule is a table row and not a copy of the last.
+package depstest
