@@ -9,7 +9,7 @@
 # control plane's cache key (and rebuilds it).
 #
 # The binaries go to a cache outside the clone, keyed by a hash of the pins
-# and of this script:
+# and of this script's recipe (its functions and Go environment, hack/lib.sh):
 #
 #   ${SPARKPLUG_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/sparkplug}/helm/<key>/bin
 #
@@ -34,8 +34,8 @@ export GOWORK=off
 export GOFLAGS="-mod=readonly -buildvcs=false"
 export CGO_ENABLED=0
 
-# key hashes every input of the build: the pins and this script.
-key() { hash_key "$HACK_DIR" helm.sh helm/go.mod helm/go.sum oras/go.mod oras/go.sum; }
+# key hashes every input of the build: the pins and this script's recipe.
+key() { hash_key "$HACK_DIR" helm/go.mod helm/go.sum oras/go.mod oras/go.sum; }
 
 # version prints the version a scratch module (default helm's) pins for a
 # module.

@@ -9,7 +9,7 @@
 #
 # It is apart from hack/tools.sh so that pinning or bumping Kueue never
 # changes the control plane's cache key (and rebuilds it). Everything goes to
-# a cache outside the clone, keyed by a hash of this script and the pins:
+# a cache outside the clone, keyed by a hash of this script's recipe (hack/lib.sh) and the pins:
 #
 #   ${SPARKPLUG_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/sparkplug}/kueue/<key>/bin/kueue
 #   ${SPARKPLUG_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/sparkplug}/kueue/<key>/bin/crds/*.yaml
@@ -35,7 +35,7 @@ export GOWORK=off
 export GOFLAGS="-mod=readonly -buildvcs=false"
 export CGO_ENABLED=0
 
-key() { hash_key "$ROOT" hack/kueue.sh hack/kueue/go.mod hack/kueue/go.sum; }
+key() { hash_key "$ROOT" hack/kueue/go.mod hack/kueue/go.sum; }
 
 version() { go -C "$MOD_DIR" list -m -f '{{.Version}}' "$KUEUE_MODULE"; }
 

@@ -7,10 +7,11 @@
 #   NAME=tools
 #   source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 #
-# then defines key, which prints its cache key (hash_key over the inputs of
-# its build: its pins and itself). Nothing here changes what a build makes,
-# so no key hashes this file: each script sets its builds' Go environment
-# itself.
+# then defines key, which prints its cache key: hash_key over the inputs
+# of its build, its pin files and its recipe (the text of the functions
+# it defines, and its builds' Go environment). Nothing here changes what
+# a build makes, so no key hashes this file, nor a script's comments and
+# usage: editing them rebuilds nothing.
 
 HACK_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 ROOT=$(cd "$HACK_DIR/.." && pwd)
@@ -24,17 +25,36 @@ die() {
 	exit 1
 }
 
-# hash_key prints a cache key: a hash of the hashes of files, named
-# relative to dir. Usage: hash_key <dir> <files or patterns...>; a pattern
-# (quoted) is expanded in dir.
+# hash_key prints a cache key: a hash of the hashes of the pin files,
+# named relative to dir, and of the script's recipe. Usage: hash_key <dir>
+# <files or patterns...>; a pattern (quoted) is expanded in dir.
 hash_key() {
 	local dir=$1
 	shift
-	(
-		cd "$dir"
-		# shellcheck disable=SC2048,SC2086 # the patterns expand here
-		sha256sum $*
-	) | sha256sum | cut -c1-12
+	{
+		(
+			cd "$dir"
+			# shellcheck disable=SC2048,SC2086 # the patterns expand here
+			sha256sum $*
+		)
+		recipe | sha256sum
+	} | sha256sum | cut -c1-12
+}
+
+# recipe prints what of the sourcing script makes what its builds make:
+# each function defined in the script's own file (not this file's), as
+# bash parsed it (declare -f: no comments, one layout), and the Go
+# environment its builds run with. A build input a script keeps outside
+# its functions belongs here.
+recipe() {
+	local f name line file
+	shopt -s extdebug # declare -F then names a function's file
+	for f in $(compgen -A function | LC_ALL=C sort); do
+		read -r name line file < <(declare -F "$f")
+		[[ $file != "$SCRIPT" ]] || declare -f "$f"
+	done
+	shopt -u extdebug
+	printf 'GOWORK=%s GOFLAGS=%s CGO_ENABLED=%s\n' "${GOWORK-}" "${GOFLAGS-}" "${CGO_ENABLED-}"
 }
 
 work_dir() { printf '%s/%s/%s\n' "$CACHE_ROOT" "$NAME" "$(key)"; }

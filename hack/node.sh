@@ -16,7 +16,7 @@
 #
 #   ${SPARKPLUG_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/sparkplug}/node/<key>/bin
 #
-# key hashes the pins, the pause source and this script.
+# key hashes the pins, the pause source and this script's recipe (hack/lib.sh).
 #
 # Usage:
 #   hack/node.sh build    install the packages and build whatever is missing
@@ -42,7 +42,7 @@ export GOWORK=off
 export GOFLAGS="-mod=readonly -buildvcs=false"
 export CGO_ENABLED=0
 
-key() { hash_key "$HACK_DIR" node.sh 'node/*/go.mod' 'node/*/go.sum' 'node/*/*.go'; }
+key() { hash_key "$HACK_DIR" 'node/*/go.mod' 'node/*/go.sum' 'node/*/*.go'; }
 
 version() { go -C "$MOD_DIR/$1" list -m -f '{{.Version}}' "$2"; }
 

@@ -40,8 +40,9 @@ export GOFLAGS="-mod=readonly -buildvcs=false"
 export CGO_ENABLED=0
 
 # key hashes the pins and the fake spark-submit: its sources, and the
-# repository's go.mod/go.sum it is built with.
-key() { hash_key "$ROOT" hack/operator.sh hack/operator/go.mod hack/operator/go.sum "$FAKE_DIR/*.go" go.mod go.sum; }
+# repository's go.mod/go.sum it is built with; and this script's recipe
+# (hack/lib.sh).
+key() { hash_key "$ROOT" hack/operator/go.mod hack/operator/go.sum "$FAKE_DIR/*.go" go.mod go.sum; }
 spark_home() { printf '%s/spark-home\n' "$(work_dir)"; }
 
 version() { go -C "$MOD_DIR" list -m -f '{{.Version}}' "$OPERATOR_MODULE"; }

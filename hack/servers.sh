@@ -7,7 +7,7 @@
 # plane's cache key (and rebuilds it).
 #
 # The binaries go to a cache outside the clone, keyed by a hash of the pins
-# and of this script:
+# and of this script's recipe (its functions and Go environment, hack/lib.sh):
 #
 #   ${SPARKPLUG_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/sparkplug}/servers/<key>/bin
 #
@@ -37,7 +37,7 @@ export GOWORK=off
 export GOFLAGS="-mod=readonly -buildvcs=false"
 export CGO_ENABLED=0
 
-key() { hash_key "$HACK_DIR" servers.sh 'servers/*/go.mod' 'servers/*/go.sum'; }
+key() { hash_key "$HACK_DIR" 'servers/*/go.mod' 'servers/*/go.sum'; }
 
 version() { go -C "$MOD_DIR/$1" list -m -f '{{.Version}}' "$2"; }
 

@@ -4,7 +4,8 @@
 # argoexec) from the Go modules pinned in hack/tools/<name>/{go.mod,go.sum}.
 #
 # Binaries go to a cache outside the clone, keyed by a hash of those pins and
-# of this script, so fresh clones and CI reuse them:
+# of this script's recipe (its functions and Go environment, hack/lib.sh), so
+# fresh clones and CI reuse them:
 #
 #   ${SPARKPLUG_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/sparkplug}/tools/<key>/bin
 #
@@ -28,8 +29,8 @@ export GOWORK=off
 export GOFLAGS="-mod=readonly -buildvcs=false"
 export CGO_ENABLED=0
 
-# key hashes every input of the build: the pins and this script.
-key() { hash_key "$HACK_DIR" tools.sh 'tools/*/go.mod' 'tools/*/go.sum'; }
+# key hashes every input of the build: the pins and this script's recipe.
+key() { hash_key "$HACK_DIR" 'tools/*/go.mod' 'tools/*/go.sum'; }
 
 # version prints the version that a scratch module pins for a module.
 version() {
