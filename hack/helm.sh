@@ -9,7 +9,7 @@
 # control plane's cache key (and rebuilds it).
 #
 # The binaries go to a cache outside the clone, keyed by a hash of the pins
-# and of this script:
+# and of this script's recipe (its functions and Go environment, hack/lib.sh):
 #
 #   ${SPARKPLUG_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/sparkplug}/helm/<key>/bin
 #
@@ -20,10 +20,10 @@
 #   hack/helm.sh prune    remove cached builds of other keys (older pins)
 set -euo pipefail
 
-HACK_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+NAME=helm
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 MOD_DIR=$HACK_DIR/helm
 ORAS_MOD_DIR=$HACK_DIR/oras
-CACHE_ROOT=${SPARKPLUG_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/sparkplug}
 
 HELM_MODULE=helm.sh/helm/v3
 ORAS_MODULE=oras.land/oras
@@ -34,22 +34,8 @@ export GOWORK=off
 export GOFLAGS="-mod=readonly -buildvcs=false"
 export CGO_ENABLED=0
 
-log() { printf '[helm] %s\n' "$*" >&2; }
-die() {
-	log "error: $*"
-	exit 1
-}
-
-# key hashes every input of the build: the pins and this script.
-key() {
-	(
-		cd "$HACK_DIR"
-		sha256sum helm.sh helm/go.mod helm/go.sum oras/go.mod oras/go.sum
-	) | sha256sum | cut -c1-12
-}
-
-work_dir() { printf '%s/helm/%s\n' "$CACHE_ROOT" "$(key)"; }
-bin_dir() { printf '%s/bin\n' "$(work_dir)"; }
+# key hashes every input of the build: the pins and this script's recipe.
+key() { hash_key "$HACK_DIR" helm/go.mod helm/go.sum oras/go.mod oras/go.sum; }
 
 # version prints the version a scratch module (default helm's) pins for a
 # module.
@@ -57,40 +43,28 @@ version() {
 	go -C "${2:-$MOD_DIR}" list -m -f '{{.Version}}' "$1"
 }
 
-# build_oras builds oras into bin ($1) if it is missing; called with the
+# build_oras builds oras into the bin dir if it is missing; called with the
 # build lock held.
 build_oras() {
-	local bin=$1 start=$SECONDS out v
-	[[ -x $bin/oras ]] && return
+	local start=$SECONDS out v
+	[[ -x $BIN/oras ]] && return
 	v=$(version "$ORAS_MODULE" "$ORAS_MOD_DIR")
-	log "building oras $v into $bin..."
-	out=$(mktemp -d "$(dirname "$bin")/.build.XXXXXX")
+	log "building oras $v into $BIN..."
+	out=$(mktemp -d "$WORK/.build.XXXXXX")
 	go -C "$ORAS_MOD_DIR" build -trimpath -ldflags "-s -w -X $ORAS_MODULE/internal/version.Version=${v#v} -X $ORAS_MODULE/internal/version.BuildMetadata=" \
 		-o "$out/oras" "$ORAS_MODULE/cmd/oras"
-	mv -f "$out/oras" "$bin/oras"
+	mv -f "$out/oras" "$BIN/oras"
 	rm -rf "$out"
-	log "built oras $v in $((SECONDS - start))s: $bin"
+	log "built oras $v in $((SECONDS - start))s: $BIN"
 }
 
 build() {
-	local start=$SECONDS work bin out v kv kmajor kminor ldflags
+	local start=$SECONDS out v kv kmajor kminor ldflags
 	command -v go >/dev/null || die "go is not on PATH"
-	work=$(work_dir)
-	bin=$work/bin
-	mkdir -p "$bin"
-	# One build per cache key at a time; a second caller waits, then finds
-	# helm built.
-	if command -v flock >/dev/null; then
-		exec 9>"$work/.lock"
-		if ! flock -n 9; then
-			log "waiting for another build of $work"
-			flock 9
-		fi
-	fi
-	rm -rf "$work"/.build.* # left by an interrupted build
-	build_oras "$bin"
-	if [[ -x $bin/helm ]]; then
-		log "helm: up to date ($bin)"
+	take_work
+	build_oras
+	if [[ -x $BIN/helm ]]; then
+		log "helm: up to date ($BIN)"
 		return
 	fi
 	v=$(version "$HELM_MODULE")
@@ -106,33 +80,13 @@ build() {
 	ldflags+=" -X $HELM_MODULE/internal/version.gitTreeState=clean"
 	ldflags+=" -X $HELM_MODULE/pkg/lint/rules.k8sVersionMajor=$kmajor -X $HELM_MODULE/pkg/lint/rules.k8sVersionMinor=$kminor"
 	ldflags+=" -X $HELM_MODULE/pkg/chartutil.k8sVersionMajor=$kmajor -X $HELM_MODULE/pkg/chartutil.k8sVersionMinor=$kminor"
-	log "building helm $v into $bin... (cold: ~3 min)"
-	out=$(mktemp -d "$work/.build.XXXXXX")
+	log "building helm $v into $BIN... (cold: ~3 min)"
+	out=$(mktemp -d "$WORK/.build.XXXXXX")
 	go -C "$MOD_DIR" build -trimpath -ldflags "$ldflags" -o "$out/helm" "$HELM_MODULE/cmd/helm"
 	# The rename is atomic: the bin dir never holds a half-written helm.
-	mv -f "$out/helm" "$bin/helm"
+	mv -f "$out/helm" "$BIN/helm"
 	rm -rf "$out"
-	log "built helm $v in $((SECONDS - start))s: $bin"
+	log "built helm $v in $((SECONDS - start))s: $BIN"
 }
 
-# prune removes every cached build but the current one.
-prune() {
-	local current d
-	current=$(key)
-	for d in "$CACHE_ROOT"/helm/*/; do
-		[[ -d $d && $(basename "$d") != "$current" ]] || continue
-		log "removing $d"
-		rm -rf "$d"
-	done
-}
-
-case ${1:-} in
-build) build ;;
-bindir) bin_dir ;;
-key) key ;;
-prune) prune ;;
-*)
-	sed -n '2,/^set -euo/p' "${BASH_SOURCE[0]}" | sed '$d; s/^# \{0,1\}//' >&2
-	exit 2
-	;;
-esac
+main "$@"

@@ -9,7 +9,7 @@
 #
 # It is apart from hack/tools.sh so that pinning or bumping Kueue never
 # changes the control plane's cache key (and rebuilds it). Everything goes to
-# a cache outside the clone, keyed by a hash of this script and the pins:
+# a cache outside the clone, keyed by a hash of this script's recipe (hack/lib.sh) and the pins:
 #
 #   ${SPARKPLUG_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/sparkplug}/kueue/<key>/bin/kueue
 #   ${SPARKPLUG_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/sparkplug}/kueue/<key>/bin/crds/*.yaml
@@ -22,10 +22,10 @@
 #   hack/kueue.sh prune    remove cached builds of other keys (older pins)
 set -euo pipefail
 
-HACK_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-ROOT=$(cd "$HACK_DIR/.." && pwd)
+NAME=kueue
+PRUNE_WRITABLE=1
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 MOD_DIR=$HACK_DIR/kueue
-CACHE_ROOT=${SPARKPLUG_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/sparkplug}
 
 KUEUE_MODULE=sigs.k8s.io/kueue
 
@@ -35,21 +35,7 @@ export GOWORK=off
 export GOFLAGS="-mod=readonly -buildvcs=false"
 export CGO_ENABLED=0
 
-log() { printf '[kueue] %s\n' "$*" >&2; }
-die() {
-	log "error: $*"
-	exit 1
-}
-
-key() {
-	(
-		cd "$ROOT"
-		sha256sum hack/kueue.sh hack/kueue/go.mod hack/kueue/go.sum
-	) | sha256sum | cut -c1-12
-}
-
-work_dir() { printf '%s/kueue/%s\n' "$CACHE_ROOT" "$(key)"; }
-bin_dir() { printf '%s/bin\n' "$(work_dir)"; }
+key() { hash_key "$ROOT" hack/kueue/go.mod hack/kueue/go.sum; }
 
 version() { go -C "$MOD_DIR" list -m -f '{{.Version}}' "$KUEUE_MODULE"; }
 
@@ -82,55 +68,13 @@ copy_config() {
 	mv "$out" "$BIN/crds"
 }
 
-step() {
-	local target=$1 label=$2 cold=$3 start=$SECONDS
-	shift 3
-	if [[ -e $target ]]; then
-		log "$label: up to date"
-		return
-	fi
-	log "building $label... (cold: $cold)"
-	"$@"
-	log "built $label in $((SECONDS - start))s"
-}
-
 build() {
 	command -v go >/dev/null || die "go is not on PATH"
-	WORK=$(work_dir)
-	BIN=$WORK/bin
-	mkdir -p "$BIN"
-	if command -v flock >/dev/null; then
-		exec 9>"$WORK/.lock"
-		if ! flock -n 9; then
-			log "waiting for another build of $WORK"
-			flock 9
-		fi
-	fi
-	rm -rf "$WORK"/.build.*
+	take_work
 	go -C "$MOD_DIR" mod download "$KUEUE_MODULE"
-	step "$BIN/kueue" "kueue $(version)" "~4 min" build_kueue
-	step "$BIN/crds/kueue.x-k8s.io_workloads.yaml" "Kueue's CRDs and webhooks" "instant" copy_config
+	step "kueue $(version)" "~4 min" test -e "$BIN/kueue" -- build_kueue
+	step "Kueue's CRDs and webhooks" "instant" test -e "$BIN/crds/kueue.x-k8s.io_workloads.yaml" -- copy_config
 	log "kueue ready: $BIN"
 }
 
-prune() {
-	local current d
-	current=$(key)
-	for d in "$CACHE_ROOT"/kueue/*/; do
-		[[ -d $d && $(basename "$d") != "$current" ]] || continue
-		log "removing $d"
-		chmod -R u+w "$d"
-		rm -rf "$d"
-	done
-}
-
-case ${1:-} in
-build) build ;;
-bindir) bin_dir ;;
-key) key ;;
-prune) prune ;;
-*)
-	sed -n '2,/^set -euo/p' "${BASH_SOURCE[0]}" | sed '$d; s/^# \{0,1\}//' >&2
-	exit 2
-	;;
-esac
+main "$@"

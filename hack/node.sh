@@ -16,7 +16,7 @@
 #
 #   ${SPARKPLUG_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/sparkplug}/node/<key>/bin
 #
-# key hashes the pins, the pause source and this script.
+# key hashes the pins, the pause source and this script's recipe (hack/lib.sh).
 #
 # Usage:
 #   hack/node.sh build    install the packages and build whatever is missing
@@ -29,9 +29,9 @@
 #   hack/node.sh prune    remove cached builds of other keys
 set -euo pipefail
 
-HACK_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+NAME=node
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 MOD_DIR=$HACK_DIR/node
-CACHE_ROOT=${SPARKPLUG_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/sparkplug}
 
 # The Debian packages the node needs.
 PACKAGES=(containerd runc containernetworking-plugins iptables nftables)
@@ -42,21 +42,7 @@ export GOWORK=off
 export GOFLAGS="-mod=readonly -buildvcs=false"
 export CGO_ENABLED=0
 
-log() { printf '[node] %s\n' "$*" >&2; }
-die() {
-	log "error: $*"
-	exit 1
-}
-
-key() {
-	(
-		cd "$HACK_DIR"
-		sha256sum node.sh node/*/go.mod node/*/go.sum node/*/*.go
-	) | sha256sum | cut -c1-12
-}
-
-work_dir() { printf '%s/node/%s\n' "$CACHE_ROOT" "$(key)"; }
-bin_dir() { printf '%s/bin\n' "$(work_dir)"; }
+key() { hash_key "$HACK_DIR" 'node/*/go.mod' 'node/*/go.sum' 'node/*/*.go'; }
 
 version() { go -C "$MOD_DIR/$1" list -m -f '{{.Version}}' "$2"; }
 
@@ -108,57 +94,18 @@ build_pause() {
 	go_build "$HACK_DIR/.." "" pause ./hack/node/pause
 }
 
-step() {
-	local bin=$1 label=$2 cold=$3 start=$SECONDS
-	shift 3
-	if [[ -x $BIN/$bin ]]; then
-		log "$label: up to date"
-		return
-	fi
-	log "building $label... (cold: $cold)"
-	"$@"
-	log "built $label in $((SECONDS - start))s"
-}
-
 build() {
 	local start=$SECONDS
 	command -v go >/dev/null || die "go is not on PATH"
 	debs
-	WORK=$(work_dir)
-	BIN=$WORK/bin
-	mkdir -p "$BIN"
-	if command -v flock >/dev/null; then
-		exec 9>"$WORK/.lock"
-		if ! flock -n 9; then
-			log "waiting for another build of $WORK"
-			flock 9
-		fi
-	fi
-	rm -rf "$WORK"/.build.*
-	step pause "pause" "seconds" build_pause
-	step coredns "coredns $(version coredns github.com/coredns/coredns)" "~3 min" build_coredns
-	step kubelet "kubelet $(version kubelet k8s.io/kubernetes)" "~7 min" build_kubelet
+	take_work
+	step "pause" "seconds" built pause -- build_pause
+	step "coredns $(version coredns github.com/coredns/coredns)" "~3 min" built coredns -- build_coredns
+	step "kubelet $(version kubelet k8s.io/kubernetes)" "~7 min" built kubelet -- build_kubelet
 	log "node ready in $((SECONDS - start))s: $BIN"
 }
 
-prune() {
-	local current d
-	current=$(key)
-	for d in "$CACHE_ROOT"/node/*/; do
-		[[ -d $d && $(basename "$d") != "$current" ]] || continue
-		log "removing $d"
-		rm -rf "$d"
-	done
-}
-
 case ${1:-} in
-build) build ;;
 debs) debs ;;
-bindir) bin_dir ;;
-key) key ;;
-prune) prune ;;
-*)
-	sed -n '2,/^set -euo/p' "${BASH_SOURCE[0]}" | sed '$d; s/^# \{0,1\}//' >&2
-	exit 2
-	;;
+*) main "$@" ;;
 esac

@@ -25,11 +25,11 @@
 #   hack/operator.sh prune      remove cached builds of other keys (older pins)
 set -euo pipefail
 
-HACK_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-ROOT=$(cd "$HACK_DIR/.." && pwd)
+NAME=operator
+PRUNE_WRITABLE=1
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 MOD_DIR=$HACK_DIR/operator
 FAKE_DIR=plugin/submit/testdata/fakesubmit
-CACHE_ROOT=${SPARKPLUG_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/sparkplug}
 
 OPERATOR_MODULE=github.com/kubeflow/spark-operator/v2
 
@@ -39,23 +39,10 @@ export GOWORK=off
 export GOFLAGS="-mod=readonly -buildvcs=false"
 export CGO_ENABLED=0
 
-log() { printf '[operator] %s\n' "$*" >&2; }
-die() {
-	log "error: $*"
-	exit 1
-}
-
 # key hashes the pins and the fake spark-submit: its sources, and the
-# repository's go.mod/go.sum it is built with.
-key() {
-	(
-		cd "$ROOT"
-		sha256sum hack/operator.sh hack/operator/go.mod hack/operator/go.sum "$FAKE_DIR"/*.go go.mod go.sum
-	) | sha256sum | cut -c1-12
-}
-
-work_dir() { printf '%s/operator/%s\n' "$CACHE_ROOT" "$(key)"; }
-bin_dir() { printf '%s/bin\n' "$(work_dir)"; }
+# repository's go.mod/go.sum it is built with; and this script's recipe
+# (hack/lib.sh).
+key() { hash_key "$ROOT" hack/operator/go.mod hack/operator/go.sum "$FAKE_DIR/*.go" go.mod go.sum; }
 spark_home() { printf '%s/spark-home\n' "$(work_dir)"; }
 
 version() { go -C "$MOD_DIR" list -m -f '{{.Version}}' "$OPERATOR_MODULE"; }
@@ -87,55 +74,15 @@ build_spark_home() {
 	rm -rf "$out"
 }
 
-step() {
-	local target=$1 label=$2 cold=$3 start=$SECONDS
-	shift 3
-	if [[ -x $target ]]; then
-		log "$label: up to date"
-		return
-	fi
-	log "building $label... (cold: $cold)"
-	"$@"
-	log "built $label in $((SECONDS - start))s"
-}
-
 build() {
 	command -v go >/dev/null || die "go is not on PATH"
-	WORK=$(work_dir)
-	BIN=$WORK/bin
-	mkdir -p "$BIN"
-	if command -v flock >/dev/null; then
-		exec 9>"$WORK/.lock"
-		if ! flock -n 9; then
-			log "waiting for another build of $WORK"
-			flock 9
-		fi
-	fi
-	rm -rf "$WORK"/.build.*
-	step "$BIN/spark-operator" "spark-operator $(version)" "~3 min" build_operator
-	step "$WORK/spark-home/bin/spark-submit" "the fake spark-submit ($FAKE_DIR)" "~30 s" build_spark_home
+	take_work
+	step "spark-operator $(version)" "~3 min" built spark-operator -- build_operator
+	step "the fake spark-submit ($FAKE_DIR)" "~30 s" test -x "$WORK/spark-home/bin/spark-submit" -- build_spark_home
 	log "spark-operator ready: $BIN; SPARK_HOME=$WORK/spark-home"
 }
 
-prune() {
-	local current d
-	current=$(key)
-	for d in "$CACHE_ROOT"/operator/*/; do
-		[[ -d $d && $(basename "$d") != "$current" ]] || continue
-		log "removing $d"
-		chmod -R u+w "$d"
-		rm -rf "$d"
-	done
-}
-
 case ${1:-} in
-build) build ;;
-bindir) bin_dir ;;
 sparkhome) spark_home ;;
-key) key ;;
-prune) prune ;;
-*)
-	sed -n '2,/^set -euo/p' "${BASH_SOURCE[0]}" | sed '$d; s/^# \{0,1\}//' >&2
-	exit 2
-	;;
+*) main "$@" ;;
 esac

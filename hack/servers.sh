@@ -7,7 +7,7 @@
 # plane's cache key (and rebuilds it).
 #
 # The binaries go to a cache outside the clone, keyed by a hash of the pins
-# and of this script:
+# and of this script's recipe (its functions and Go environment, hack/lib.sh):
 #
 #   ${SPARKPLUG_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/sparkplug}/servers/<key>/bin
 #
@@ -24,9 +24,10 @@
 #   hack/servers.sh prune    remove cached builds of other keys (older pins)
 set -euo pipefail
 
-HACK_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+NAME=servers
+PRUNE_WRITABLE=1
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 MOD_DIR=$HACK_DIR/servers
-CACHE_ROOT=${SPARKPLUG_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/sparkplug}
 
 ARGO_MODULE=github.com/argoproj/argo-workflows/v3
 
@@ -36,21 +37,7 @@ export GOWORK=off
 export GOFLAGS="-mod=readonly -buildvcs=false"
 export CGO_ENABLED=0
 
-log() { printf '[servers] %s\n' "$*" >&2; }
-die() {
-	log "error: $*"
-	exit 1
-}
-
-key() {
-	(
-		cd "$HACK_DIR"
-		sha256sum servers.sh servers/*/go.mod servers/*/go.sum
-	) | sha256sum | cut -c1-12
-}
-
-work_dir() { printf '%s/servers/%s\n' "$CACHE_ROOT" "$(key)"; }
-bin_dir() { printf '%s/bin\n' "$(work_dir)"; }
+key() { hash_key "$HACK_DIR" 'servers/*/go.mod' 'servers/*/go.sum'; }
 
 version() { go -C "$MOD_DIR/$1" list -m -f '{{.Version}}' "$2"; }
 
@@ -86,54 +73,12 @@ build_versitygw() {
 	rm -rf "$out"
 }
 
-step() {
-	local bin=$1 label=$2 start=$SECONDS
-	shift 2
-	if [[ -x $BIN/$bin ]]; then
-		log "$label: up to date"
-		return
-	fi
-	log "building $label... (cold: ~5 min)"
-	"$@"
-	log "built $label in $((SECONDS - start))s"
-}
-
 build() {
 	command -v go >/dev/null || die "go is not on PATH"
-	WORK=$(work_dir)
-	BIN=$WORK/bin
-	mkdir -p "$BIN"
-	if command -v flock >/dev/null; then
-		exec 9>"$WORK/.lock"
-		if ! flock -n 9; then
-			log "waiting for another build of $WORK"
-			flock 9
-		fi
-	fi
-	rm -rf "$WORK"/.build.*
-	step versitygw "versitygw $(version versitygw github.com/versity/versitygw)" build_versitygw
-	step argo "argo $(version argo "$ARGO_MODULE")" build_argo
+	take_work
+	step "versitygw $(version versitygw github.com/versity/versitygw)" "~5 min" built versitygw -- build_versitygw
+	step "argo $(version argo "$ARGO_MODULE")" "~5 min" built argo -- build_argo
 	log "servers ready: $BIN"
 }
 
-prune() {
-	local current d
-	current=$(key)
-	for d in "$CACHE_ROOT"/servers/*/; do
-		[[ -d $d && $(basename "$d") != "$current" ]] || continue
-		log "removing $d"
-		chmod -R u+w "$d"
-		rm -rf "$d"
-	done
-}
-
-case ${1:-} in
-build) build ;;
-bindir) bin_dir ;;
-key) key ;;
-prune) prune ;;
-*)
-	sed -n '2,/^set -euo/p' "${BASH_SOURCE[0]}" | sed '$d; s/^# \{0,1\}//' >&2
-	exit 2
-	;;
-esac
+main "$@"

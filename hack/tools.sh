@@ -4,7 +4,8 @@
 # argoexec) from the Go modules pinned in hack/tools/<name>/{go.mod,go.sum}.
 #
 # Binaries go to a cache outside the clone, keyed by a hash of those pins and
-# of this script, so fresh clones and CI reuse them:
+# of this script's recipe (its functions and Go environment, hack/lib.sh), so
+# fresh clones and CI reuse them:
 #
 #   ${SPARKPLUG_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/sparkplug}/tools/<key>/bin
 #
@@ -15,9 +16,10 @@
 #   hack/tools.sh prune    remove cached builds of other keys (older pins)
 set -euo pipefail
 
-HACK_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+NAME=tools
+PRUNE_WRITABLE=1 # the argo source copy comes read-only from the module cache
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 TOOLS_DIR=$HACK_DIR/tools
-CACHE_ROOT=${SPARKPLUG_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/sparkplug}
 
 ARGO_MODULE=github.com/argoproj/argo-workflows/v3
 
@@ -27,35 +29,12 @@ export GOWORK=off
 export GOFLAGS="-mod=readonly -buildvcs=false"
 export CGO_ENABLED=0
 
-log() { printf '[tools] %s\n' "$*" >&2; }
-die() {
-	log "error: $*"
-	exit 1
-}
-
-# key hashes every input of the build: the pins and this script.
-key() {
-	(
-		cd "$HACK_DIR"
-		sha256sum tools.sh tools/*/go.mod tools/*/go.sum
-	) | sha256sum | cut -c1-12
-}
-
-work_dir() { printf '%s/tools/%s\n' "$CACHE_ROOT" "$(key)"; }
-bin_dir() { printf '%s/bin\n' "$(work_dir)"; }
+# key hashes every input of the build: the pins and this script's recipe.
+key() { hash_key "$HACK_DIR" 'tools/*/go.mod' 'tools/*/go.sum'; }
 
 # version prints the version that a scratch module pins for a module.
 version() {
 	go -C "$TOOLS_DIR/$1" list -m -f '{{.Version}}' "$2"
-}
-
-# missing succeeds if any of the named binaries is absent from the bin dir.
-missing() {
-	local b
-	for b in "$@"; do
-		[[ -x $BIN/$b ]] || return 0
-	done
-	return 1
 }
 
 # install_from moves binaries built into a temp dir into the bin dir; each
@@ -85,26 +64,6 @@ go_build() {
 	# -s -w: no symbol table or DWARF; these are tools, not code under test.
 	go -C "$moddir" build -trimpath -ldflags "-s -w $ldflags" -o "$out/" "${pkgs[@]}"
 	install_from "$out" "${bins[@]}"
-}
-
-# step runs one build step if any of its binaries is missing, with progress.
-# Usage: step <label> <cold estimate> <bins...> -- <command...>
-step() {
-	local label=$1 cold=$2 bins=() start
-	shift 2
-	while [[ $1 != -- ]]; do
-		bins+=("$1")
-		shift
-	done
-	shift
-	if ! missing "${bins[@]}"; then
-		log "$label: up to date"
-		return
-	fi
-	log "building $label... (cold: $cold)"
-	start=$SECONDS
-	"$@"
-	log "built $label in $((SECONDS - start))s"
 }
 
 build_etcd() {
@@ -188,47 +147,14 @@ build_argo() {
 build() {
 	local start=$SECONDS
 	command -v go >/dev/null || die "go is not on PATH"
-	WORK=$(work_dir)
-	BIN=$WORK/bin
-	mkdir -p "$BIN"
-	# One build per cache key at a time; a second caller waits, then finds
-	# everything up to date.
-	if command -v flock >/dev/null; then
-		exec 9>"$WORK/.lock"
-		if ! flock -n 9; then
-			log "waiting for another build of $WORK"
-			flock 9
-		fi
-	fi
-	rm -rf "$WORK"/.build.* # left by an interrupted build
+	take_work
 	log "bin dir: $BIN"
-	step "etcd $(version etcd go.etcd.io/etcd/server/v3)" "~1 min" etcd -- build_etcd
+	step "etcd $(version etcd go.etcd.io/etcd/server/v3)" "~1 min" built etcd -- build_etcd
 	step "kube-apiserver, kube-controller-manager, kube-scheduler, kubectl $(version kubernetes k8s.io/kubernetes)" "~5 min" \
-		kube-apiserver kube-controller-manager kube-scheduler kubectl -- build_kubernetes
-	step "kwok $(version kwok sigs.k8s.io/kwok)" "~2 min" kwok -- build_kwok
-	step "workflow-controller, argoexec $(version argo "$ARGO_MODULE")" "~5 min" workflow-controller argoexec -- build_argo
+		built kube-apiserver kube-controller-manager kube-scheduler kubectl -- build_kubernetes
+	step "kwok $(version kwok sigs.k8s.io/kwok)" "~2 min" built kwok -- build_kwok
+	step "workflow-controller, argoexec $(version argo "$ARGO_MODULE")" "~5 min" built workflow-controller argoexec -- build_argo
 	log "all tools ready in $((SECONDS - start))s: $BIN"
 }
 
-# prune removes every cached build but the current one.
-prune() {
-	local current d
-	current=$(key)
-	for d in "$CACHE_ROOT"/tools/*/; do
-		[[ -d $d && $(basename "$d") != "$current" ]] || continue
-		log "removing $d"
-		chmod -R u+w "$d" # the argo source copy comes read-only from the module cache
-		rm -rf "$d"
-	done
-}
-
-case ${1:-} in
-build) build ;;
-bindir) bin_dir ;;
-key) key ;;
-prune) prune ;;
-*)
-	sed -n '2,/^set -euo/p' "${BASH_SOURCE[0]}" | sed '$d; s/^# \{0,1\}//' >&2
-	exit 2
-	;;
-esac
+main "$@"
