@@ -188,17 +188,8 @@ spec:
   templates:
   - name: main
     plugin:
-      spark:
-        type: Scala
-        mode: cluster
-        image: spark:3.5.5
-        mainClass: org.apache.spark.examples.SparkPi
-        mainApplicationFile: local:///opt/spark/examples/jars/spark-examples.jar
-        sparkVersion: 3.5.5
-        sparkplug: {archiveLogs: true}
-        driver: {cores: 1, memory: 512m, serviceAccount: spark}
-        executor: {instances: 1, cores: 1, memory: 512m}
-`, cmName)
+      spark:%s
+`, cmName, sparkBody(8, "sparkplug: {archiveLogs: true}", driverLine, executorLine))
 
 	var node wfv1.NodeStatus
 	var driver corev1.Pod

@@ -30,7 +30,7 @@ import (
 // happen late in the run too. The loop's children are the Spark steps
 // themselves, whose results Argo decodes as JSON (see
 // TestSparkStepsInLoops).
-const chaosWorkflow = `
+var chaosWorkflow = `
 apiVersion: argoproj.io/v1alpha1
 kind: Workflow
 metadata:

@@ -55,16 +55,8 @@ spec:
     templates:
       - name: pi
         plugin:
-          spark:
-            type: Scala
-            mode: cluster
-            image: spark:3.5.3
-            sparkVersion: 3.5.3
-            mainClass: org.apache.spark.examples.SparkPi
-            mainApplicationFile: local:///opt/spark/examples/jars/spark-examples_2.12-3.5.3.jar
-            driver: {cores: 1, memory: 512m, serviceAccount: spark}
-            executor: {cores: 1, instances: 1, memory: 512m}
-`, name, policy)
+          spark:%s
+`, name, policy, sparkBody(12, driverLine, executorLine))
 }
 
 // A CronWorkflow scheduled every minute starts a run on the next minute

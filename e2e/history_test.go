@@ -21,7 +21,7 @@ const historyServer = "http://spark-history.spark.svc:18080/"
 // historyWorkflow: the step pi names its History Server and declares the
 // history-ui output, which the report step takes as an argument; the
 // step plain names none, and the plugin has none.
-const historyWorkflow = `
+var historyWorkflow = `
 apiVersion: argoproj.io/v1alpha1
 kind: Workflow
 metadata:
@@ -46,45 +46,18 @@ spec:
           - name: history-ui
             valueFrom: {supplied: {}}
       plugin:
-        spark:
-          type: Scala
-          mode: cluster
-          image: spark:3.5.3
-          sparkVersion: 3.5.3
-          mainClass: org.apache.spark.examples.SparkPi
-          mainApplicationFile: local:///opt/spark/examples/jars/spark-examples_2.12-3.5.3.jar
-          arguments: ["1000"]
-          sparkConf:
-            spark.eventLog.enabled: "true"
-            spark.eventLog.dir: s3a://spark-events/
-          driver: {cores: 1, memory: 512m, serviceAccount: spark}
-          executor: {cores: 1, instances: 1, memory: 512m}
-          sparkplug:
-            historyServerURL: "` + historyServer + `"
+        spark:` + sparkBody(10, `arguments: ["1000"]`, "sparkConf:",
+	`  spark.eventLog.enabled: "true"`, "  spark.eventLog.dir: s3a://spark-events/",
+	driverLine, executorLine, "sparkplug:", `  historyServerURL: "`+historyServer+`"`) + `
     - name: plain
       plugin:
-        spark:
-          type: Scala
-          mode: cluster
-          image: spark:3.5.3
-          mainClass: org.apache.spark.examples.SparkPi
-          mainApplicationFile: local:///opt/spark/examples/jars/spark-examples_2.12-3.5.3.jar
-          driver: {cores: 1, memory: 512m, serviceAccount: spark}
-          executor: {cores: 1, instances: 1, memory: 512m}
+        spark:` + sparkPi + driverBody + `
     - name: report
       inputs:
         parameters:
           - name: page
       plugin:
-        spark:
-          type: Scala
-          mode: cluster
-          image: spark:3.5.3
-          mainClass: org.apache.spark.examples.SparkPi
-          mainApplicationFile: local:///opt/spark/examples/jars/spark-examples_2.12-3.5.3.jar
-          arguments: ["10", "{{inputs.parameters.page}}"]
-          driver: {cores: 1, memory: 512m, serviceAccount: spark}
-          executor: {cores: 1, instances: 1, memory: 512m}
+        spark:` + sparkBody(10, `arguments: ["10", "{{inputs.parameters.page}}"]`, driverLine, executorLine) + `
 `
 
 // Through the real controller and agent, a step's

@@ -41,16 +41,8 @@ spec:
       tasks:
 %s  - name: spark
     plugin:
-      spark:
-        type: Scala
-        mode: cluster
-        image: spark:3.5.5
-        sparkVersion: 3.5.5
-        mainClass: org.apache.spark.examples.SparkPi
-        mainApplicationFile: local:///opt/spark/examples/jars/spark-examples.jar
-        driver: {cores: 1, memory: 512m, serviceAccount: spark}
-        executor: {instances: 1, cores: 1, memory: 512m}
-`, framework.ServeArgsAnnotation, serveArgs, tasks.String())
+      spark:%s
+`, framework.ServeArgsAnnotation, serveArgs, tasks.String(), sparkBody(8, driverLine, executorLine))
 }
 
 // pluginFlags makes serveArgs (space-separated serve flags) the plugin's

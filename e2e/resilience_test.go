@@ -21,33 +21,6 @@ import (
 	"github.com/sparkplug-io/sparkplug/plugin/spark"
 )
 
-// sparkPi is the spark body the workflows below share, at the indentation
-// of a template's plugin.spark (10 spaces), without arguments.
-const sparkPi = `
-          type: Scala
-          mode: cluster
-          image: spark:3.5.3
-          sparkVersion: 3.5.3
-          mainClass: org.apache.spark.examples.SparkPi
-          mainApplicationFile: local:///opt/spark/examples/jars/spark-examples_2.12-3.5.3.jar
-          executor: {cores: 1, instances: 1, memory: 512m}`
-
-// sparkWorkflow is a Workflow whose entrypoint is a single spark step:
-// tmpl goes into the template (4 spaces in), body into plugin.spark.
-func sparkWorkflow(generateName, tmpl, body string) string {
-	return `
-apiVersion: argoproj.io/v1alpha1
-kind: Workflow
-metadata:
-  generateName: ` + generateName + `
-spec:
-  entrypoint: pi
-  templates:
-    - name: pi` + tmpl + `
-      plugin:
-        spark:` + sparkPi + body + "\n"
-}
-
 // A driver that exits 1 under restartPolicy OnFailure (one retry) is run
 // again inside the same Argo node: a second driver, attempt 2, for the
 // same node id; the node shows PENDING_RERUN between the attempts and
@@ -281,7 +254,7 @@ func expectTombstone(limit string) func(*testing.T, framework.SparkObjects) {
 // executors.
 func TestDeletedWorkflowLeavesNothingBehind(t *testing.T) {
 	t.Parallel()
-	const body = `
+	body := `
       plugin:
         spark:` + sparkPi + `
           driver: {cores: 1, memory: 512m, serviceAccount: spark}`
@@ -331,7 +304,7 @@ spec:
 // the workflow's agent pod, which Argo deletes when the workflow ends.
 func TestTimeToLiveDeletesTheFinishedDriver(t *testing.T) {
 	t.Parallel()
-	const body = `
+	body := `
       plugin:
         spark:` + sparkPi + `
           driver: {cores: 1, memory: 512m, serviceAccount: spark}`

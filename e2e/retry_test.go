@@ -22,7 +22,7 @@ import (
 // a Spark failure: sparkplug reports it Failed, not Error.
 func TestArgoRetryStrategyGetsANewDriverPerNode(t *testing.T) {
 	t.Parallel()
-	const body = `
+	body := `
       plugin:
         spark:` + sparkPi + `
           driver: {cores: 1, memory: 512m, serviceAccount: spark}`

@@ -23,8 +23,6 @@ import (
 	"github.com/sparkplug-io/sparkplug/plugin/spark"
 )
 
-const driverBody = "\n          driver: {cores: 1, memory: 512m, serviceAccount: spark}"
-
 // Two workflows at once get a sidecar each, started with the args of the
 // generated plugin ConfigMap; each is stopped with SIGTERM when Argo
 // deletes its workflow's agent pod (here: the workflow is terminated), and

@@ -241,7 +241,7 @@ func TestIdenticalTasksGetTheirOwnDrivers(t *testing.T) {
 		})
 }
 
-const identicalTasks = `
+var identicalTasks = `
 apiVersion: argoproj.io/v1alpha1
 kind: Workflow
 metadata:
@@ -256,16 +256,7 @@ spec:
           - {name: twin-b, template: pi}
     - name: pi
       plugin:
-        spark:
-          type: Scala
-          mode: cluster
-          image: spark:3.5.3
-          sparkVersion: 3.5.3
-          mainClass: org.apache.spark.examples.SparkPi
-          mainApplicationFile: local:///opt/spark/examples/jars/spark-examples_2.12-3.5.3.jar
-          arguments: ["1000"]
-          driver: {cores: 1, memory: 512m, serviceAccount: spark}
-          executor: {cores: 1, instances: 2, memory: 512m}
+        spark:` + sparkBody(10, `arguments: ["1000"]`, driverLine, "executor: {cores: 1, instances: 2, memory: 512m}") + `
 `
 
 // A plugin restarted with kill -9 in the middle of a run picks up where it
@@ -344,7 +335,7 @@ func TestOtherPluginsTemplatesAreLeftAlone(t *testing.T) {
 		ExpectDrivers(oneDriverPerNode(1))
 }
 
-const otherPlugin = `
+var otherPlugin = `
 apiVersion: argoproj.io/v1alpha1
 kind: Workflow
 metadata:
@@ -364,15 +355,7 @@ spec:
           text: SparkPi is running
     - name: pi
       plugin:
-        spark:
-          type: Scala
-          mode: cluster
-          image: spark:3.5.3
-          sparkVersion: 3.5.3
-          mainClass: org.apache.spark.examples.SparkPi
-          mainApplicationFile: local:///opt/spark/examples/jars/spark-examples_2.12-3.5.3.jar
-          driver: {cores: 1, memory: 512m, serviceAccount: spark}
-          executor: {cores: 1, instances: 1, memory: 512m}
+        spark:` + sparkPi + driverBody + `
 `
 
 // A driver that is evicted fails its node as an infrastructure failure,

@@ -95,7 +95,7 @@ func victim(t *testing.T, d time.Duration) (*framework.When, *wfv1.Workflow, str
 // waitThenSpark is a workflow that waits (a suspend step of some seconds:
 // its uid and start time, and so its Spark step's names, are known while
 // it waits), then runs a Spark step named pi.
-const waitThenSpark = `
+var waitThenSpark = `
 apiVersion: argoproj.io/v1alpha1
 kind: Workflow
 metadata:
