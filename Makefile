@@ -109,10 +109,12 @@ e2e-node: tools ## the real node's tests: a kubelet with containerd and runc bes
 # SOAK_COUNT runs of the API fault test in one e2e environment, each with a
 # seed of its own (the log names each; SPARKPLUG_E2E_SEED=N replays one).
 SOAK_COUNT ?= 20
+# MODE is sparkplug's mode in make soak: sidecar (empty) or controller.
+MODE ?=
 
 .PHONY: soak
-soak: tools servers ## the API fault test (TestAPIFaultsNeverLoseOrDuplicateAJob) SOAK_COUNT (20) times in a row, a new seed each; not in make test (~50 min)
-	GO=$(GO) bash hack/e2e.sh -count=$(SOAK_COUNT) -tags e2e -timeout 150m -v -run '^TestAPIFaultsNeverLoseOrDuplicateAJob$$' ./e2e/
+soak: tools servers ## the API fault test (TestAPIFaultsNeverLoseOrDuplicateAJob) SOAK_COUNT (20) times in a row, a new seed each, in one environment; MODE=controller for controller mode; not in make test (~30 min)
+	SPARKPLUG_E2E_MODE=$(MODE) GO=$(GO) bash hack/e2e.sh -count=$(SOAK_COUNT) -tags e2e -timeout 150m -v -run '^TestAPIFaultsNeverLoseOrDuplicateAJob$$' ./e2e/
 
 .PHONY: e2e-matrix
 e2e-matrix: tools ## the e2e suite against every Argo version sparkplug supports (before each release; ~5 min each, plus ~5 min per Argo build)
