@@ -25,7 +25,10 @@ var appIDPattern = regexp.MustCompile(`^spark-[0-9a-f]{32}$`)
 // the application id as outputs.result and as a named output. On the way
 // the executors the simulated driver started reach Argo through the node's
 // message: the driver runs until the node shows them, so the check never
-// depends on Argo catching a short-lived state.
+// depends on Argo catching a short-lived state. A node first written while
+// its executors were still being made ("RUNNING 0/2 executors", on a
+// loaded machine) shows them with the next progress step (", 30s"): an
+// executor count is progress, which waits out --progress-interval.
 func TestSparkPiSucceeds(t *testing.T) {
 	t.Parallel()
 	w := Given(t).
@@ -33,7 +36,7 @@ func TestSparkPiSucceeds(t *testing.T) {
 		Simulate(sim.Driver{Forever: true}).
 		When().
 		SubmitWorkflow().
-		WaitForNode(framework.RootNode, framework.NodeMessage(`^RUNNING 2/2 executors$`)).
+		WaitForNode(framework.RootNode, framework.NodeMessage(`^RUNNING 2/2 executors(, [0-9hms]+)?$`)).
 		WaitForDrivers(1)
 	running, err := env.Drivers(context.Background(), w.Workflow())
 	if err != nil || len(running) != 1 {
