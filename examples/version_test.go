@@ -1,6 +1,7 @@
 package examples
 
 import (
+	"os"
 	"regexp"
 	"slices"
 	"strings"
@@ -81,6 +82,29 @@ func TestExamplesRunOneSparkRelease(t *testing.T) {
 	for _, p := range spark35 {
 		if !seen35[p] {
 			t.Errorf("spark35 names %s, which no example reaches", p)
+		}
+	}
+}
+
+// The step the plugin's description shows and the chart's helm test runs
+// are on sparkRelease too, as the examples.
+func TestManifestsRunTheExamplesSparkRelease(t *testing.T) {
+	for _, f := range []string{"../plugin.yaml", "../plugin-ack.yaml", "../manifests/chart/sparkplug/values.yaml"} {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		images := regexp.MustCompile(`(?m)^\s*image: (\S*spark:\S+)$`).FindAllStringSubmatch(string(b), -1)
+		if len(images) == 0 {
+			t.Errorf("%s: no Spark image", f)
+		}
+		for _, m := range images {
+			if r := imageRelease.FindStringSubmatch(m[1]); r == nil || r[1] != sparkRelease {
+				t.Errorf("%s: image %s, want Spark %s as the examples", f, m[1], sparkRelease)
+			}
+		}
+		if !strings.Contains(string(b), "spark-examples_2.13-"+sparkRelease+".jar") {
+			t.Errorf("%s: no spark-examples_2.13-%s.jar", f, sparkRelease)
 		}
 	}
 }
