@@ -63,10 +63,10 @@ func SparkApplication(name, namespace string, driverAnnotations map[string]strin
 		"spec": map[string]any{
 			"type":                "Scala",
 			"mode":                "cluster",
-			"image":               "spark:3.5.3",
-			"sparkVersion":        "3.5.3",
+			"image":               "apache/spark:4.0.4",
+			"sparkVersion":        "4.0.4",
 			"mainClass":           "org.apache.spark.examples.SparkPi",
-			"mainApplicationFile": "local:///opt/spark/examples/jars/spark-examples_2.12-3.5.3.jar",
+			"mainApplicationFile": "local:///opt/spark/examples/jars/spark-examples_2.13-4.0.4.jar",
 			"arguments":           []any{"1000"},
 			"driver":              driver,
 			"executor": map[string]any{
