@@ -112,6 +112,14 @@ func TestExitStatusOfEveryCommand(t *testing.T) {
 		{"logs bad --since-time", "", []string{"logs", "wf", "--since-time", "yesterday"}, 2},
 		{"logs bad --tail", "", []string{"logs", "wf", "--tail", "-2"}, 2},
 
+		{"get --help", "", []string{"get", "--help"}, 0},
+		{"list --help", "", []string{"list", "--help"}, 0},
+		{"get without its cluster", "", []string{"get", "--kubeconfig", filepath.Join(t.TempDir(), "missing")}, 1},
+		{"list without its cluster", "", []string{"list", "-A", "--kubeconfig", filepath.Join(t.TempDir(), "missing")}, 1},
+		{"get two workflows", "", []string{"get", "wf", "wf2"}, 2},
+		{"get a workflow and -A", "", []string{"get", "wf", "-A"}, 2},
+		{"get bad -o", "", []string{"get", "-o", "table"}, 2},
+
 		{"run --help", "", []string{"run", "--help"}, 0},
 		{"run not a Workflow", "kind: ConfigMap\napiVersion: v1\n", []string{"run", "-f", "-"}, 1},
 		{"run without its cluster", "apiVersion: argoproj.io/v1alpha1\nkind: Workflow\nmetadata: {generateName: x-}\n", []string{"run", "-f", "-", "--kubeconfig", filepath.Join(t.TempDir(), "missing")}, 1},
