@@ -111,6 +111,7 @@ func TestExitStatusOfEveryCommand(t *testing.T) {
 		{"logs --since and --since-time", "", []string{"logs", "wf", "--since", "1m", "--since-time", "2026-03-01T00:00:00Z"}, 2},
 		{"logs bad --since-time", "", []string{"logs", "wf", "--since-time", "yesterday"}, 2},
 		{"logs bad --tail", "", []string{"logs", "wf", "--tail", "-2"}, 2},
+		{"logs --previous and -f", "", []string{"logs", "wf", "-p", "-f"}, 2},
 
 		{"get --help", "", []string{"get", "--help"}, 0},
 		{"list --help", "", []string{"list", "--help"}, 0},

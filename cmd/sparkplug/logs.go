@@ -30,6 +30,9 @@ copies their labels is never printed.
 NODE is one Spark node: Argo's node id, its name (wf.step, wf[0].step) or its
 display name (step). Without it, every Spark node, in the order the nodes started.
 Each node's latest attempt unless --attempt says otherwise; -e adds the executors.
+-p prints the previous instance of each container, as kubectl logs -p; Spark's pods
+never restart their containers (restartPolicy Never), so only a container that does,
+such as a pod template's sidecar (-c), has one: a node's earlier run is an attempt.
 When several pods are printed, each line starts with its pod's name.
 
   sparkplug logs spark-dag-x7k2p                  # every Spark node's driver
@@ -61,6 +64,7 @@ func logsFlags(o *logsOptions, stdout io.Writer) *pflag.FlagSet {
 	fs.BoolVarP(&o.run.Executors, "executors", "e", false, "also print the executors of each driver printed")
 	fs.StringVarP(&o.run.Container, "container", "c", "", "the container to print (default: "+spark.DriverContainerName+" of a driver, "+spark.ExecutorContainerName+" of an executor)")
 	fs.BoolVarP(&o.run.Follow, "follow", "f", false, "stream the logs, waiting for drivers to appear and start")
+	fs.BoolVarP(&o.run.Previous, "previous", "p", false, "print the log of the container's previous instance, as kubectl logs -p")
 	fs.DurationVar(&o.run.Since, "since", 0, "only lines newer than this duration, e.g. 10m (default: all)")
 	fs.StringVar(&o.sinceTime, "since-time", "", "only lines after this time, RFC 3339 (default: all)")
 	fs.Int64Var(&o.run.Tail, "tail", -1, "the last lines of each log; -1: every line")
@@ -93,6 +97,9 @@ func (o *logsOptions) validate(args []string) error {
 			return fmt.Errorf("--since-time %q: want RFC 3339, e.g. 2026-03-29T10:00:00Z", o.sinceTime)
 		}
 		o.run.SinceTime = &metav1.Time{Time: t}
+	}
+	if o.run.Previous && o.run.Follow {
+		return errors.New("give --previous or --follow, not both: a previous instance's log has ended")
 	}
 	if o.run.Tail < -1 {
 		return fmt.Errorf("--tail %d: give a number of lines, or -1 for all", o.run.Tail)
