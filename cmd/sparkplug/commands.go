@@ -24,7 +24,7 @@ const completeCommand = cli.CompleteCommand
 
 // fromCluster are the commands whose arguments complete from the
 // cluster (runComplete).
-var fromCluster = map[string]bool{"logs": true}
+var fromCluster = map[string]bool{"logs": true, "ui": true}
 
 // aliases are the other names of commands, as kubectl's: they run the
 // command, complete its flags, and are not listed apart.
@@ -65,6 +65,8 @@ func commands() []command {
 			func(w io.Writer) *pflag.FlagSet { return getFlags(&getOptions{}, w) }, nil, runGet},
 		{"logs", "print or follow the driver (and executor) logs of a workflow's Spark nodes",
 			func(w io.Writer) *pflag.FlagSet { return logsFlags(&logsOptions{}, w) }, nil, runLogs},
+		{"ui", "forward the Spark UI of a running Spark step's driver to a local port and print its URL",
+			func(w io.Writer) *pflag.FlagSet { return uiFlags(&uiOptions{}, w) }, nil, runUI},
 		{"completion", "print the shell completion script for bash, zsh or fish",
 			func(w io.Writer) *pflag.FlagSet { return newFlagSet("completion bash|zsh|fish", completionSummary, w) }, cli.Shells(), runCompletion},
 		{"version", "print the version, commit, commit date, Go version and platform",
@@ -80,7 +82,8 @@ const exitStatus = `Exit status, for every command:
      though it writes the object), an input file that is missing,
      unreadable or not what was expected, a kubeconfig that cannot be read,
      serve stopping on an error, a workflow, node or log that logs or get
-     cannot find or read, or a right the API server refused, a Workflow run
+     cannot find or read, or a right the API server refused, a step whose
+     UI ui cannot forward or whose forward was lost, a Workflow run
      followed that did not succeed or end in time
   2  usage: an unknown command or flag, a bad or missing flag value or argument`
 

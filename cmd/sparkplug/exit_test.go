@@ -121,6 +121,12 @@ func TestExitStatusOfEveryCommand(t *testing.T) {
 		{"get a workflow and -A", "", []string{"get", "wf", "-A"}, 2},
 		{"get bad -o", "", []string{"get", "-o", "table"}, 2},
 
+		{"ui --help", "", []string{"ui", "--help"}, 0},
+		{"ui without its cluster", "", []string{"ui", "wf", "--kubeconfig", filepath.Join(t.TempDir(), "missing")}, 1},
+		{"ui no workflow", "", []string{"ui"}, 2},
+		{"ui three arguments", "", []string{"ui", "wf", "node", "x"}, 2},
+		{"ui bad --port", "", []string{"ui", "wf", "--port", "70000"}, 2},
+
 		{"run --help", "", []string{"run", "--help"}, 0},
 		{"run not a Workflow", "kind: ConfigMap\napiVersion: v1\n", []string{"run", "-f", "-"}, 1},
 		{"run without its cluster", "apiVersion: argoproj.io/v1alpha1\nkind: Workflow\nmetadata: {generateName: x-}\n", []string{"run", "-f", "-", "--kubeconfig", filepath.Join(t.TempDir(), "missing")}, 1},

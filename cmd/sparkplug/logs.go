@@ -16,6 +16,7 @@ import (
 	"github.com/spf13/pflag"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 
 	"github.com/sparkplug-io/sparkplug/plugin/logs"
@@ -140,21 +141,9 @@ func (o *logsOptions) clients() (kubernetes.Interface, wfclient.Interface, strin
 // ~/.kube/config, else in-cluster) and its context, and the namespace:
 // namespace, else the context's.
 func clusterClients(kubeconfig, context, namespace string) (kubernetes.Interface, wfclient.Interface, string, error) {
-	if err := kubeconfigExists(kubeconfig, os.Getenv(clientcmd.RecommendedConfigPathEnvVar)); err != nil {
-		return nil, nil, "", err
-	}
-	rules := clientcmd.NewDefaultClientConfigLoadingRules()
-	rules.ExplicitPath = kubeconfig
-	cc := clientcmd.NewNonInteractiveDeferredLoadingClientConfig(rules, &clientcmd.ConfigOverrides{CurrentContext: context})
-	cfg, err := cc.ClientConfig()
+	cfg, ns, err := clusterConfig(kubeconfig, context, namespace)
 	if err != nil {
-		return nil, nil, "", fmt.Errorf("kubeconfig: %w", err)
-	}
-	ns := namespace
-	if ns == "" {
-		if ns, _, err = cc.Namespace(); err != nil {
-			return nil, nil, "", fmt.Errorf("kubeconfig: %w", err)
-		}
+		return nil, nil, "", err
 	}
 	kube, err := kubernetes.NewForConfig(cfg)
 	if err != nil {
@@ -165,6 +154,28 @@ func clusterClients(kubeconfig, context, namespace string) (kubernetes.Interface
 		return nil, nil, "", err
 	}
 	return kube, wfc, ns, nil
+}
+
+// clusterConfig is the REST config of kubeconfig and its context, and the
+// namespace, as clusterClients reads them.
+func clusterConfig(kubeconfig, context, namespace string) (*rest.Config, string, error) {
+	if err := kubeconfigExists(kubeconfig, os.Getenv(clientcmd.RecommendedConfigPathEnvVar)); err != nil {
+		return nil, "", err
+	}
+	rules := clientcmd.NewDefaultClientConfigLoadingRules()
+	rules.ExplicitPath = kubeconfig
+	cc := clientcmd.NewNonInteractiveDeferredLoadingClientConfig(rules, &clientcmd.ConfigOverrides{CurrentContext: context})
+	cfg, err := cc.ClientConfig()
+	if err != nil {
+		return nil, "", fmt.Errorf("kubeconfig: %w", err)
+	}
+	ns := namespace
+	if ns == "" {
+		if ns, _, err = cc.Namespace(); err != nil {
+			return nil, "", fmt.Errorf("kubeconfig: %w", err)
+		}
+	}
+	return cfg, ns, nil
 }
 
 // kubeconfigExists fails, naming the files, when the kubeconfig given
@@ -200,19 +211,27 @@ func kubeconfigExists(explicit, env string) error {
 const completeTimeout = 5 * time.Second
 
 // runComplete is the hidden command the completion scripts run for the
-// arguments of a command that completes from the cluster (logs: its
-// workflows, then a workflow's Spark nodes): args are the command's
+// arguments of a command that completes from the cluster (logs and ui:
+// the namespace's workflows, then a workflow's Spark nodes): args are the command's
 // name and the words typed after it so far. It prints one candidate per
 // line; a cluster it cannot reach gives none.
 func runComplete(args []string, stdout, stderr io.Writer) error {
-	if len(args) == 0 || args[0] != "logs" {
+	if len(args) == 0 || !fromCluster[args[0]] {
 		return nil
 	}
-	o := logsOptions{}
-	fs := logsFlags(&o, io.Discard)
+	var kubeconfig, kubecontext, namespace *string
+	var fs *pflag.FlagSet
+	switch args[0] {
+	case "ui":
+		o := uiOptions{}
+		fs, kubeconfig, kubecontext, namespace = uiFlags(&o, io.Discard), &o.kubeconfig, &o.context, &o.namespace
+	default:
+		o := logsOptions{}
+		fs, kubeconfig, kubecontext, namespace = logsFlags(&o, io.Discard), &o.kubeconfig, &o.context, &o.namespace
+	}
 	fs.ParseErrorsAllowlist.UnknownFlags = true
 	_ = fs.Parse(args[1:]) // a half-typed line: what parsed is enough
-	_, wfc, ns, err := o.clients()
+	_, wfc, ns, err := clusterClients(*kubeconfig, *kubecontext, *namespace)
 	if err != nil {
 		fmt.Fprintln(stderr, err)
 		return nil
