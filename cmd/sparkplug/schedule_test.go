@@ -199,7 +199,7 @@ func splitShell(s string) ([]string, error) {
 
 // -o json and -o yaml print the runs and the warnings as one object (a
 // golden file), the warnings still on stderr; the text is unchanged.
-func TestScheduleStructuredOutput(t *testing.T) {
+func TestScheduleGoldenStructuredOutput(t *testing.T) {
 	args := []string{"30 2 * * *", "0 3 * * 1", "--timezone", "Europe/Berlin", "--from", "2026-03-27T00:00:00Z", "--next", "4"}
 	text := runScheduleAt(t, "2026-03-01T00:00:00Z", args...)
 	j := runScheduleAt(t, "2026-03-01T00:00:00Z", append(args, "-o", "json")...)

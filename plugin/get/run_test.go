@@ -44,7 +44,7 @@ func get(t *testing.T, kube *kfake.Clientset, wfc *wffake.Clientset, o Options) 
 
 // -o json prints one list whose items are the steps, with their drivers'
 // status read from the pods; -o yaml the same list.
-func TestJSONAndYAMLAreOneList(t *testing.T) {
+func TestGoldenJSONAndYAMLAreOneList(t *testing.T) {
 	wf := etl()
 	// pi-a's driver is gone.
 	kube, wfc := fakes(driverPod(wf, "etl-x7k2p-2", 2), driverPod(nightly(), "nightly-29401", 1))
@@ -193,5 +193,51 @@ func TestWatchPrintsWhatChanged(t *testing.T) {
 	}
 	if !strings.Contains(lines[4], "report   Running     SUBMITTED") {
 		t.Errorf("the changed row, in the first rows' widths: %q\n%s", lines[4], out.String())
+	}
+}
+
+// A watch whose version is too old to resume lists again and prints what
+// changed meanwhile; with -o json, each step printed is one object.
+func TestWatchListsAgainWhenItsVersionExpired(t *testing.T) {
+	kube, wfc := fakes(driverPod(etl(), "etl-x7k2p-2", 2))
+	watches := make(chan *watch.FakeWatcher, 2)
+	wfc.PrependWatchReactor("workflows", func(k8stesting.Action) (bool, watch.Interface, error) {
+		w := watch.NewFake()
+		watches <- w
+		return true, w, nil
+	})
+	ctx, cancel := context.WithCancel(context.Background())
+	var out strings.Builder
+	done := make(chan error, 1)
+	go func() {
+		done <- Run(ctx, kube, wfc, Options{Namespace: "jobs", Watch: true, Format: FormatJSON}, &out)
+	}()
+	w := <-watches
+	// Meanwhile, report starts: the List after the expiry shows it.
+	wf := etl()
+	n := wf.Status.Nodes["etl-x7k2p-3"]
+	n.Phase = wfv1.NodeRunning
+	wf.Status.Nodes["etl-x7k2p-3"] = n
+	if err := wfc.Tracker().Update(wfv1.SchemeGroupVersion.WithResource("workflows"), wf, "jobs"); err != nil {
+		t.Fatal(err)
+	}
+	expired := apierrors.NewResourceExpired("too old resource version")
+	w.Error(&expired.ErrStatus)
+	<-watches // the List again, then a new watch
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	dec := json.NewDecoder(strings.NewReader(out.String()))
+	var nodes []string
+	for dec.More() {
+		var s Step
+		if err := dec.Decode(&s); err != nil {
+			t.Fatalf("%v\n%s", err, out.String())
+		}
+		nodes = append(nodes, s.Node+"/"+s.Phase)
+	}
+	if want := "pi-a/Succeeded pi-b/Running report/Pending report/Running"; strings.Join(nodes, " ") != want {
+		t.Errorf("objects printed %q, want %q", nodes, want)
 	}
 }

@@ -79,7 +79,7 @@ func TestDriverStatus(t *testing.T) {
 }
 
 // The tables, default, wide and of every namespace, as golden files.
-func TestTables(t *testing.T) {
+func TestGoldenTables(t *testing.T) {
 	steps := append(Steps(etl()), Steps(nightly())...)
 	Sort(steps)
 	for i := range steps {

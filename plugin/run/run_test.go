@@ -145,7 +145,7 @@ func TestNodeLineOfANodeNotStarted(t *testing.T) {
 
 // The result -o json and yaml print: the workflow's end and its steps as
 // sparkplug get lists them, in a golden file.
-func TestResult(t *testing.T) {
+func TestGoldenResult(t *testing.T) {
 	wf := endedWorkflow(wfv1.WorkflowFailed, "child 'pi-x7k2p-2' failed")
 	wf.Namespace = "jobs"
 	b, err := json.MarshalIndent(NewResult(wf), "", "  ")
