@@ -24,7 +24,7 @@ const completeCommand = cli.CompleteCommand
 
 // fromCluster are the commands whose arguments complete from the
 // cluster (runComplete).
-var fromCluster = map[string]bool{"logs": true, "ui": true}
+var fromCluster = map[string]bool{"logs": true, "ui": true, "get": true}
 
 // aliases are the other names of commands, as kubectl's: they run the
 // command, complete its flags, and are not listed apart.

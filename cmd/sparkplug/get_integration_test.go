@@ -147,3 +147,36 @@ func TestGetWatchPrintsChangedSteps(t *testing.T) {
 		t.Fatal("--watch did not end with its context")
 	}
 }
+
+// Completion of get and ui, through the hidden command the scripts run:
+// get completes the namespace's workflows and nothing after; ui, as
+// logs, the workflows, then a workflow's Spark nodes.
+func TestGetAndUIComplete(t *testing.T) {
+	e := newEnv(t, "get-complete")
+	sparkNodes(t, e, "pi-a", "pi-b")
+	kubeconfig := reader(t, e, "completer", []rbacv1.PolicyRule{
+		{APIGroups: []string{"argoproj.io"}, Resources: []string{"workflows"}, Verbs: []string{"get", "list"}}})
+	complete := func(words ...string) string {
+		t.Helper()
+		var out, errs strings.Builder
+		args := append([]string{completeCommand, words[0], "--kubeconfig", kubeconfig, "-n", e.ns}, words[1:]...)
+		if err := run(args, &out, &errs); err != nil {
+			t.Fatalf("%q: %v", args, err)
+		}
+		return strings.Join(strings.Fields(out.String()), " ")
+	}
+	for _, tt := range []struct {
+		words []string
+		want  string
+	}{
+		{[]string{"get"}, e.wf.Name},
+		{[]string{"get", e.wf.Name}, ""},
+		{[]string{"ui"}, e.wf.Name},
+		{[]string{"ui", e.wf.Name}, "pi-a pi-b"},
+		{[]string{"ui", e.wf.Name, "pi-a"}, ""},
+	} {
+		if got := complete(tt.words...); got != tt.want {
+			t.Errorf("%q: %q, want %q", tt.words, got, tt.want)
+		}
+	}
+}

@@ -212,7 +212,8 @@ const completeTimeout = 5 * time.Second
 
 // runComplete is the hidden command the completion scripts run for the
 // arguments of a command that completes from the cluster (logs and ui:
-// the namespace's workflows, then a workflow's Spark nodes): args are the command's
+// the namespace's workflows, then a workflow's Spark nodes; get: the
+// workflows): args are the command's
 // name and the words typed after it so far. It prints one candidate per
 // line; a cluster it cannot reach gives none.
 func runComplete(args []string, stdout, stderr io.Writer) error {
@@ -222,6 +223,9 @@ func runComplete(args []string, stdout, stderr io.Writer) error {
 	var kubeconfig, kubecontext, namespace *string
 	var fs *pflag.FlagSet
 	switch args[0] {
+	case "get":
+		o := getOptions{}
+		fs, kubeconfig, kubecontext, namespace = getFlags(&o, io.Discard), &o.kubeconfig, &o.context, &o.run.Namespace
 	case "ui":
 		o := uiOptions{}
 		fs, kubeconfig, kubecontext, namespace = uiFlags(&o, io.Discard), &o.kubeconfig, &o.context, &o.namespace
@@ -238,7 +242,11 @@ func runComplete(args []string, stdout, stderr io.Writer) error {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), completeTimeout)
 	defer cancel()
-	words, err := logs.Candidates(ctx, wfc, ns, fs.Args())
+	typed := fs.Args()
+	if args[0] == "get" && len(typed) > 0 {
+		return nil // get takes one workflow, and no node
+	}
+	words, err := logs.Candidates(ctx, wfc, ns, typed)
 	if err != nil {
 		fmt.Fprintln(stderr, err)
 		return nil

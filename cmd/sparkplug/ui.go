@@ -25,7 +25,7 @@ node's outputs name (driver-pod), only when it is the one sparkplug launched for
 Workflow; the port is its driver container's spark-ui port (spark.ui.port, where a
 UI Service of sparkUIOptions forwards), else %d.
 
-  sparkplug ui spark-dag-x7k2p pi-a           # http://127.0.0.1:%d
+  sparkplug ui spark-dag-x7k2p pi-a           # at http://127.0.0.1:%d
   sparkplug ui spark-dag-x7k2p --port 0       # any free local port
   sparkplug ui spark-dag-x7k2p pi-a --address 0.0.0.0 --port 8080
 
@@ -90,8 +90,8 @@ func runUI(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	o.run.Namespace, o.run.ErrOut = ns, stderr
-	o.run.Ready = func(urls []string) {
-		fmt.Fprintf(stdout, "The Spark UI of %s: %s (Ctrl-C stops)\n", o.run.Workflow, strings.Join(urls, " "))
+	o.run.Ready = func(f ui.Forwarding) {
+		fmt.Fprintf(stdout, "The Spark UI of node %s (driver %s, port %d): %s (Ctrl-C stops)\n", f.Node, f.Driver, f.Port, strings.Join(f.URLs, " "))
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()

@@ -92,7 +92,7 @@ func TestUIForwardsToTheRunningDriver(t *testing.T) {
 	}
 	ready := false
 	err = ui.Run(context.Background(), kubernetes.NewForConfigOrDie(cfg), wfclient.NewForConfigOrDie(cfg), cfg, ui.Options{
-		Namespace: e.ns, Workflow: e.wf.Name, Addresses: []string{"127.0.0.1"}, Port: 0, Ready: func([]string) { ready = true }})
+		Namespace: e.ns, Workflow: e.wf.Name, Addresses: []string{"127.0.0.1"}, Port: 0, Ready: func(ui.Forwarding) { ready = true }})
 	t.Logf("the forward: %v", err)
 	want := "forward the Spark UI of driver " + a + " (port 4040) of node spark-pi[0].pi-a: "
 	if err == nil || !strings.HasPrefix(err.Error(), want) || strings.Contains(err.Error(), "needs create") || ready {

@@ -246,7 +246,7 @@ func (g *getter) watch(ctx context.Context, rv string) error {
 			}
 			rv = list.ResourceVersion
 		case err != nil:
-			return err
+			return g.refused(err, "watch", "workflows")
 		}
 	}
 	return nil

@@ -30,11 +30,19 @@ type Options struct {
 	// port (0: any free one).
 	Addresses []string
 	Port      int
-	// Ready is called with the URLs of the UI once they are listened on.
-	Ready func(urls []string)
+	// Ready is called once the UI is listened on, with where.
+	Ready func(Forwarding)
 	// ErrOut gets the errors of single connections, as kubectl
 	// port-forward prints them; nil discards them.
 	ErrOut io.Writer
+}
+
+// Forwarding is what Run forwards: the local URLs of the UI, and the
+// node, driver pod and port they lead to.
+type Forwarding struct {
+	URLs         []string
+	Node, Driver string
+	Port         int
 }
 
 // Rights is what Run needs, in the workflow's namespace.
@@ -75,7 +83,12 @@ func Run(ctx context.Context, kube kubernetes.Interface, wfc wfclient.Interface,
 		return err
 	}
 	remote := int(UIPort(pod))
-	err = Forward(ctx, dialer, o.Addresses, o.Port, remote, o.Ready, o.ErrOut)
+	ready := func(urls []string) {
+		if o.Ready != nil {
+			o.Ready(Forwarding{URLs: urls, Node: n.Name, Driver: pod.Name, Port: remote})
+		}
+	}
+	err = Forward(ctx, dialer, o.Addresses, o.Port, remote, ready, o.ErrOut)
 	if err != nil && isForbidden(err) {
 		return fmt.Errorf("sparkplug ui needs create on pods/portforward in namespace %s, which the API server refused: %s", o.Namespace, oneLine(err.Error()))
 	}
