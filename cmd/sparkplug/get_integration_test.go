@@ -31,6 +31,7 @@ var getRules = []rbacv1.PolicyRule{
 // The documented permissions are enough for every output; a workflow
 // named lists its steps only; a Workflow without Spark steps is a notice.
 func TestGetListsTheSparkSteps(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, "get-list")
 	sparkNodes(t, e, "pi-a", "pi-b")
 	a, b := driverOf(e, "pi-a", 1), driverOf(e, "pi-b", 1)
@@ -84,6 +85,7 @@ func TestGetListsTheSparkSteps(t *testing.T) {
 // Without a right it needs, sparkplug get fails in one line that names
 // the right.
 func TestGetNamesTheMissingRight(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, "get-rbac")
 	sparkNodes(t, e, "pi")
 	check := func(what, kubeconfig string, args []string, want string) {
@@ -108,6 +110,7 @@ func TestGetNamesTheMissingRight(t *testing.T) {
 // --watch prints the steps, then a row when a step changes, until its
 // context ends.
 func TestGetWatchPrintsChangedSteps(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, "get-watch")
 	sparkNodes(t, e, "pi-a", "pi-b")
 	kube, wfc, _ := clients(t, reader(t, e, "getter", getRules))
@@ -152,6 +155,7 @@ func TestGetWatchPrintsChangedSteps(t *testing.T) {
 // get completes the namespace's workflows and nothing after; ui, as
 // logs, the workflows, then a workflow's Spark nodes.
 func TestGetAndUIComplete(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, "get-complete")
 	sparkNodes(t, e, "pi-a", "pi-b")
 	kubeconfig := reader(t, e, "completer", []rbacv1.PolicyRule{

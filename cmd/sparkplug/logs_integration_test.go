@@ -433,6 +433,7 @@ func TestLogsCompletesWorkflowsAndNodes(t *testing.T) {
 // driver whose container restarted, and refuses, without asking, one
 // whose container has not.
 func TestLogsPrevious(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, "logs-previous")
 	sparkNodes(t, e, "pi-a", "pi-b")
 	a, b := driverOf(e, "pi-a", 1), driverOf(e, "pi-b", 1)

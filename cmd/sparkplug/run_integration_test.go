@@ -211,6 +211,7 @@ func TestRunSaysSoWhenTheWorkflowIsDeleted(t *testing.T) {
 // -o json prints the result as a SparkRun instead of the lines, the exit
 // status and the Workflow kept the same.
 func TestRunPrintsItsResultAsJSON(t *testing.T) {
+	t.Parallel()
 	e, _ := newWorkflow(t, "run-json")
 	wf, done := startRun(t, e, "-o", "json")
 	advance(t, e, wf.Name, wfv1.WorkflowFailed, "driver failed: exit code 1")

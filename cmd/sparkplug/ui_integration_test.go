@@ -34,6 +34,7 @@ var uiRules = []rbacv1.PolicyRule{
 
 // Each error is one line: what is wrong, and what to do.
 func TestUIErrors(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, "ui-errors")
 	sparkNodes(t, e, "pi-a", "pi-b")
 	e.setDriverStatus(driverOf(e, "pi-a", 1), running(true))
@@ -69,6 +70,7 @@ func TestUIErrors(t *testing.T) {
 // and its port-forward asked for, at its UI port; the API server then
 // refuses the stream because the pod is on no node, not for a right.
 func TestUIForwardsToTheRunningDriver(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, "ui-forward")
 	sparkNodes(t, e, "pi-a", "pi-b")
 	a := driverOf(e, "pi-a", 1)
