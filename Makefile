@@ -166,8 +166,8 @@ verify: ## gofmt, go vet, go mod tidy, golden files, the plugin ConfigMap and th
 	done
 
 # Packages whose tests compare with golden files (testdata/*.golden.yaml,
-# .golden.txt; manifests/: the chart README's values table, no helm needed).
-GOLDEN_PKGS := ./plugin/objects/ ./plugin/convert/ ./plugin/submit/ ./cmd/sparkplug/ ./manifests/
+# .golden.txt, .golden.json; manifests/: the chart README's values table, no helm needed).
+GOLDEN_PKGS := ./plugin/objects/ ./plugin/convert/ ./plugin/submit/ ./plugin/get/ ./plugin/run/ ./cmd/sparkplug/ ./manifests/
 
 .PHONY: update
 update: ## rewrite golden files from the current code

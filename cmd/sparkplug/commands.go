@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"runtime/debug"
+	"slices"
 	"strings"
 
 	"github.com/spf13/pflag"
@@ -23,7 +24,16 @@ const completeCommand = cli.CompleteCommand
 
 // fromCluster are the commands whose arguments complete from the
 // cluster (runComplete).
-var fromCluster = map[string]bool{"logs": true}
+var fromCluster = map[string]bool{"logs": true, "ui": true, "get": true}
+
+// aliases are the other names of commands, as kubectl's: they run the
+// command, complete its flags, and are not listed apart.
+var aliases = map[string][]string{"get": {"list"}}
+
+// named says whether c is called name, by its name or an alias.
+func (c command) named(name string) bool {
+	return c.name == name || slices.Contains(aliases[c.name], name)
+}
 
 type command struct {
 	name, summary string
@@ -51,8 +61,12 @@ func commands() []command {
 			func(w io.Writer) *pflag.FlagSet { return scheduleFlags(&scheduleOptions{}, w) }, nil, runSchedule},
 		{"run", "submit a Workflow, wait for its end and print how each Spark node ended (the chart's helm test)",
 			func(w io.Writer) *pflag.FlagSet { return runFlags(&runOptions{}, w) }, nil, runRun},
+		{"get", "list the Spark steps of a namespace or of all (-A), their phase, message, application id and driver, or watch them",
+			func(w io.Writer) *pflag.FlagSet { return getFlags(&getOptions{}, w) }, nil, runGet},
 		{"logs", "print or follow the driver (and executor) logs of a workflow's Spark nodes",
 			func(w io.Writer) *pflag.FlagSet { return logsFlags(&logsOptions{}, w) }, nil, runLogs},
+		{"ui", "forward the Spark UI of a running Spark step's driver to a local port and print its URL",
+			func(w io.Writer) *pflag.FlagSet { return uiFlags(&uiOptions{}, w) }, nil, runUI},
 		{"completion", "print the shell completion script for bash, zsh or fish",
 			func(w io.Writer) *pflag.FlagSet { return newFlagSet("completion bash|zsh|fish", completionSummary, w) }, cli.Shells(), runCompletion},
 		{"version", "print the version, commit, commit date, Go version and platform",
@@ -67,8 +81,10 @@ const exitStatus = `Exit status, for every command:
   1  failure: an invalid spark body, a schedule Argo refuses (convert too,
      though it writes the object), an input file that is missing,
      unreadable or not what was expected, a kubeconfig that cannot be read,
-     serve stopping on an error, a Workflow run followed that did not
-     succeed or end in time
+     serve stopping on an error, a workflow, node or log that logs or get
+     cannot find or read, or a right the API server refused, a step whose
+     UI ui cannot forward or whose forward was lost, a Workflow run
+     followed that did not succeed or end in time
   2  usage: an unknown command or flag, a bad or missing flag value or argument`
 
 // exitStatusPointer ends a command's help: the statuses are the same for
@@ -106,7 +122,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 	}
 	var names []string
 	for _, c := range commands() {
-		if c.name == args[0] {
+		if c.named(args[0]) {
 			err := c.run(args[1:], stdout, stderr)
 			if errors.Is(err, pflag.ErrHelp) {
 				return nil
@@ -114,6 +130,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 		names = append(names, c.name)
+		names = append(names, aliases[c.name]...)
 	}
 	what := "command"
 	if strings.HasPrefix(args[0], "-") {
@@ -280,7 +297,7 @@ func runCompletion(args []string, stdout, _ io.Writer) error {
 	}
 	var cmds []cli.Command
 	for _, c := range commands() {
-		cmds = append(cmds, cli.Command{Name: c.name, Summary: c.summary, Flags: c.flags(io.Discard), Words: c.words, FromProgram: fromCluster[c.name]})
+		cmds = append(cmds, cli.Command{Name: c.name, Aliases: aliases[c.name], Summary: c.summary, Flags: c.flags(io.Discard), Words: c.words, FromProgram: fromCluster[c.name]})
 	}
 	script, err := cli.Completion(fs.Arg(0), "sparkplug", cmds)
 	if err != nil {

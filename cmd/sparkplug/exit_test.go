@@ -111,6 +111,21 @@ func TestExitStatusOfEveryCommand(t *testing.T) {
 		{"logs --since and --since-time", "", []string{"logs", "wf", "--since", "1m", "--since-time", "2026-03-01T00:00:00Z"}, 2},
 		{"logs bad --since-time", "", []string{"logs", "wf", "--since-time", "yesterday"}, 2},
 		{"logs bad --tail", "", []string{"logs", "wf", "--tail", "-2"}, 2},
+		{"logs --previous and -f", "", []string{"logs", "wf", "-p", "-f"}, 2},
+
+		{"get --help", "", []string{"get", "--help"}, 0},
+		{"list --help", "", []string{"list", "--help"}, 0},
+		{"get without its cluster", "", []string{"get", "--kubeconfig", filepath.Join(t.TempDir(), "missing")}, 1},
+		{"list without its cluster", "", []string{"list", "-A", "--kubeconfig", filepath.Join(t.TempDir(), "missing")}, 1},
+		{"get two workflows", "", []string{"get", "wf", "wf2"}, 2},
+		{"get a workflow and -A", "", []string{"get", "wf", "-A"}, 2},
+		{"get bad -o", "", []string{"get", "-o", "table"}, 2},
+
+		{"ui --help", "", []string{"ui", "--help"}, 0},
+		{"ui without its cluster", "", []string{"ui", "wf", "--kubeconfig", filepath.Join(t.TempDir(), "missing")}, 1},
+		{"ui no workflow", "", []string{"ui"}, 2},
+		{"ui three arguments", "", []string{"ui", "wf", "node", "x"}, 2},
+		{"ui bad --port", "", []string{"ui", "wf", "--port", "70000"}, 2},
 
 		{"run --help", "", []string{"run", "--help"}, 0},
 		{"run not a Workflow", "kind: ConfigMap\napiVersion: v1\n", []string{"run", "-f", "-"}, 1},

@@ -16,6 +16,7 @@ import (
 	"github.com/spf13/pflag"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 
 	"github.com/sparkplug-io/sparkplug/plugin/logs"
@@ -30,6 +31,9 @@ copies their labels is never printed.
 NODE is one Spark node: Argo's node id, its name (wf.step, wf[0].step) or its
 display name (step). Without it, every Spark node, in the order the nodes started.
 Each node's latest attempt unless --attempt says otherwise; -e adds the executors.
+-p prints the previous instance of each container, as kubectl logs -p; Spark's pods
+never restart their containers (restartPolicy Never), so only a container that does,
+such as a pod template's sidecar (-c), has one: a node's earlier run is an attempt.
 When several pods are printed, each line starts with its pod's name.
 
   sparkplug logs spark-dag-x7k2p                  # every Spark node's driver
@@ -61,6 +65,7 @@ func logsFlags(o *logsOptions, stdout io.Writer) *pflag.FlagSet {
 	fs.BoolVarP(&o.run.Executors, "executors", "e", false, "also print the executors of each driver printed")
 	fs.StringVarP(&o.run.Container, "container", "c", "", "the container to print (default: "+spark.DriverContainerName+" of a driver, "+spark.ExecutorContainerName+" of an executor)")
 	fs.BoolVarP(&o.run.Follow, "follow", "f", false, "stream the logs, waiting for drivers to appear and start")
+	fs.BoolVarP(&o.run.Previous, "previous", "p", false, "print the log of the container's previous instance, as kubectl logs -p")
 	fs.DurationVar(&o.run.Since, "since", 0, "only lines newer than this duration, e.g. 10m (default: all)")
 	fs.StringVar(&o.sinceTime, "since-time", "", "only lines after this time, RFC 3339 (default: all)")
 	fs.Int64Var(&o.run.Tail, "tail", -1, "the last lines of each log; -1: every line")
@@ -93,6 +98,9 @@ func (o *logsOptions) validate(args []string) error {
 			return fmt.Errorf("--since-time %q: want RFC 3339, e.g. 2026-03-29T10:00:00Z", o.sinceTime)
 		}
 		o.run.SinceTime = &metav1.Time{Time: t}
+	}
+	if o.run.Previous && o.run.Follow {
+		return errors.New("give --previous or --follow, not both: a previous instance's log has ended")
 	}
 	if o.run.Tail < -1 {
 		return fmt.Errorf("--tail %d: give a number of lines, or -1 for all", o.run.Tail)
@@ -133,21 +141,9 @@ func (o *logsOptions) clients() (kubernetes.Interface, wfclient.Interface, strin
 // ~/.kube/config, else in-cluster) and its context, and the namespace:
 // namespace, else the context's.
 func clusterClients(kubeconfig, context, namespace string) (kubernetes.Interface, wfclient.Interface, string, error) {
-	if err := kubeconfigExists(kubeconfig, os.Getenv(clientcmd.RecommendedConfigPathEnvVar)); err != nil {
-		return nil, nil, "", err
-	}
-	rules := clientcmd.NewDefaultClientConfigLoadingRules()
-	rules.ExplicitPath = kubeconfig
-	cc := clientcmd.NewNonInteractiveDeferredLoadingClientConfig(rules, &clientcmd.ConfigOverrides{CurrentContext: context})
-	cfg, err := cc.ClientConfig()
+	cfg, ns, err := clusterConfig(kubeconfig, context, namespace)
 	if err != nil {
-		return nil, nil, "", fmt.Errorf("kubeconfig: %w", err)
-	}
-	ns := namespace
-	if ns == "" {
-		if ns, _, err = cc.Namespace(); err != nil {
-			return nil, nil, "", fmt.Errorf("kubeconfig: %w", err)
-		}
+		return nil, nil, "", err
 	}
 	kube, err := kubernetes.NewForConfig(cfg)
 	if err != nil {
@@ -158,6 +154,28 @@ func clusterClients(kubeconfig, context, namespace string) (kubernetes.Interface
 		return nil, nil, "", err
 	}
 	return kube, wfc, ns, nil
+}
+
+// clusterConfig is the REST config of kubeconfig and its context, and the
+// namespace, as clusterClients reads them.
+func clusterConfig(kubeconfig, context, namespace string) (*rest.Config, string, error) {
+	if err := kubeconfigExists(kubeconfig, os.Getenv(clientcmd.RecommendedConfigPathEnvVar)); err != nil {
+		return nil, "", err
+	}
+	rules := clientcmd.NewDefaultClientConfigLoadingRules()
+	rules.ExplicitPath = kubeconfig
+	cc := clientcmd.NewNonInteractiveDeferredLoadingClientConfig(rules, &clientcmd.ConfigOverrides{CurrentContext: context})
+	cfg, err := cc.ClientConfig()
+	if err != nil {
+		return nil, "", fmt.Errorf("kubeconfig: %w", err)
+	}
+	ns := namespace
+	if ns == "" {
+		if ns, _, err = cc.Namespace(); err != nil {
+			return nil, "", fmt.Errorf("kubeconfig: %w", err)
+		}
+	}
+	return cfg, ns, nil
 }
 
 // kubeconfigExists fails, naming the files, when the kubeconfig given
@@ -193,26 +211,42 @@ func kubeconfigExists(explicit, env string) error {
 const completeTimeout = 5 * time.Second
 
 // runComplete is the hidden command the completion scripts run for the
-// arguments of a command that completes from the cluster (logs: its
-// workflows, then a workflow's Spark nodes): args are the command's
+// arguments of a command that completes from the cluster (logs and ui:
+// the namespace's workflows, then a workflow's Spark nodes; get: the
+// workflows): args are the command's
 // name and the words typed after it so far. It prints one candidate per
 // line; a cluster it cannot reach gives none.
 func runComplete(args []string, stdout, stderr io.Writer) error {
-	if len(args) == 0 || args[0] != "logs" {
+	if len(args) == 0 || !fromCluster[args[0]] {
 		return nil
 	}
-	o := logsOptions{}
-	fs := logsFlags(&o, io.Discard)
+	var kubeconfig, kubecontext, namespace *string
+	var fs *pflag.FlagSet
+	switch args[0] {
+	case "get":
+		o := getOptions{}
+		fs, kubeconfig, kubecontext, namespace = getFlags(&o, io.Discard), &o.kubeconfig, &o.context, &o.run.Namespace
+	case "ui":
+		o := uiOptions{}
+		fs, kubeconfig, kubecontext, namespace = uiFlags(&o, io.Discard), &o.kubeconfig, &o.context, &o.namespace
+	default:
+		o := logsOptions{}
+		fs, kubeconfig, kubecontext, namespace = logsFlags(&o, io.Discard), &o.kubeconfig, &o.context, &o.namespace
+	}
 	fs.ParseErrorsAllowlist.UnknownFlags = true
 	_ = fs.Parse(args[1:]) // a half-typed line: what parsed is enough
-	_, wfc, ns, err := o.clients()
+	_, wfc, ns, err := clusterClients(*kubeconfig, *kubecontext, *namespace)
 	if err != nil {
 		fmt.Fprintln(stderr, err)
 		return nil
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), completeTimeout)
 	defer cancel()
-	words, err := logs.Candidates(ctx, wfc, ns, fs.Args())
+	typed := fs.Args()
+	if args[0] == "get" && len(typed) > 0 {
+		return nil // get takes one workflow, and no node
+	}
+	words, err := logs.Candidates(ctx, wfc, ns, typed)
 	if err != nil {
 		fmt.Fprintln(stderr, err)
 		return nil

@@ -433,3 +433,49 @@ func TestLogsCompletesWorkflowsAndNodes(t *testing.T) {
 		t.Errorf("after NODE: %q, want nothing", got)
 	}
 }
+
+// --previous asks the API server for the previous instance's log of a
+// driver whose container restarted, and refuses, without asking, one
+// whose container has not.
+func TestLogsPrevious(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, "logs-previous")
+	sparkNodes(t, e, "pi-a", "pi-b")
+	a, b := driverOf(e, "pi-a", 1), driverOf(e, "pi-b", 1)
+	e.setDriverStatus(a, running(true))
+	restartedStatus := running(true)
+	restartedStatus.ContainerStatuses[0].RestartCount = 1
+	restartedStatus.ContainerStatuses[0].LastTerminationState = corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{ExitCode: 1, Reason: "Error"}}
+	e.setDriverStatus(b, restartedStatus)
+	kubeconfig := reader(t, e, "log-reader", logsRules)
+	status, _, _, err := runIn("", "logs", e.wf.Name, "pi-a", "-p", "-n", e.ns, "--kubeconfig", kubeconfig)
+	if status != 1 || err == nil || !strings.Contains(err.Error(), "driver "+a+" of node spark-pi[0].pi-a (attempt 1): container "+spark.DriverContainerName+" has no previous instance") {
+		t.Errorf("a driver that has not restarted: status %d, %v", status, err)
+	}
+	cfg, err := clientcmd.BuildConfigFromFlags("", kubeconfig)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	var queries []string
+	cfg.WrapTransport = func(rt http.RoundTripper) http.RoundTripper {
+		return roundTripFunc(func(r *http.Request) (*http.Response, error) {
+			if strings.HasSuffix(r.URL.Path, "/log") {
+				mu.Lock()
+				queries = append(queries, r.URL.Path+"?"+r.URL.RawQuery)
+				mu.Unlock()
+			}
+			return rt.RoundTrip(r)
+		})
+	}
+	err = logs.Run(context.Background(), kubernetes.NewForConfigOrDie(cfg), wfclient.NewForConfigOrDie(cfg),
+		logs.Options{Namespace: e.ns, Workflow: e.wf.Name, Node: "pi-b", Previous: true, Tail: -1}, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(queries) != 1 || !strings.Contains(queries[0], "/pods/"+b+"/log?") || !strings.Contains(queries[0], "previous=true") {
+		t.Errorf("log requests %q, want one of %s with previous=true", queries, b)
+	}
+}

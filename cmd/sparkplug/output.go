@@ -5,8 +5,10 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 
 	"github.com/spf13/pflag"
+	"sigs.k8s.io/yaml"
 )
 
 // outputFormat is -o/--output of the commands that print objects (render,
@@ -71,4 +73,69 @@ func inputExists(file string) error {
 		return fmt.Errorf("-f %s: %w", file, err)
 	}
 	return nil
+}
+
+// printFormat is -o/--output of the commands that print a report (get,
+// run, schedule): text (the default: a table, or lines a person reads),
+// wide (get only: more columns), json or yaml (a structure of documented,
+// stable fields, for programs).
+type printFormat struct {
+	value string
+	wide  bool // wide is allowed
+}
+
+const (
+	printText = ""
+	printWide = "wide"
+	printJSON = "json"
+	printYAML = "yaml"
+)
+
+func (f *printFormat) String() string { return f.value }
+func (f *printFormat) Type() string {
+	if f.wide {
+		return "wide|json|yaml"
+	}
+	return "json|yaml"
+}
+
+func (f *printFormat) Set(v string) error {
+	switch v {
+	case printJSON, printYAML:
+		f.value = v
+		return nil
+	case printWide:
+		if f.wide {
+			f.value = v
+			return nil
+		}
+	}
+	return fmt.Errorf("%q is not an output format: %s", v, strings.ReplaceAll(f.Type(), "|", ", "))
+}
+
+// structured: json or yaml.
+func (f *printFormat) structured() bool { return f.value == printJSON || f.value == printYAML }
+
+// bindPrintOutput adds -o/--output; wide says whether -o wide is taken.
+func bindPrintOutput(fs *pflag.FlagSet, f *printFormat, wide bool, text string) {
+	f.wide = wide
+	fs.VarP(f, "output", "o", "the output format: "+strings.ReplaceAll(f.Type(), "|", ", ")+" (default: "+text+")")
+}
+
+// writeStructured writes v as indented JSON or as YAML, by f.
+func writeStructured(w io.Writer, f *printFormat, v any) error {
+	var b []byte
+	var err error
+	if f.value == printJSON {
+		if b, err = json.MarshalIndent(v, "", "  "); err == nil {
+			b = append(b, '\n')
+		}
+	} else {
+		b, err = yaml.Marshal(v)
+	}
+	if err != nil {
+		return fmt.Errorf("encode the output: %w", err)
+	}
+	_, err = w.Write(b)
+	return err
 }

@@ -61,7 +61,7 @@ func TestOutputJSONListsTheObjectsYAMLShows(t *testing.T) {
 // -f, -n and -o mean the same in every command that takes them.
 func TestSharedFlagsMeanTheSame(t *testing.T) {
 	want := map[string]string{"f": "filename", "n": "namespace", "o": "output"}
-	for _, name := range []string{"render", "convert", "logs"} {
+	for _, name := range []string{"render", "convert", "logs", "get", "run", "schedule"} {
 		fs := commandFlags(t, name)
 		for short, long := range want {
 			f := fs.ShorthandLookup(short)
@@ -103,6 +103,12 @@ func commandFlags(t *testing.T, name string) *pflag.FlagSet {
 		return convertFlags(&convertOptions{}, io.Discard)
 	case "logs":
 		return logsFlags(&logsOptions{}, io.Discard)
+	case "get":
+		return getFlags(&getOptions{}, io.Discard)
+	case "run":
+		return runFlags(&runOptions{}, io.Discard)
+	case "schedule":
+		return scheduleFlags(&scheduleOptions{}, io.Discard)
 	}
 	t.Fatalf("no command %s", name)
 	return nil

@@ -26,12 +26,15 @@ of the sparkplug image, on a Workflow with one small Spark step.
 While it waits, a line goes to stderr each time a Spark node's phase changes. A
 Workflow that Succeeded is deleted (its drivers with it) unless --keep; one that did
 not, or did not end within --timeout, is kept and named, and the exit status is 1.
-Interrupted, it stops waiting and leaves the Workflow running.
+Interrupted, it stops waiting and leaves the Workflow running. -o json or yaml prints
+the result as a SparkRun instead (the workflow's phase and each Spark step's phase,
+message and outputs; docs/cli.md has its fields), the exit status the same.
 
 Needs, in the namespace: create, get and delete on workflows.`
 
 type runOptions struct {
 	kubeconfig, context, file string
+	output                    printFormat
 	follow                    wfrun.Options
 }
 
@@ -46,6 +49,7 @@ func runFlags(o *runOptions, stdout io.Writer) *pflag.FlagSet {
 	fs.DurationVar(&o.follow.Timeout, "timeout", 10*time.Minute, "how long to wait for the Workflow's end; 0: until interrupted")
 	fs.DurationVar(&o.follow.Interval, "interval", wfrun.DefaultInterval, "the time between two reads of the Workflow")
 	fs.BoolVar(&o.follow.Keep, "keep", false, "keep the Workflow when it Succeeded (one that did not is always kept)")
+	bindPrintOutput(fs, &o.output, false, "lines to read; json and yaml hold each Spark step's phase, message and outputs")
 	return fs
 }
 
@@ -98,9 +102,17 @@ func runMain(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 		return fmt.Errorf("%s: %w", o.file, err)
 	}
 	o.follow.Out, o.follow.Progress = stdout, stderr
+	if o.output.structured() {
+		o.follow.Out = nil
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
-	_, err = wfrun.Follow(ctx, wfc, wf, o.follow)
+	last, err := wfrun.Follow(ctx, wfc, wf, o.follow)
+	if last != nil && o.output.structured() {
+		if werr := writeStructured(stdout, &o.output, wfrun.NewResult(last)); werr != nil && err == nil {
+			err = werr
+		}
+	}
 	return err
 }
 

@@ -11,6 +11,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -21,6 +22,8 @@ import (
 	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	wfrun "github.com/sparkplug-io/sparkplug/plugin/run"
 )
 
 // runRules are the permissions sparkplug run --help asks for.
@@ -207,5 +210,26 @@ func TestRunSaysSoWhenTheWorkflowIsDeleted(t *testing.T) {
 	r := waitRun(t, done)
 	if r.err == nil || !strings.Contains(r.err.Error(), "workflow "+wf.Name+" was deleted before it ended") {
 		t.Errorf("sparkplug run: %v, want it to say the Workflow was deleted", r.err)
+	}
+}
+
+// -o json prints the result as a SparkRun instead of the lines, the exit
+// status and the Workflow kept the same.
+func TestRunPrintsItsResultAsJSON(t *testing.T) {
+	t.Parallel()
+	e, _ := newWorkflow(t, "run-json")
+	wf, done := startRun(t, e, "-o", "json")
+	advance(t, e, wf.Name, wfv1.WorkflowFailed, "driver failed: exit code 1")
+	r := waitRun(t, done)
+	if r.err == nil || exitCode(r.err) != 1 {
+		t.Errorf("sparkplug run -o json of a Workflow that failed: %v, want exit status 1", r.err)
+	}
+	var res wfrun.Result
+	if err := json.Unmarshal([]byte(r.stdout), &res); err != nil {
+		t.Fatalf("stdout is not JSON: %v\n%s", err, r.stdout)
+	}
+	if res.Kind != wfrun.ResultKind || res.Workflow != wf.Name || res.Namespace != e.ns || res.Phase != "Failed" || len(res.Steps) != 1 ||
+		res.Steps[0].Phase != "Failed" || res.Steps[0].Message != "driver failed: exit code 1" || res.Steps[0].ApplicationID != "spark-0123" {
+		t.Errorf("result %+v", res)
 	}
 }

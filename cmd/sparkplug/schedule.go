@@ -36,6 +36,7 @@ type scheduleOptions struct {
 	timezone string
 	next     int
 	from     string
+	output   printFormat
 }
 
 func (o *scheduleOptions) validate() error {
@@ -66,6 +67,7 @@ func scheduleFlags(o *scheduleOptions, stdout io.Writer) *pflag.FlagSet {
 	flags.StringVar(&o.timezone, "timezone", "", "the CronWorkflow's timezone, an IANA name such as Europe/Berlin (default: the controller's, UTC)")
 	flags.IntVar(&o.next, "next", 5, "how many runs to list")
 	flags.StringVar(&o.from, "from", "", "list the runs after this time, RFC 3339 (default: now)")
+	bindPrintOutput(flags, &o.output, false, "lines to read; json and yaml hold the runs and the warnings")
 	return flags
 }
 
@@ -96,35 +98,25 @@ func scheduleMain(args []string, now time.Time, stdout, stderr io.Writer) error 
 		scheds = append(scheds, s)
 	}
 
-	loc := scheds[0].Location
-	zone := loc.String()
-	if o.timezone == "" && !strings.Contains(o.exprs[0], "TZ=") {
-		zone += " (no timezone: the workflow-controller's zone)"
-	}
-	fmt.Fprintf(stdout, "In %s, after %s:\n", zone, from.In(loc).Format("2006-01-02 15:04 MST"))
-	if len(scheds) > 1 {
-		for i, s := range scheds {
-			fmt.Fprintf(stdout, "  [%d] %s\n", i+1, s.Expr)
-		}
-	}
+	controllerZone := o.timezone == "" && !strings.Contains(o.exprs[0], "TZ=")
 	runs := schedule.Merge(scheds, from, o.next)
-	for _, r := range runs {
-		line := fmt.Sprintf("  %s  %s", r.At.Format("2006-01-02 Mon 15:04 MST"), r.At.UTC().Format(time.RFC3339))
-		if len(scheds) > 1 {
-			line += "  " + which(r.Schedules)
-		}
-		fmt.Fprintln(stdout, line)
-	}
-	if len(runs) < o.next {
-		fmt.Fprintf(stdout, "  (no more runs within five years)\n")
-	}
-
 	to := from.Add(warningWindow)
 	if len(runs) > 0 && runs[len(runs)-1].At.After(to) {
 		to = runs[len(runs)-1].At
 	}
+	warnings := make([][]schedule.Warning, len(scheds))
 	for i, s := range scheds {
-		for _, w := range s.Warnings(from, to) {
+		warnings[i] = s.Warnings(from, to)
+	}
+	if o.output.structured() {
+		if err := writeStructured(stdout, &o.output, schedule.NewReport(scheds, controllerZone, from, runs, o.next, warnings)); err != nil {
+			return err
+		}
+	} else {
+		printRuns(stdout, scheds, controllerZone, from, runs, o.next)
+	}
+	for i, ws := range warnings {
+		for _, w := range ws {
 			prefix := "warning: "
 			if len(scheds) > 1 {
 				prefix += fmt.Sprintf("[%d] ", i+1)
@@ -133,6 +125,31 @@ func scheduleMain(args []string, now time.Time, stdout, stderr io.Writer) error 
 		}
 	}
 	return nil
+}
+
+// printRuns writes the runs for a person to read.
+func printRuns(stdout io.Writer, scheds []*schedule.Schedule, controllerZone bool, from time.Time, runs []schedule.Run, n int) {
+	loc := scheds[0].Location
+	zone := loc.String()
+	if controllerZone {
+		zone += " (no timezone: the workflow-controller's zone)"
+	}
+	fmt.Fprintf(stdout, "In %s, after %s:\n", zone, from.In(loc).Format("2006-01-02 15:04 MST"))
+	if len(scheds) > 1 {
+		for i, s := range scheds {
+			fmt.Fprintf(stdout, "  [%d] %s\n", i+1, s.Expr)
+		}
+	}
+	for _, r := range runs {
+		line := fmt.Sprintf("  %s  %s", r.At.Format("2006-01-02 Mon 15:04 MST"), r.At.UTC().Format(time.RFC3339))
+		if len(scheds) > 1 {
+			line += "  " + which(r.Schedules)
+		}
+		fmt.Fprintln(stdout, line)
+	}
+	if len(runs) < n {
+		fmt.Fprintf(stdout, "  (no more runs within five years)\n")
+	}
 }
 
 // which names the schedules of a run; several start one Workflow.

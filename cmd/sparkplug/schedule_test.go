@@ -2,14 +2,21 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
+	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/spf13/pflag"
+	"sigs.k8s.io/yaml"
+
+	"github.com/sparkplug-io/sparkplug/plugin/golden"
+	"github.com/sparkplug-io/sparkplug/plugin/schedule"
 )
 
 // runScheduleAt runs sparkplug schedule at a fixed now.
@@ -188,4 +195,36 @@ func splitShell(s string) ([]string, error) {
 		args, s = append(args, word), after
 	}
 	return args, nil
+}
+
+// -o json and -o yaml print the runs and the warnings as one object (a
+// golden file), the warnings still on stderr; the text is unchanged.
+func TestScheduleGoldenStructuredOutput(t *testing.T) {
+	args := []string{"30 2 * * *", "0 3 * * 1", "--timezone", "Europe/Berlin", "--from", "2026-03-27T00:00:00Z", "--next", "4"}
+	text := runScheduleAt(t, "2026-03-01T00:00:00Z", args...)
+	j := runScheduleAt(t, "2026-03-01T00:00:00Z", append(args, "-o", "json")...)
+	y := runScheduleAt(t, "2026-03-01T00:00:00Z", append(args, "--output", "yaml")...)
+	if text.err != nil || j.err != nil || y.err != nil {
+		t.Fatal(text.err, j.err, y.err)
+	}
+	golden.Compare(t, filepath.Join("testdata", "schedule", "berlin.golden.json"), j.stdout)
+	if j.stderr != text.stderr || !strings.Contains(j.stderr, "warning: [1] 2026-03-29") {
+		t.Errorf("-o json changes the warnings on stderr:\n%s\n%s", j.stderr, text.stderr)
+	}
+	var fromJSON, fromYAML schedule.Report
+	if err := json.Unmarshal([]byte(j.stdout), &fromJSON); err != nil {
+		t.Fatal(err)
+	}
+	if err := yaml.Unmarshal([]byte(y.stdout), &fromYAML); err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(fromJSON, fromYAML) {
+		t.Errorf("-o yaml differs from -o json:\n%s\n%s", y.stdout, j.stdout)
+	}
+	if len(fromJSON.Runs) != 4 || fromJSON.Runs[3].UTC != "2026-03-30T01:00:00Z" || !slices.Equal(fromJSON.Runs[3].Schedules, []int{2}) || len(fromJSON.Warnings) != 2 || !fromJSON.More {
+		t.Errorf("runs and warnings: %+v", fromJSON)
+	}
+	if r := runScheduleAt(t, "2026-03-01T00:00:00Z", "@daily", "-o", "wide"); exitCode(r.err) != 2 {
+		t.Errorf("-o wide: %v, want a usage error", r.err)
+	}
 }

@@ -13,6 +13,9 @@ func Shells() []string { return []string{"bash", "zsh", "fish"} }
 // Command is what completion knows of one subcommand.
 type Command struct {
 	Name, Summary string
+	// Aliases are other names of the command: the line after one
+	// completes as after Name; the first word completes Name only.
+	Aliases []string
 	// Flags are its flags; nil when it has none.
 	Flags *pflag.FlagSet
 	// Words are the arguments it takes, when they are a fixed set (the
@@ -88,6 +91,11 @@ func brief(usage string) string {
 	return usage
 }
 
+// pattern is the case pattern of a command's names: name|alias.
+func pattern(c Command) string {
+	return strings.Join(append([]string{c.Name}, c.Aliases...), "|")
+}
+
 func names(cmds []Command) []string {
 	var out []string
 	for _, c := range cmds {
@@ -121,7 +129,7 @@ func bash(prog string, cmds []Command) string {
 				}
 			}
 		}
-		fmt.Fprintf(&b, "    %s)\n", c.Name)
+		fmt.Fprintf(&b, "    %s)\n", pattern(c))
 		if len(valued) > 0 {
 			// A flag's value: file names (complete -o default).
 			fmt.Fprintf(&b, "        case $prev in %s) return ;; esac\n", strings.Join(valued, "|"))
@@ -162,7 +170,7 @@ func zsh(prog string, cmds []Command) string {
 	b.WriteString("    local cmd=$words[2]\n    shift words\n    (( CURRENT-- ))\n")
 	b.WriteString("    case $cmd in\n")
 	for _, c := range cmds {
-		fmt.Fprintf(&b, "    %s)\n        _arguments -s \\\n", c.Name)
+		fmt.Fprintf(&b, "    %s)\n        _arguments -s \\\n", pattern(c))
 		for _, f := range flagsOf(c) {
 			spec := func(name string) string {
 				s := name + "[" + f.usage + "]"
@@ -210,7 +218,7 @@ func fish(prog string, cmds []Command) string {
 		fmt.Fprintf(&b, "complete -c %s -n __fish_use_subcommand -a %s -d '%s'\n", prog, c.Name, brief(c.Summary))
 	}
 	for _, c := range cmds {
-		cond := fmt.Sprintf("-n '__fish_seen_subcommand_from %s'", c.Name)
+		cond := fmt.Sprintf("-n '__fish_seen_subcommand_from %s'", strings.Join(append([]string{c.Name}, c.Aliases...), " "))
 		for _, f := range flagsOf(c) {
 			line := fmt.Sprintf("complete -c %s %s -l %s", prog, cond, f.long)
 			if f.short != "" {

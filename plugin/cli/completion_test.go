@@ -24,8 +24,11 @@ func testCommands() []Command {
 	logs.BoolP("follow", "f", false, "stream the logs")
 	logs.BoolP("executors", "e", false, "also the executors")
 	logs.StringP("namespace", "n", "", "the workflow's namespace")
+	get := pflag.NewFlagSet("get", pflag.ContinueOnError)
+	get.BoolP("watch", "w", false, "print each step that changes")
 	return []Command{
 		{Name: "render", Summary: "print the objects", Flags: render},
+		{Name: "get", Aliases: []string{"list"}, Summary: "list the Spark steps", Flags: get},
 		{Name: "convert", Summary: "turn SparkApplications into Workflows", Flags: convert},
 		{Name: "logs", Summary: "print or follow the driver logs of a workflow's Spark nodes", Flags: logs, FromProgram: true},
 		{Name: "completion", Summary: "print a completion script", Words: Shells()},
@@ -81,6 +84,11 @@ func TestBashCompletion(t *testing.T) {
 		{[]string{"sparkplug", "logs", "-n", ""}, ""},
 		{[]string{"sparkplug", "completion", "z"}, "zsh"},
 		{[]string{"sparkplug", "completion", ""}, "bash zsh fish"},
+		// An alias completes its command's flags; the first word, the
+		// command's name only.
+		{[]string{"sparkplug", "list", "--w"}, "--watch"},
+		{[]string{"sparkplug", "get", "--w"}, "--watch"},
+		{[]string{"sparkplug", "li"}, ""},
 	}
 	for _, tt := range tests {
 		if got := strings.Join(complete(t, script, tt.words...), " "); got != tt.want {
@@ -147,6 +155,7 @@ func TestFishCompletion(t *testing.T) {
 		"sparkplug convert --kee": "--keep-names",
 		"sparkplug logs --fol":    "--follow",
 		"sparkplug logs -f --na":  "--namespace",
+		"sparkplug list --wa":     "--watch",
 	} {
 		if got := fishComplete(t, file, line); strings.Join(got, " ") != want {
 			t.Errorf("%q: %q, want %q", line, got, want)

@@ -23,6 +23,10 @@
 // a Get of the Workflow every few seconds, to see drivers appear and nodes
 // finish, and one goroutine per followed pod, at most MaxStreams at once.
 //
+// With Previous, each container's previous instance is printed, as
+// kubectl logs -p; a container that has not restarted has none, which is
+// said before any log is asked for (Spark's pods never restart theirs).
+//
 // What the user running it needs in the namespace: get on workflows, list
 // and watch on pods, get on pods/log.
 package logs

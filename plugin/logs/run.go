@@ -34,6 +34,10 @@ type Options struct {
 	// Follow streams the logs until every node followed has finished and
 	// its streams ended (Follow), or ctx ends.
 	Follow bool
+	// Previous prints the log of the container's previous instance, as
+	// kubectl logs --previous; not with Follow. A container that has not
+	// restarted has none: a NoPreviousError.
+	Previous bool
 	// Notices gets what is not log: what is waited for, nodes without a
 	// driver yet. Nil discards them.
 	Notices io.Writer
@@ -54,6 +58,9 @@ const MaxStreams = 32
 func Run(ctx context.Context, kube kubernetes.Interface, wfc wfclient.Interface, o Options, out io.Writer) error {
 	if o.Notices == nil {
 		o.Notices = io.Discard
+	}
+	if o.Follow && o.Previous {
+		return errors.New("--previous prints a log that has ended: it cannot be followed (-f)")
 	}
 	wf, err := getWorkflow(ctx, wfc, o)
 	if err != nil {
@@ -159,10 +166,14 @@ func printLog(ctx context.Context, kube kubernetes.Interface, o Options, t Targe
 	if err := hasContainer(t.Pod, t.Container); err != nil {
 		return err
 	}
-	if reason := notStarted(t.Pod, t.Container); reason != "" && !follow {
+	if o.Previous {
+		if !restarted(t.Pod, t.Container) {
+			return &NoPreviousError{What: t.what(), Container: t.Container}
+		}
+	} else if reason := notStarted(t.Pod, t.Container); reason != "" && !follow {
 		return &PendingError{What: t.what(), Reason: reason}
 	}
-	opts := &corev1.PodLogOptions{Container: t.Container, Follow: follow, Timestamps: o.Timestamps, SinceTime: o.SinceTime}
+	opts := &corev1.PodLogOptions{Container: t.Container, Follow: follow, Previous: o.Previous, Timestamps: o.Timestamps, SinceTime: o.SinceTime}
 	if o.Since > 0 {
 		s := int64((o.Since + time.Second - 1) / time.Second) // kubectl rounds up
 		opts.SinceSeconds = &s
@@ -200,6 +211,8 @@ func explain(err error, t Target, ns string) error {
 	}
 	msg := err.Error()
 	switch {
+	case strings.Contains(msg, "previous terminated container"):
+		return &NoPreviousError{What: t.what(), Container: t.Container}
 	case apierrors.IsNotFound(err) && nodeGone(t.Pod, details):
 		return goneOf(t, fmt.Sprintf("ran on node %s, which is gone", t.Pod.Spec.NodeName))
 	case apierrors.IsNotFound(err):

@@ -241,3 +241,31 @@ func TestExplain(t *testing.T) {
 		t.Errorf("an executor gets its driver's History Server page: %v", got)
 	}
 }
+
+// --previous asks for the log of the container's previous instance when
+// it restarted, and says there is none when it has not, without asking.
+func TestRunPrevious(t *testing.T) {
+	wf, early, late := twoNodes()
+	late.Status.ContainerStatuses[0].RestartCount = 1
+	late.Status.ContainerStatuses[0].LastTerminationState = corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{ExitCode: 1}}
+	kube, wfc := fakes(wf, early, late)
+	out, _, err := run(t, kube, wfc, Options{Node: "late", Previous: true})
+	if err != nil || out != "fake logs" {
+		t.Fatalf("%q, %v", out, err)
+	}
+	if opts := logRequests(kube)[spark.DriverContainerName]; opts == nil || !opts.Previous {
+		t.Errorf("log options %+v, want Previous", opts)
+	}
+	kube, wfc = fakes(wf, early, late)
+	_, _, err = run(t, kube, wfc, Options{Node: "early", Previous: true})
+	var none *NoPreviousError
+	if !errors.As(err, &none) || !strings.Contains(err.Error(), "container "+spark.DriverContainerName+" has no previous instance, it has not restarted; Spark's pods never restart") {
+		t.Errorf("a driver that has not restarted: %v", err)
+	}
+	if len(logRequests(kube)) != 0 {
+		t.Errorf("a log was asked for: %v", logRequests(kube))
+	}
+	if _, _, err := run(t, kube, wfc, Options{Node: "late", Previous: true, Follow: true}); err == nil {
+		t.Error("--previous with -f: no error")
+	}
+}

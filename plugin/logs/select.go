@@ -343,3 +343,30 @@ func hasContainer(p *corev1.Pod, container string) error {
 	}
 	return fmt.Errorf("pod %s has no container %s (-c); its containers: %s", p.Name, container, strings.Join(names, ", "))
 }
+
+// restarted says whether container of p has had an instance before the
+// current one, whose log --previous prints.
+func restarted(p *corev1.Pod, container string) bool {
+	for _, statuses := range [][]corev1.ContainerStatus{p.Status.ContainerStatuses, p.Status.InitContainerStatuses} {
+		for _, cs := range statuses {
+			if cs.Name == container {
+				return cs.RestartCount > 0 || cs.LastTerminationState.Terminated != nil
+			}
+		}
+	}
+	return false
+}
+
+// NoPreviousError: --previous of a container that has not restarted.
+type NoPreviousError struct {
+	What, Container string
+}
+
+func (e *NoPreviousError) Error() string {
+	msg := fmt.Sprintf("%s: container %s has no previous instance, it has not restarted", e.What, e.Container)
+	if e.Container == spark.DriverContainerName || e.Container == spark.ExecutorContainerName {
+		// Drivers and executors run with restartPolicy Never.
+		msg += "; Spark's pods never restart their containers: an earlier run of the node is an earlier attempt (--attempt all)"
+	}
+	return msg
+}

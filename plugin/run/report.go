@@ -8,6 +8,7 @@ import (
 
 	wfv1 "github.com/argoproj/argo-workflows/v3/pkg/apis/workflow/v1alpha1"
 
+	"github.com/sparkplug-io/sparkplug/plugin/get"
 	"github.com/sparkplug-io/sparkplug/plugin/logs"
 	"github.com/sparkplug-io/sparkplug/plugin/spark"
 	"github.com/sparkplug-io/sparkplug/plugin/spec"
@@ -110,4 +111,48 @@ func parameter(o *wfv1.Outputs, name string) string {
 		}
 	}
 	return ""
+}
+
+// ResultAPIVersion and ResultKind name the structure of `sparkplug run
+// -o json|yaml`. Fields are only ever added to it.
+const (
+	ResultAPIVersion = get.APIVersion
+	ResultKind       = "SparkRun"
+)
+
+// Result is how a Workflow ended (or was last seen), for programs: the
+// workflow's phase, times and message, and its Spark steps as sparkplug
+// get prints them (without the drivers' status, which run does not
+// read).
+type Result struct {
+	APIVersion string `json:"apiVersion"`
+	Kind       string `json:"kind"`
+	Namespace  string `json:"namespace"`
+	Workflow   string `json:"workflow"`
+	// Phase is the Workflow's phase; empty when it never started.
+	Phase      string     `json:"phase"`
+	Message    string     `json:"message,omitempty"`
+	StartedAt  string     `json:"startedAt,omitempty"`
+	FinishedAt string     `json:"finishedAt,omitempty"`
+	Steps      []get.Step `json:"steps"`
+}
+
+// NewResult is wf's Result.
+func NewResult(wf *wfv1.Workflow) Result {
+	steps := get.Steps(wf)
+	if steps == nil {
+		steps = []get.Step{}
+	}
+	stamp := func(t time.Time) string {
+		if t.IsZero() {
+			return ""
+		}
+		return t.UTC().Format(time.RFC3339)
+	}
+	return Result{
+		APIVersion: ResultAPIVersion, Kind: ResultKind,
+		Namespace: wf.Namespace, Workflow: wf.Name, Phase: string(wf.Status.Phase), Message: oneLine(wf.Status.Message),
+		StartedAt: stamp(wf.Status.StartedAt.Time), FinishedAt: stamp(wf.Status.FinishedAt.Time),
+		Steps: steps,
+	}
 }

@@ -2,12 +2,16 @@ package run
 
 import (
 	"bytes"
+	"encoding/json"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	wfv1 "github.com/argoproj/argo-workflows/v3/pkg/apis/workflow/v1alpha1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/sparkplug-io/sparkplug/plugin/golden"
 )
 
 const sparkWorkflow = `apiVersion: argoproj.io/v1alpha1
@@ -136,5 +140,22 @@ func TestReportBoundsAMessage(t *testing.T) {
 func TestNodeLineOfANodeNotStarted(t *testing.T) {
 	if got := (Node{DisplayName: "pi"}).line(); got != "pi  Pending" {
 		t.Errorf("line %q", got)
+	}
+}
+
+// The result -o json and yaml print: the workflow's end and its steps as
+// sparkplug get lists them, in a golden file.
+func TestGoldenResult(t *testing.T) {
+	wf := endedWorkflow(wfv1.WorkflowFailed, "child 'pi-x7k2p-2' failed")
+	wf.Namespace = "jobs"
+	b, err := json.MarshalIndent(NewResult(wf), "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	golden.Compare(t, filepath.Join("testdata", "result.golden.json"), string(b)+"\n")
+	none := endedWorkflow(wfv1.WorkflowSucceeded, "")
+	none.Status.Nodes = wfv1.Nodes{}
+	if r := NewResult(none); r.Steps == nil || len(r.Steps) != 0 {
+		t.Errorf("no Spark node: steps %v, want an empty list", r.Steps)
 	}
 }
