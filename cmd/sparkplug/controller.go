@@ -40,6 +40,7 @@ func controllerFlags(o *controllerOptions, stdout io.Writer) *pflag.FlagSet {
 	fs := newFlagSet("controller", controllerSummary, stdout)
 	watchFlags(fs, &o.Monitor, d.Monitor)
 	coreFlags(fs, &o.Core, d.Core)
+	fs.DurationVar(&o.Monitor.LeftoverInterval, "ttl-leftover-interval", d.Monitor.LeftoverInterval, "how often the leader searches the namespaces for drivers no one follows: timeToLiveSeconds run out after their workflow ended, still running after it ended, or of a workflow gone")
 	fs.StringVar(&o.TemplatesDir, "templates-dir", "", "directory overriding the built-in object templates")
 	fs.StringVar(&o.PprofAddr, "pprof-addr", "", "serve Go's profiles (net/http/pprof, /debug/pprof/) at this loopback address (127.0.0.1, ::1 or localhost only); empty: off")
 	fs.StringVar(&o.logLevel, "log-level", "info", "debug, info, warn or error")

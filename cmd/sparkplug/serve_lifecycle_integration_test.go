@@ -29,7 +29,7 @@ func TestSparkPiLifecycle(t *testing.T) {
 	// is no pass over a node: out of the way.
 	e := newEnv(t, "lifecycle", func(o *sidecar.Config) {
 		o.Core.ProgressInterval = 0
-		o.Core.LeftoverInterval = time.Hour
+		o.LeftoverInterval = time.Hour
 	})
 	tmpl := template(t, "spark-pi", sparkPi)
 	e.setTasks(map[string]*wfv1.Template{"spark-pi-1234": tmpl})

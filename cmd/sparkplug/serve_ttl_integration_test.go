@@ -24,7 +24,7 @@ import (
 func TestTimeToLiveOutlivesTheWorkflowsOwnSidecar(t *testing.T) {
 	t.Parallel()
 	ns := "ttl-leftovers"
-	e := newEnv(t, ns, func(o *sidecar.Config) { o.Core.LeftoverInterval = 300 * time.Millisecond })
+	e := newEnv(t, ns, func(o *sidecar.Config) { o.LeftoverInterval = 300 * time.Millisecond })
 	ctx := context.Background()
 	nightly, err := e.wfc.ArgoprojV1alpha1().Workflows(ns).Create(ctx, &wfv1.Workflow{
 		ObjectMeta: metav1.ObjectMeta{Name: "nightly"},

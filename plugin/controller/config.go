@@ -1,6 +1,7 @@
 package controller
 
 import (
+	"github.com/sparkplug-io/sparkplug/plugin/cleanup"
 	"github.com/sparkplug-io/sparkplug/plugin/daemon"
 	"github.com/sparkplug-io/sparkplug/plugin/execute"
 	"github.com/sparkplug-io/sparkplug/plugin/monitor"
@@ -34,6 +35,9 @@ func DefaultConfig() Config {
 	// launch budget (three writes per driver) for the whole
 	// cluster, which Argo's own controller matches with its defaults.
 	m.QPS, m.Burst = 135, 270
+	// The leftovers are searched as often as a sidecar searches its
+	// namespace's (--ttl-leftover-interval).
+	m.LeftoverInterval = cleanup.DefaultLeftoverInterval
 	core := execute.DefaultOptions()
 	core.ReleaseEnded = true
 	core.SharedLog = true

@@ -67,8 +67,8 @@ func Run(ctx context.Context, c Config, log *slog.Logger) error {
 
 	mon := c.Monitor
 	mon.Collectors = append(slices.Clone(mon.Collectors), m.Collectors()...)
-	mon.Lead = func(ctx context.Context) {
-		lead(ctx, c, clients, builder, events, m, log)
+	mon.Lead = func(ctx context.Context) (func(context.Context), func()) {
+		return lead(ctx, c, clients, builder, events, m, log)
 	}
 	err = monitor.Run(ctx, mon, log)
 	flushCtx, cancel := context.WithTimeout(context.Background(), eventsFlushWait)
@@ -79,29 +79,37 @@ func Run(ctx context.Context, c Config, log *slog.Logger) error {
 	return err
 }
 
-// lead runs Spark steps for one leadership: a fresh reconciler and fresh
-// caches, rebuilt from the cluster, until ctx (the leadership) ends.
-func lead(ctx context.Context, c Config, clients scope.Clients, builder *objects.Builder, events *daemon.Events, m *metrics.Metrics, log *slog.Logger) {
+// lead starts running Spark steps for one leadership: a fresh reconciler
+// and fresh caches, rebuilt from the cluster, until ctx (the leadership)
+// ends. It returns at once: expire expires the finished drivers of the
+// workflows it follows, for the leader's one cleanup loop (monitor.Run),
+// and wait waits for the leadership's work to end.
+func lead(ctx context.Context, c Config, clients scope.Clients, builder *objects.Builder, events *daemon.Events, m *metrics.Metrics, log *slog.Logger) (expire func(context.Context), wait func()) {
 	// One cache per kind and namespace, shared by the workflows there:
 	// one watch per workflow (its Workflow) instead of six.
 	registry := scope.NewSharedRegistry(clients, log)
 	core := execute.New(c.Core, clients, registry, builder, events.Recorder(), m, log)
 	var wg sync.WaitGroup
 	wg.Go(func() { registry.Run(ctx) })
-	wg.Go(func() { core.Run(ctx, c.Monitor.TTLInterval) })
-	var synced []cache.InformerSynced
-	for _, ns := range c.Monitor.Namespaces {
-		s, err := discover(ctx, clients.Workflows, ns, coreFollower{core}, log)
-		if err != nil {
-			log.Error("cannot discover the Spark workflows of a namespace", "namespace", ns, "error", err.Error())
-			continue
+	wg.Go(func() { core.Run(ctx) })
+	wg.Go(func() {
+		var synced []cache.InformerSynced
+		for _, ns := range c.Monitor.Namespaces {
+			s, err := discover(ctx, clients.Workflows, ns, coreFollower{core}, log)
+			if err != nil {
+				log.Error("cannot discover the Spark workflows of a namespace", "namespace", ns, "error", err.Error())
+				continue
+			}
+			synced = append(synced, s)
 		}
-		synced = append(synced, s)
+		if cache.WaitForCacheSync(ctx.Done(), synced...) {
+			log.Info("following the Spark workflows of the namespaces", "namespaces", c.Monitor.Namespaces)
+		}
+		<-ctx.Done()
+	})
+	expire = func(ctx context.Context) { core.Cleaner().ExpireAll(ctx, registry.Scopes()) }
+	return expire, func() {
+		wg.Wait()
+		log.Info("stopped running Spark steps: leadership ended")
 	}
-	if cache.WaitForCacheSync(ctx.Done(), synced...) {
-		log.Info("following the Spark workflows of the namespaces", "namespaces", c.Monitor.Namespaces)
-	}
-	<-ctx.Done()
-	wg.Wait()
-	log.Info("stopped running Spark steps: leadership ended")
 }

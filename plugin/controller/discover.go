@@ -20,11 +20,6 @@ import (
 	"github.com/sparkplug-io/sparkplug/plugin/spark"
 )
 
-// Argo's label on a WorkflowTaskSet once its workflow is fulfilled
-// (workflow/common.LabelKeyCompleted; set by the workflow-controller's
-// taskset.go).
-const labelCompleted = spark.ArgoLabelCompleted
-
 // annotationSpark marks, in the discovery cache only, a TaskSet that lists
 // a Spark task (the cache keeps no tasks).
 const annotationSpark = "sparkplug.io/spark-tasks"
@@ -79,7 +74,7 @@ func slimTaskSet(obj any) (any, error) {
 // discover follows the Spark workflows of namespace until ctx is done;
 // synced is closed once its first list has been offered.
 func discover(ctx context.Context, argo wfclient.Interface, namespace string, f follower, log *slog.Logger) (synced cache.InformerSynced, err error) {
-	open, _ := labels.NewRequirement(labelCompleted, selection.NotEquals, []string{"true"})
+	open, _ := labels.NewRequirement(spark.ArgoLabelCompleted, selection.NotEquals, []string{"true"})
 	selector := labels.NewSelector().Add(*open).String()
 	sets := argo.ArgoprojV1alpha1().WorkflowTaskSets(namespace)
 	inf := cache.NewSharedIndexInformer(&cache.ListWatch{

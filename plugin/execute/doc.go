@@ -42,9 +42,10 @@
 //     writer (package nodestatus) writes it into the TaskSet under the
 //     node's id.
 //
-// Beside the passes, sweep.go deletes the running drivers of an ending
-// workflow and ttl.go expires finished ones. options.go holds the core's
-// settings; bookkeeping.go the little kept in memory.
+// Beside the passes, package cleanup deletes the running drivers of an
+// ending workflow and expires finished ones (Cleaner; ending.go hands it
+// the workflows that end). options.go holds the core's settings;
+// bookkeeping.go the little kept in memory.
 //
 // Nothing is remembered only in memory except submission-failure counts
 // and the spark-submit runs in flight: attempts and incarnations live on

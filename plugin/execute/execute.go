@@ -9,6 +9,7 @@ import (
 	"k8s.io/client-go/util/workqueue"
 
 	"github.com/sparkplug-io/sparkplug/plugin/archive"
+	"github.com/sparkplug-io/sparkplug/plugin/cleanup"
 	"github.com/sparkplug-io/sparkplug/plugin/metrics"
 	"github.com/sparkplug-io/sparkplug/plugin/objects"
 	"github.com/sparkplug-io/sparkplug/plugin/scope"
@@ -55,8 +56,8 @@ type Core struct {
 	// positions are the queue positions Kueue's visibility API gave, by
 	// LocalQueue (queue.go).
 	positions queuePositions
-	// sweeps are the sweeps of ending workflows in flight.
-	sweeps sync.WaitGroup
+	// cleaner deletes what was launched once nothing needs it.
+	cleaner *cleanup.Cleaner
 
 	// queue holds the nodes to reconcile, as flowKey(workflow uid, node).
 	queue workqueue.TypedRateLimitingInterface[string]
@@ -71,7 +72,7 @@ type Core struct {
 // New returns a Core. opts must have been validated; recorder may be nil
 // (no Events). It registers itself for the registry's callbacks: changes
 // of cached objects queue the nodes they concern, and an ending workflow
-// has its drivers deleted. Run starts its work.
+// has its drivers deleted (Cleaner). Run starts its work.
 func New(opts Options, clients scope.Clients, scopes *scope.Registry, builder *objects.Builder, recorder Recorder, m *metrics.Metrics, log *slog.Logger) *Core {
 	c := &Core{opts: opts, clients: clients, scopes: scopes, builder: builder, recorder: recorder, metrics: m, log: log,
 		failures: submissionFailures{m: map[string]submissionFailure{}}, missing: missingSince{m: map[string]time.Time{}},
@@ -85,7 +86,10 @@ func New(opts Options, clients scope.Clients, scopes *scope.Registry, builder *o
 	if c.progress == nil {
 		c.progress = newProgressSource(opts.ProgressInterval)
 	}
-	scopes.OnEnding(c.OnWorkflowEnding)
+	c.cleaner = cleanup.New(cleanup.Config{Kube: clients.Kube, Dynamic: clients.Dynamic,
+		Workflow: cleanup.TypedWorkflows(clients.Workflows), Recorder: recorder, Now: opts.Now, Log: log,
+		Deleted: func(reason string) { m.Driver("deleted", reason) }})
+	scopes.OnEnding(cleanup.Ending, c.onEnding)
 	scopes.OnChange(c.onChange)
 	scopes.OnRefused(c.onRefused)
 	return c

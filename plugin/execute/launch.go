@@ -21,6 +21,7 @@ import (
 
 	"github.com/sparkplug-io/sparkplug/plugin/decide"
 	"github.com/sparkplug-io/sparkplug/plugin/driverpod"
+	"github.com/sparkplug-io/sparkplug/plugin/kube"
 	"github.com/sparkplug-io/sparkplug/plugin/objects"
 	"github.com/sparkplug-io/sparkplug/plugin/spark"
 	"github.com/sparkplug-io/sparkplug/plugin/spec"
@@ -445,4 +446,11 @@ func apiMessage(err error) string {
 		return status.Status().Message
 	}
 	return err.Error()
+}
+
+// deleteDriver deletes driver pod p, that very pod (by uid): one already
+// gone, or replaced by a pod of its name, is no error (kube.DeletePod).
+func (c *Core) deleteDriver(ctx context.Context, p *corev1.Pod) error {
+	_, err := kube.DeletePod(ctx, c.clients.Kube, p)
+	return err
 }

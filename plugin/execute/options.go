@@ -35,9 +35,6 @@ type Options struct {
 	// process's permission to write the TaskSet's status, the one thing
 	// its reply depends on.
 	AccessWait time.Duration
-	// LeftoverInterval is how often the namespaces this process serves are
-	// searched for expired drivers of finished workflows (ExpireLeftovers).
-	LeftoverInterval time.Duration
 	// Launcher launches the drivers of bodies whose sparkplug.launcher
 	// names none: spec.LauncherNative (the default) or
 	// spec.LauncherSparkSubmit.
@@ -128,7 +125,6 @@ func DefaultOptions() Options {
 		WriteGap:         time.Second,
 		HoldVanished:     10 * time.Second,
 		AccessWait:       5 * time.Second,
-		LeftoverInterval: time.Minute,
 		SubmitWait:       10 * time.Second,
 		ProgressInterval: DefaultProgressInterval,
 		MaxSubmits:       4,
@@ -156,7 +152,6 @@ func (o *Options) Validate() error {
 	if o.Workers == 0 {
 		o.Workers = d.Workers
 	}
-	def(&o.LeftoverInterval, d.LeftoverInterval)
 	def(&o.SubmitWait, d.SubmitWait)
 	if o.Now == nil {
 		o.Now = time.Now
@@ -188,7 +183,6 @@ func (o *Options) Validate() error {
 		d    time.Duration
 	}{
 		{"not-found-grace", o.NotFoundGrace}, {"resync", o.Resync}, {"write-gap", o.WriteGap},
-		{"ttl-leftover-interval", o.LeftoverInterval},
 	} {
 		if s.d < 0 {
 			return setting.Errorf(s.name, "must not be negative, got %s", s.d)

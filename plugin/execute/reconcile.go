@@ -172,11 +172,10 @@ func (c *Core) enqueueAll(fl *flow) {
 }
 
 // Run does the Core's work until ctx is done: Options.Workers reconcile
-// the queued nodes, every Options.Resync every listed node is queued
-// again (time limits and backoffs need no event), finished drivers are
-// expired every ttlInterval, and leftovers of finished workflows every
-// Options.LeftoverInterval.
-func (c *Core) Run(ctx context.Context, ttlInterval time.Duration) {
+// the queued nodes, and every Options.Resync every listed node is queued
+// again (time limits and backoffs need no event). The periodic cleanup is
+// the process's, run once (Cleaner, cleanup.Run).
+func (c *Core) Run(ctx context.Context) {
 	defer c.stop() // the flows' writers and reviews
 	var wg sync.WaitGroup
 	for range c.opts.Workers {
@@ -186,12 +185,8 @@ func (c *Core) Run(ctx context.Context, ttlInterval time.Duration) {
 		})
 	}
 	resync := time.NewTicker(c.opts.Resync)
-	ttl := time.NewTicker(ttlInterval)
-	leftovers := time.NewTicker(c.opts.LeftoverInterval)
 	defer func() {
 		resync.Stop()
-		ttl.Stop()
-		leftovers.Stop()
 		c.queue.ShutDown()
 		wg.Wait()
 	}()
@@ -203,12 +198,6 @@ func (c *Core) Run(ctx context.Context, ttlInterval time.Duration) {
 			for _, fl := range c.allFlows() {
 				c.enqueueAll(fl)
 			}
-		case <-ttl.C:
-			for _, sc := range c.scopes.Scopes() {
-				c.Expire(ctx, sc)
-			}
-		case <-leftovers.C:
-			c.ExpireLeftovers(ctx)
 		}
 	}
 }
@@ -249,7 +238,7 @@ func (c *Core) processNext(ctx context.Context) bool {
 // (package decide), act on the plan and offer its result to the writer.
 // A node the TaskSet does not list, or a workflow that may no longer be
 // written (rule R3), gets nothing: an ending workflow's drivers are the
-// sweep's (sweep.go).
+// sweep's (package cleanup).
 func (c *Core) reconcile(ctx context.Context, fl *flow, node string) error {
 	sc := fl.scope
 	select {

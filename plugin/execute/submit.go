@@ -17,6 +17,7 @@ import (
 
 	"github.com/sparkplug-io/sparkplug/plugin/decide"
 	"github.com/sparkplug-io/sparkplug/plugin/driverpod"
+	"github.com/sparkplug-io/sparkplug/plugin/identity"
 	"github.com/sparkplug-io/sparkplug/plugin/objects"
 	"github.com/sparkplug-io/sparkplug/plugin/redact"
 	"github.com/sparkplug-io/sparkplug/plugin/spark"
@@ -239,7 +240,7 @@ func (r *pass) cachedPod(name string) *corev1.Pod {
 // objects the Workflow's garbage collection must reach.
 func (r *pass) ensureOwner(driver *corev1.Pod) error {
 	owner := objects.WorkflowOwner(r.wf)
-	if hasOwner(driver, owner.UID) {
+	if identity.OwnedByWorkflow(driver.OwnerReferences, string(owner.UID)) {
 		return nil
 	}
 	owned, err := ownedBy(r.ctx, r.core.clients.Kube, driver, owner)
@@ -254,7 +255,7 @@ func (r *pass) ensureOwner(driver *corev1.Pod) error {
 // ownedBy adds owner to the pod's owners (a strategic merge by uid, on
 // this very pod: the patch names its uid) unless it is there already.
 func ownedBy(ctx context.Context, kube kubernetes.Interface, pod *corev1.Pod, owner metav1.OwnerReference) (*corev1.Pod, error) {
-	if hasOwner(pod, owner.UID) {
+	if identity.OwnedByWorkflow(pod.OwnerReferences, string(owner.UID)) {
 		return pod, nil
 	}
 	patch, err := json.Marshal(map[string]any{"metadata": map[string]any{
@@ -269,15 +270,6 @@ func ownedBy(ctx context.Context, kube kubernetes.Interface, pod *corev1.Pod, ow
 		return nil, fmt.Errorf("make workflow %s the owner of driver pod %s: %w", owner.Name, pod.Name, err)
 	}
 	return owned, nil
-}
-
-func hasOwner(p *corev1.Pod, uid types.UID) bool {
-	for _, ref := range p.OwnerReferences {
-		if ref.UID == uid {
-			return true
-		}
-	}
-	return false
 }
 
 // retarget points the companions at the application id the driver

@@ -19,42 +19,10 @@ import (
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/tools/record"
 
+	"github.com/sparkplug-io/sparkplug/plugin/cleanup"
 	"github.com/sparkplug-io/sparkplug/plugin/objects"
 	"github.com/sparkplug-io/sparkplug/plugin/spark"
 )
-
-func TestVerdict(t *testing.T) {
-	now := t0.Add(2 * time.Hour)
-	ttl := func(s string) func(*corev1.Pod) {
-		return func(p *corev1.Pod) { p.Annotations = map[string]string{spark.AnnotationTTLSeconds: s} }
-	}
-	deleting := func(p *corev1.Pod) { p.DeletionTimestamp = &metav1.Time{Time: now} }
-	running := driverRunning(time.Minute)
-	ended := driverExited(0, time.Minute, time.Hour, corev1.PodSucceeded)
-	cases := []struct {
-		name string
-		pod  *corev1.Pod
-		wf   workflowState
-		want string
-	}{
-		{"a running workflow's drivers are its sidecar's", pod(spark.RoleDriver, running), workflowRunning, ""},
-		{"even expired ones", pod(spark.RoleDriver, ended, ttl("0")), workflowRunning, ""},
-		{"running, workflow ended", pod(spark.RoleDriver, running), workflowEnded, reasonWorkflowEnded},
-		{"pending, workflow ended", pod(spark.RoleDriver), workflowEnded, reasonWorkflowEnded},
-		{"finished, workflow ended, no ttl: kept with the workflow", pod(spark.RoleDriver, ended), workflowEnded, ""},
-		{"finished, workflow ended, ttl not run out", pod(spark.RoleDriver, ended, ttl("7200")), workflowEnded, ""},
-		{"finished, workflow ended, ttl run out", pod(spark.RoleDriver, ended, ttl("60")), workflowEnded, reasonExpired},
-		{"finished, workflow gone, ttl run out", pod(spark.RoleDriver, ended, ttl("60")), workflowGone, reasonExpired},
-		{"finished, workflow gone", pod(spark.RoleDriver, ended), workflowGone, reasonWorkflowDeleted},
-		{"running, workflow gone", pod(spark.RoleDriver, running), workflowGone, reasonWorkflowDeleted},
-		{"being deleted already", pod(spark.RoleDriver, running, deleting), workflowGone, ""},
-	}
-	for _, tc := range cases {
-		if got := verdict(tc.pod, tc.wf, now); got != tc.want {
-			t.Errorf("%s: verdict %q, want %q", tc.name, got, tc.want)
-		}
-	}
-}
 
 // sweepEnv is a cleaner over fake clients and a watch whose caches hold
 // what a test puts there.
@@ -64,7 +32,7 @@ type sweepEnv struct {
 	w        *watch
 	recorder *record.FakeRecorder
 	deleted  []string
-	c        *cleaner
+	c        *cleanup.Cleaner
 }
 
 func newSweepEnv(t *testing.T, now time.Time) *sweepEnv {
@@ -75,8 +43,11 @@ func newSweepEnv(t *testing.T, now time.Time) *sweepEnv {
 	e.w = &watch{namespaces: []string{"jobs"},
 		workflows: map[string]cache.SharedIndexInformer{"jobs": cache.NewSharedIndexInformer(&cache.ListWatch{}, &metav1.PartialObjectMetadata{}, 0, cache.Indexers{indexUID: byUID})},
 		pods:      map[string]cache.SharedIndexInformer{"jobs": cache.NewSharedIndexInformer(&cache.ListWatch{}, &corev1.Pod{}, 0, cache.Indexers{})}}
-	e.c = &cleaner{kube: e.kube, meta: e.meta, recorder: e.recorder, now: func() time.Time { return now },
-		log: slog.New(slog.NewTextHandler(io.Discard, nil)), deleted: func(r string) { e.deleted = append(e.deleted, r) }}
+	e.c = cleanup.New(cleanup.Config{Kube: e.kube, Recorder: e.recorder, Now: func() time.Time { return now },
+		Log: slog.New(slog.NewTextHandler(io.Discard, nil)), Deleted: func(r string) { e.deleted = append(e.deleted, r) },
+		Workflow: func(ctx context.Context, ns, name string) (metav1.Object, error) {
+			return e.meta.Resource(workflowsResource).Namespace(ns).Get(ctx, name, metav1.GetOptions{})
+		}})
 	return e
 }
 
@@ -87,7 +58,7 @@ func (e *sweepEnv) workflow(t *testing.T, name, uid string, live, cached *bool) 
 	m := func(completed bool) *metav1.PartialObjectMetadata {
 		return &metav1.PartialObjectMetadata{TypeMeta: metav1.TypeMeta{APIVersion: "argoproj.io/v1alpha1", Kind: "Workflow"},
 			ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "jobs", UID: typesUID(uid),
-				Labels: map[string]string{argoLabelCompleted: map[bool]string{true: "true", false: "false"}[completed]}}}
+				Labels: map[string]string{spark.ArgoLabelCompleted: map[bool]string{true: "true", false: "false"}[completed]}}}
 	}
 	if live != nil {
 		if err := e.meta.Tracker().Add(m(*live)); err != nil {
@@ -183,7 +154,7 @@ func TestSweep(t *testing.T) {
 	e.workflow(t, "renamed", "uid-new", no, no)
 	renamedRunning := e.driver(t, renamed, "a", running)
 
-	e.c.sweep(context.Background(), e.w)
+	sweep(context.Background(), e.c, e.w)
 
 	for _, tc := range []struct {
 		name    string
@@ -207,7 +178,7 @@ func TestSweep(t *testing.T) {
 		}
 	}
 	slices.Sort(e.deleted)
-	if want := []string{reasonExpired, reasonWorkflowDeleted, reasonWorkflowDeleted, reasonWorkflowEnded}; !slices.Equal(e.deleted, want) {
+	if want := []string{cleanup.ReasonExpired, cleanup.ReasonWorkflowDeleted, cleanup.ReasonWorkflowDeleted, cleanup.ReasonWorkflowEnded}; !slices.Equal(e.deleted, want) {
 		t.Errorf("deletions counted %q, want %q", e.deleted, want)
 	}
 	// Only the candidates' workflows were read, each once; a running
@@ -228,7 +199,7 @@ func TestSweep(t *testing.T) {
 
 	// A second sweep finds nothing more to do, and deletes nothing twice.
 	e.deleted = nil
-	e.c.sweep(context.Background(), e.w)
+	sweep(context.Background(), e.c, e.w)
 	if len(e.deleted) != 0 {
 		t.Errorf("a second sweep deleted again: %q", e.deleted)
 	}

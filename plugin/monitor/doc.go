@@ -62,7 +62,8 @@
 //
 // # Cleanup
 //
-// Every Options.TTLInterval the leader deletes (cleanup.go) the drivers
+// Every Options.TTLInterval the leader deletes (cleanup.go, by package
+// cleanup's rules, in the one cleanup loop of the process) the drivers
 // whose timeToLiveSeconds ran out and whose workflow ended or is gone
 // (reason expired, Event SparkDriverExpired), the drivers still running
 // whose workflow ended (workflow_ended, Event SparkDriverDeleted: a

@@ -140,7 +140,7 @@ func (e *env) complete(wf spark.WorkflowRef, phase wfv1.WorkflowPhase) {
 		if w.Labels == nil {
 			w.Labels = map[string]string{}
 		}
-		w.Labels[argoLabelCompleted], w.Labels[argoLabelPhase] = "true", string(phase)
+		w.Labels[spark.ArgoLabelCompleted], w.Labels[argoLabelPhase] = "true", string(phase)
 		w.Status.Phase = phase
 		_, err = wfs.Update(ctx, w, metav1.UpdateOptions{})
 		return err

@@ -18,7 +18,6 @@ const (
 	argoLabelCronWorkflow            = "workflows.argoproj.io/cron-workflow"
 	argoLabelWorkflowTemplate        = "workflows.argoproj.io/workflow-template"
 	argoLabelClusterWorkflowTemplate = "workflows.argoproj.io/cluster-workflow-template"
-	argoLabelCompleted               = spark.ArgoLabelCompleted
 	argoLabelPhase                   = "workflows.argoproj.io/phase"
 )
 

@@ -7,6 +7,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 
+	"github.com/sparkplug-io/sparkplug/plugin/cleanup"
 	"github.com/sparkplug-io/sparkplug/plugin/cli"
 )
 
@@ -103,13 +104,6 @@ func (m *sparkMetrics) apply(cs []change, lv []string) {
 	}
 }
 
-// Reasons of sparkplug_monitor_drivers_deleted_total.
-const (
-	reasonExpired         = "expired"
-	reasonWorkflowEnded   = "workflow_ended"
-	reasonWorkflowDeleted = "workflow_deleted"
-)
-
 // ownMetrics are every replica's: what it is, whether it leads, what it
 // deleted while it led, and the Go runtime's and the process's.
 type ownMetrics struct {
@@ -138,7 +132,7 @@ func newOwnMetrics(v cli.Version) *ownMetrics {
 	m.buildInfo.WithLabelValues(v.Version, v.Commit, v.GoVersion).Set(1)
 	// Every reason from 0, so a rate() over it works before the first
 	// deletion.
-	for _, r := range []string{reasonExpired, reasonWorkflowEnded, reasonWorkflowDeleted} {
+	for _, r := range []string{cleanup.ReasonExpired, cleanup.ReasonWorkflowEnded, cleanup.ReasonWorkflowDeleted} {
 		m.deleted.WithLabelValues(r)
 	}
 	return m

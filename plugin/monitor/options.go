@@ -36,8 +36,13 @@ type Options struct {
 	// StartLatencyBuckets are the upper bounds of
 	// spark_application_start_latency_seconds_histogram.
 	StartLatencyBuckets []float64
-	// TTLInterval is how often drivers are checked for deletion.
+	// TTLInterval is how often drivers are checked for deletion: the
+	// finished drivers of the workflows Lead follows, and, unless
+	// LeftoverInterval says otherwise, the leftovers.
 	TTLInterval time.Duration
+	// LeftoverInterval is how often the leader searches for leftovers
+	// (package cleanup); 0: every TTLInterval (the monitor's own).
+	LeftoverInterval time.Duration
 	// LeaderElect makes the replicas elect one leader through a Lease
 	// named LeaderElectionID in LeaderElectionNamespace; only the leader
 	// counts and deletes. Off, this process always leads.
@@ -62,11 +67,13 @@ type Options struct {
 	// Version is what sparkplug_build_info reports.
 	Version cli.Version
 
-	// Lead, when set, is more work of the leader (the controller's
-	// reconciler, package controller): it starts with each leadership and
-	// its context ends with it; the leader waits for it to return before
-	// standing again.
-	Lead func(ctx context.Context)
+	// Lead, when set, starts more work of the leader (the controller's
+	// reconciler, package controller) with each leadership, whose context
+	// ends with it, and returns at once: expire expires the finished
+	// drivers of the workflows it follows, which the leader's one cleanup
+	// loop runs every TTLInterval (nil: none), and wait waits for the work
+	// to end, which the leader does before standing again.
+	Lead func(ctx context.Context) (expire func(context.Context), wait func())
 	// Collectors are served beside the monitor's own metrics (the
 	// controller's).
 	Collectors []prometheus.Collector
@@ -135,6 +142,8 @@ func (o *Options) Validate() error {
 		return setting.Errorf("health-addr", "is required")
 	case o.TTLInterval <= 0:
 		return setting.Errorf("ttl-interval", "must be positive, got %s", o.TTLInterval)
+	case o.LeftoverInterval < 0:
+		return setting.Errorf("ttl-leftover-interval", "must not be negative, got %s", o.LeftoverInterval)
 	case o.QPS <= 0 || o.Burst <= 0:
 		return setting.Errorf("kube-api-qps", "the client's rate (%g) and burst (%d) must be positive", o.QPS, o.Burst)
 	}

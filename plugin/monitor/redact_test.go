@@ -15,7 +15,7 @@ func TestSweepEventIsRedacted(t *testing.T) {
 	e := newSweepEnv(t, t0.Add(2*time.Hour))
 	done := e.workflow(t, "done", "uid-done", yes, yes)
 	e.driver(t, done, "n1 password=leak01", driverRunning(time.Minute))
-	e.c.sweep(context.Background(), e.w)
+	sweep(context.Background(), e.c, e.w)
 	close(e.recorder.Events)
 	n := 0
 	for ev := range e.recorder.Events {

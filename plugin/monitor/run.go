@@ -14,6 +14,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/uuid"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/kubernetes/scheme"
@@ -23,6 +24,7 @@ import (
 	"k8s.io/client-go/tools/leaderelection/resourcelock"
 	"k8s.io/client-go/tools/record"
 
+	"github.com/sparkplug-io/sparkplug/plugin/cleanup"
 	"github.com/sparkplug-io/sparkplug/plugin/daemon"
 	"github.com/sparkplug-io/sparkplug/plugin/edge"
 	"github.com/sparkplug-io/sparkplug/plugin/kube"
@@ -175,10 +177,11 @@ func (m *monitor) lead(ctx context.Context) {
 	}
 	m.own.leader.Set(1)
 	defer m.own.leader.Set(0)
+	var expire func(context.Context)
 	if m.o.Lead != nil {
-		var more sync.WaitGroup
-		more.Go(func() { m.o.Lead(ctx) })
-		defer more.Wait()
+		var wait func()
+		expire, wait = m.o.Lead(ctx)
+		defer wait()
 	}
 	w := newWatch(m.kube, m.meta, m.o.Namespaces)
 	labels := m.labels
@@ -196,18 +199,16 @@ func (m *monitor) lead(ctx context.Context) {
 		return
 	}
 	m.log.Info("caches filled: counting and cleaning up", "namespaces", m.o.Namespaces)
-	c := &cleaner{kube: m.kube, meta: m.meta, recorder: m.recorder, now: m.o.Now, log: m.log,
-		deleted: func(reason string) { m.own.deleted.WithLabelValues(reason).Inc() }}
-	t := time.NewTicker(m.o.TTLInterval)
-	defer t.Stop()
-	for {
-		c.sweep(ctx, w)
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-		}
-	}
+	c := cleanup.New(cleanup.Config{Kube: m.kube, Recorder: m.recorder, Now: m.o.Now, Log: m.log,
+		Workflow: func(ctx context.Context, ns, name string) (metav1.Object, error) {
+			return m.meta.Resource(workflowsResource).Namespace(ns).Get(ctx, name, metav1.GetOptions{})
+		},
+		Deleted: func(reason string) { m.own.deleted.WithLabelValues(reason).Inc() }})
+	// The leader's one cleanup loop: the followed workflows' finished
+	// drivers (the controller's), and the leftovers, from the start.
+	cleanup.Run(ctx, cleanup.Loop{TTLInterval: m.o.TTLInterval, Expire: expire,
+		LeftoverInterval: m.o.LeftoverInterval, SearchFirst: true,
+		Leftovers: func(ctx context.Context) { sweep(ctx, c, w) }})
 }
 
 // serve serves /metrics, /healthz and /readyz on the metrics and the

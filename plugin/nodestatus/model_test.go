@@ -72,7 +72,7 @@ func (ts *taskSet) object() *wfv1.WorkflowTaskSet {
 		o.Status.Nodes[id] = *r.DeepCopy()
 	}
 	if ts.completed {
-		o.Labels = map[string]string{nodestatus.LabelCompleted: "true"}
+		o.Labels = map[string]string{spark.ArgoLabelCompleted: "true"}
 	}
 	return o
 }

@@ -11,10 +11,6 @@ import (
 	"github.com/sparkplug-io/sparkplug/plugin/spark"
 )
 
-// LabelCompleted is the label Argo's controller puts on a TaskSet whose
-// workflow is fulfilled (workflow/common.LabelKeyCompleted).
-const LabelCompleted = spark.ArgoLabelCompleted
-
 // Want is the result a node should show, when it was last written, and
 // the Workflow's incarnation it was derived in.
 type Want struct {
@@ -61,7 +57,7 @@ func MayWrite(ts *wfv1.WorkflowTaskSet, wf *wfv1.Workflow, uid string) (ok bool,
 		return false, "no task set"
 	case !identity.OwnedByWorkflow(ts.OwnerReferences, uid):
 		return false, "the task set is not this workflow's"
-	case ts.Labels[LabelCompleted] == "true":
+	case ts.Labels[spark.ArgoLabelCompleted] == "true":
 		return false, "the task set is completed"
 	case wf == nil || string(wf.UID) != uid:
 		return false, "the workflow is not known"

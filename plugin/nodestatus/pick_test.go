@@ -9,6 +9,8 @@ import (
 
 	wfv1 "github.com/argoproj/argo-workflows/v3/pkg/apis/workflow/v1alpha1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/sparkplug-io/sparkplug/plugin/spark"
 )
 
 var t0 = time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
@@ -214,7 +216,7 @@ func TestMayWrite(t *testing.T) {
 			return ts
 		}, nil, "not this workflow's"},
 		{"the task set is completed", func(ts *wfv1.WorkflowTaskSet) *wfv1.WorkflowTaskSet {
-			ts.Labels = map[string]string{LabelCompleted: "true"}
+			ts.Labels = map[string]string{spark.ArgoLabelCompleted: "true"}
 			return ts
 		}, nil, "task set is completed"},
 		{"no workflow", nil, func(*wfv1.Workflow) *wfv1.Workflow { return nil }, "not known"},

@@ -160,7 +160,7 @@ func TestAWorkflowWithoutSparkNodesIsNotKept(t *testing.T) {
 	if len(w.Status.Nodes) != 0 || w.Labels != nil || w.Annotations != nil || len(w.Spec.Templates) != 0 || w.Status.Message != "" {
 		t.Errorf("kept of a workflow without Spark nodes: %+v", w)
 	}
-	if w.Name != "w" || w.Namespace != "ns" || w.UID != "u" || w.ResourceVersion != "7" || !Ending(w) {
+	if w.Name != "w" || w.Namespace != "ns" || w.UID != "u" || w.ResourceVersion != "7" || !w.Status.Phase.Completed() {
 		t.Errorf("dropped what says which workflow it is and that it ended: %+v", w)
 	}
 	if js, _ := json.Marshal(w); len(js) > 512 {

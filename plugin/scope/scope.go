@@ -59,8 +59,9 @@ type Registry struct {
 	log     *slog.Logger
 
 	// onEnding is called (from an informer goroutine) when a scope's
-	// Workflow is stopped, terminated, finished or being deleted.
+	// Workflow is ending, as the function ending says.
 	onEnding func(*Scope, *wfv1.Workflow)
+	ending   func(*wfv1.Workflow) bool
 	// onChange is called (from an informer goroutine) when an object of a
 	// scope changes: with the node id a run's object names, or "" when
 	// the TaskSet or the Workflow changed (any node may be concerned).
@@ -88,16 +89,11 @@ type Registry struct {
 // before the first scope starts.
 func (r *Registry) OnChange(f func(s *Scope, node string)) { r.onChange = f }
 
-// OnEnding sets the function called when a workflow with a scope is
-// stopped, terminated, finished or being deleted. Set it before the first
-// Get.
-func (r *Registry) OnEnding(f func(*Scope, *wfv1.Workflow)) { r.onEnding = f }
-
-// Ending reports whether a Workflow is stopped or terminated
-// (spec.shutdown), finished, or being deleted: nothing it launched should
-// run on.
-func Ending(w *wfv1.Workflow) bool {
-	return w.Spec.Shutdown != "" || w.Status.Phase.Completed() || w.DeletionTimestamp != nil
+// OnEnding sets the function called when the Workflow of a scope is
+// ending, as the function ending says (cleanup.Ending: nothing it
+// launched should run on). Set it before the first Get.
+func (r *Registry) OnEnding(ending func(*wfv1.Workflow) bool, f func(*Scope, *wfv1.Workflow)) {
+	r.ending, r.onEnding = ending, f
 }
 
 // WorkflowObject returns the cached Workflow, nil when there is none.
@@ -225,7 +221,7 @@ func (r *Registry) start(wf spark.WorkflowRef) *Scope {
 				close(s.synced)
 				// A workflow that ended before it was followed: its
 				// informer's event came before the scope existed.
-				if w := s.WorkflowObject(); w != nil && r.onEnding != nil && string(w.UID) == wf.UID && Ending(w) {
+				if w := s.WorkflowObject(); w != nil && r.onEnding != nil && string(w.UID) == wf.UID && r.ending(w) {
 					r.onEnding(s, w)
 				}
 			}
@@ -251,14 +247,14 @@ func (r *Registry) start(wf spark.WorkflowRef) *Scope {
 }
 
 // watchEnding tells onEnding when the Workflow of the scope route gives
-// is stopped, terminated, finished or being deleted.
+// is ending (OnEnding).
 func (r *Registry) watchEnding(inf cache.SharedIndexInformer, route func(any) *Scope) {
 	if r.onEnding == nil {
 		return
 	}
 	notify := func(obj any) {
 		w, ok := obj.(*wfv1.Workflow)
-		if !ok || !Ending(w) {
+		if !ok || !r.ending(w) {
 			return
 		}
 		if s := route(obj); s != nil && w.UID == types.UID(s.Workflow.UID) {

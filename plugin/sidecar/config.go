@@ -5,6 +5,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/sparkplug-io/sparkplug/plugin/cleanup"
 	"github.com/sparkplug-io/sparkplug/plugin/daemon"
 	"github.com/sparkplug-io/sparkplug/plugin/edge"
 	"github.com/sparkplug-io/sparkplug/plugin/execute"
@@ -40,6 +41,10 @@ type Config struct {
 	// TTLInterval is how often finished drivers are checked against their
 	// timeToLiveSeconds.
 	TTLInterval time.Duration
+	// LeftoverInterval is how often the namespace is searched for the
+	// drivers of finished workflows whose time to live ran out (their own
+	// sidecar is gone); 0: cleanup.DefaultLeftoverInterval.
+	LeftoverInterval time.Duration
 	// ShutdownGrace is how long in-flight requests may finish at shutdown.
 	ShutdownGrace time.Duration
 	// QPS and Burst are the Kubernetes client's rate limits.
@@ -65,10 +70,11 @@ type Config struct {
 // DefaultConfig is the sidecar's defaults, defined here once.
 func DefaultConfig() Config {
 	return Config{
-		Addr:          edge.DefaultAddr,
-		TokenFile:     edge.DefaultTokenFile,
-		TTLInterval:   15 * time.Second,
-		ShutdownGrace: 20 * time.Second,
+		Addr:             edge.DefaultAddr,
+		TokenFile:        edge.DefaultTokenFile,
+		TTLInterval:      15 * time.Second,
+		LeftoverInterval: cleanup.DefaultLeftoverInterval,
+		ShutdownGrace:    20 * time.Second,
 		// A launch is 3 writes (the driver, its ConfigMap and Service):
 		// 135 a second launches 45 drivers a second, faster than Argo's
 		// controller creates pods at its own defaults (20, 30). The budget is spent only while launching; the API
@@ -94,12 +100,17 @@ func (c *Config) Validate() error {
 		return setting.Errorf("pod-name", "pod-name and pod-namespace are given together (the agent pod's, from the downward API), got %q and %q", c.PodName, c.PodNamespace)
 	case c.TTLInterval <= 0:
 		return setting.Errorf("ttl-interval", "must be positive, got %s", c.TTLInterval)
+	case c.LeftoverInterval < 0:
+		return setting.Errorf("ttl-leftover-interval", "must not be negative, got %s", c.LeftoverInterval)
 	case c.ShutdownGrace < 0:
 		return setting.Errorf("shutdown-grace", "must not be negative, got %s", c.ShutdownGrace)
 	case c.QPS <= 0 || c.Burst <= 0:
 		return setting.Errorf("kube-api-qps", "the client's rate (%g) and burst (%d) must be positive", c.QPS, c.Burst)
 	case c.PprofAddr != "" && !daemon.Loopback(c.PprofAddr):
 		return setting.Errorf("pprof-addr", "%q is not a loopback address: profiles (and their command line) are for whoever reaches them, so they are served on 127.0.0.1, ::1 or localhost only (reach them with kubectl port-forward)", c.PprofAddr)
+	}
+	if c.LeftoverInterval == 0 {
+		c.LeftoverInterval = cleanup.DefaultLeftoverInterval
 	}
 	return c.Core.Validate()
 }

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/sparkplug-io/sparkplug/plugin/cleanup"
 	"github.com/sparkplug-io/sparkplug/plugin/daemon"
 	"github.com/sparkplug-io/sparkplug/plugin/edge"
 	"github.com/sparkplug-io/sparkplug/plugin/execute"
@@ -99,7 +100,16 @@ func Run(ctx context.Context, c Config, log *slog.Logger) error {
 		defer stop()
 	}
 	go registry.Run(ctx)
-	go core.Run(ctx, c.TTLInterval)
+	go core.Run(ctx)
+	// The process's cleanup, once: its workflow's finished drivers, and
+	// the leftovers of its namespace.
+	cleaner := core.Cleaner()
+	go cleanup.Run(ctx, cleanup.Loop{
+		TTLInterval:      c.TTLInterval,
+		Expire:           func(ctx context.Context) { cleaner.ExpireAll(ctx, registry.Scopes()) },
+		LeftoverInterval: c.LeftoverInterval,
+		Leftovers:        func(ctx context.Context) { cleaner.LeftoversOf(ctx, registry.Scopes()) },
+	})
 	if c.PodName != "" {
 		go followOwnWorkflow(ctx, answerer, clients, c.PodNamespace, c.PodName, log)
 	}

@@ -18,10 +18,10 @@ const (
 	ReasonOtherState = "SparkState"
 
 	// ReasonDriverDeleted: a running driver of an ending workflow was
-	// deleted (execute/sweep.go; also the monitor's cleanup).
+	// deleted (cleanup/sweep.go, cleanup/leftovers.go).
 	ReasonDriverDeleted = "SparkDriverDeleted"
 	// ReasonDriverExpired: a finished driver's timeToLiveSeconds ran out
-	// and it was deleted (execute/ttl.go; also the monitor's cleanup).
+	// and it was deleted (cleanup/ttl.go, cleanup/leftovers.go).
 	ReasonDriverExpired = "SparkDriverExpired"
 	// ReasonObjectRefused: the API server refused an object the
 	// application runs without (execute/launch.go).
