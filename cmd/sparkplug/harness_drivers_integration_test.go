@@ -16,8 +16,8 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
-	"k8s.io/client-go/util/retry"
 
+	"github.com/sparkplug-io/sparkplug/e2e/cluster"
 	"github.com/sparkplug-io/sparkplug/plugin/spark"
 )
 
@@ -39,36 +39,19 @@ func (e *env) onlyDriver() corev1.Pod {
 	return drivers[0]
 }
 
-// setDriverStatus sets a pod's status as a kubelet would. It reads and
-// writes again on a conflict: sparkplug and the garbage collector write
-// the pod's metadata meanwhile.
+// setDriverStatus sets a pod's status as a kubelet would
+// (cluster.SetPodStatus).
 func (e *env) setDriverStatus(name string, status corev1.PodStatus) {
 	e.t.Helper()
-	ctx := context.Background()
-	pods := testCluster.Client.CoreV1().Pods(e.ns)
-	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
-		pod, err := pods.Get(ctx, name, metav1.GetOptions{})
-		if err != nil {
-			return err
-		}
-		pod.Status = status
-		_, err = pods.UpdateStatus(ctx, pod, metav1.UpdateOptions{})
-		return err
-	})
-	if err != nil {
+	if err := testCluster.SetPodStatus(context.Background(), e.ns, name, func(s *corev1.PodStatus) { *s = status }); err != nil {
 		e.t.Fatal(err)
 	}
 }
 
-func running(ready bool) corev1.PodStatus {
-	cs := corev1.ContainerStatus{Name: spark.DriverContainerName, Ready: ready, State: corev1.ContainerState{Running: &corev1.ContainerStateRunning{StartedAt: metav1.Now()}}}
-	return corev1.PodStatus{Phase: corev1.PodRunning, ContainerStatuses: []corev1.ContainerStatus{cs}}
-}
+func running(ready bool) corev1.PodStatus { return cluster.Running(spark.DriverContainerName, ready) }
 
 func terminated(phase corev1.PodPhase, code int32, reason, message string) corev1.PodStatus {
-	cs := corev1.ContainerStatus{Name: spark.DriverContainerName, State: corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{
-		ExitCode: code, Reason: reason, Message: message, FinishedAt: metav1.Now()}}}
-	return corev1.PodStatus{Phase: phase, ContainerStatuses: []corev1.ContainerStatus{cs}}
+	return cluster.Terminated(spark.DriverContainerName, phase, code, reason, message, time.Time{}, time.Now())
 }
 
 // recordResult patches a node's result into the TaskSet status, as the agent does.
@@ -92,8 +75,7 @@ func (e *env) removeEntry(node string) {
 }
 
 func waiting(reason, message string) corev1.PodStatus {
-	cs := corev1.ContainerStatus{Name: spark.DriverContainerName, State: corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{Reason: reason, Message: message}}}
-	return corev1.PodStatus{Phase: corev1.PodPending, ContainerStatuses: []corev1.ContainerStatus{cs}}
+	return cluster.Waiting(spark.DriverContainerName, reason, message)
 }
 
 // deleted reports whether the pod is gone or being deleted.

@@ -226,18 +226,7 @@ func (e *env) create(p *corev1.Pod) *corev1.Pod {
 // meanwhile.
 func (e *env) setStatus(p *corev1.Pod, change func(*corev1.PodStatus)) {
 	e.t.Helper()
-	ctx := context.Background()
-	pods := testCluster.Client.CoreV1().Pods(e.ns)
-	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
-		cur, err := pods.Get(ctx, p.Name, metav1.GetOptions{})
-		if err != nil {
-			return err
-		}
-		change(&cur.Status)
-		_, err = pods.UpdateStatus(ctx, cur, metav1.UpdateOptions{})
-		return err
-	})
-	if err != nil {
+	if err := testCluster.SetPodStatus(context.Background(), e.ns, p.Name, change); err != nil {
 		e.t.Fatal(err)
 	}
 }
@@ -248,18 +237,16 @@ func scheduledNow(s *corev1.PodStatus) {
 }
 
 func runningNow(s *corev1.PodStatus) {
-	s.Phase = corev1.PodRunning
-	s.ContainerStatuses = []corev1.ContainerStatus{{Name: spark.DriverContainerName, Ready: true,
-		State: corev1.ContainerState{Running: &corev1.ContainerStateRunning{StartedAt: metav1.Now()}}}}
+	r := cluster.Running(spark.DriverContainerName, true)
+	s.Phase, s.ContainerStatuses = r.Phase, r.ContainerStatuses
 }
 
 func exited(code int32, finishedAgo time.Duration) func(*corev1.PodStatus) {
 	return func(s *corev1.PodStatus) {
-		s.Phase = map[bool]corev1.PodPhase{true: corev1.PodSucceeded, false: corev1.PodFailed}[code == 0]
-		now := time.Now()
-		s.ContainerStatuses = []corev1.ContainerStatus{{Name: spark.DriverContainerName, State: corev1.ContainerState{
-			Terminated: &corev1.ContainerStateTerminated{ExitCode: code, StartedAt: metav1.NewTime(now.Add(-finishedAgo - time.Minute)),
-				FinishedAt: metav1.NewTime(now.Add(-finishedAgo))}}}}
+		phase := map[bool]corev1.PodPhase{true: corev1.PodSucceeded, false: corev1.PodFailed}[code == 0]
+		finished := time.Now().Add(-finishedAgo)
+		t := cluster.Terminated(spark.DriverContainerName, phase, code, "", "", finished.Add(-time.Minute), finished)
+		s.Phase, s.ContainerStatuses = t.Phase, t.ContainerStatuses
 	}
 }
 
