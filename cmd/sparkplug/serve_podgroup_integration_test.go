@@ -123,7 +123,8 @@ func (e *env) conf(d corev1.Pod) string {
 // before the driver and is handed to the driver, whose pods name it; a
 // driver the API server refuses leaves no PodGroup behind.
 func TestVolcanoPodGroup(t *testing.T) {
-	t.Parallel()
+	// Not parallel: it removes and installs Volcano's PodGroup CRD,
+	// which the whole cluster sees.
 	removeCRD(t, volcanoCRD, volcanoPodGroups) // the cluster starts without it
 	body := sparkPi + "batchScheduler: volcano\nbatchSchedulerOptions:\n  queue: etl\n"
 

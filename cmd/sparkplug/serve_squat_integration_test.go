@@ -133,7 +133,9 @@ func TestSquattersNeverStopTheRunAndStayUnchanged(t *testing.T) {
 // delete with a uid precondition, as the PodGroup withdrawal's; the
 // object is left as it is.
 func TestPatchesAndDeletesHoldToTheirUID(t *testing.T) {
-	t.Parallel()
+	// Not parallel: it installs Volcano's PodGroup CRD, which
+	// TestVolcanoPodGroup removes and installs (Go runs both alone,
+	// before the parallel tests).
 	ctx := context.Background()
 	if err := installCRD(ctx, testCluster, volcanoCRDFile); err != nil {
 		t.Fatal(err)
