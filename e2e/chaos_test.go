@@ -91,11 +91,24 @@ func TestPluginKilledAgainAndAgain(t *testing.T) {
 	agentKill := 2 + rng.Intn(4)
 	agentKilled := false
 
+	// The twins' drivers run until the first half of the kills is done
+	// (and the agent's), so that the workflow cannot end before them on a
+	// fast or a loaded machine; then they end, and after's submission
+	// meets the rest.
 	w := Given(t).
 		Workflow(chaosWorkflow).
-		Simulate(sim.Succeed(4 * time.Second)).
+		Simulate(sim.Succeed(4*time.Second), "spark-item").
+		Simulate(sim.Driver{Forever: true}, "twin").
 		When().
 		SubmitWorkflow()
+	twinsHeld := true
+	releaseTwins := func() {
+		w.WaitFor("the two twins' drivers", func() bool { return len(heldDrivers(t, w.Workflow())) >= 2 }, time.Minute)
+		for _, d := range heldDrivers(t, w.Workflow()) {
+			finish(t, d)
+		}
+		twinsHeld = false
+	}
 	start := time.Now()
 	afterStarted := func() bool {
 		for _, n := range w.Workflow().Status.Nodes {
@@ -118,6 +131,12 @@ func TestPluginKilledAgainAndAgain(t *testing.T) {
 		}
 		restarts++
 		t.Logf("kill %d after a gap of %v, at %v; workflow %s", restarts, gap, time.Since(start).Round(100*time.Millisecond), w.Workflow().Status.Phase)
+		if twinsHeld && agentKilled && restarts >= chaosRestarts/2 {
+			releaseTwins()
+		}
+	}
+	if twinsHeld {
+		releaseTwins()
 	}
 	if restarts < chaosRestarts/2 {
 		t.Errorf("the sidecar was killed %d times while the workflow ran, want at least %d", restarts, chaosRestarts/2)
