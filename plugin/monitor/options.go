@@ -1,13 +1,11 @@
 package monitor
 
 import (
-	"context"
 	"fmt"
 	"net/http"
 	"slices"
 	"time"
 
-	"github.com/prometheus/client_golang/prometheus"
 	"k8s.io/apimachinery/pkg/util/validation"
 
 	"github.com/sparkplug-io/sparkplug/plugin/cli"
@@ -37,8 +35,9 @@ type Options struct {
 	// spark_application_start_latency_seconds_histogram.
 	StartLatencyBuckets []float64
 	// TTLInterval is how often drivers are checked for deletion: the
-	// finished drivers of the workflows Lead follows, and, unless
-	// LeftoverInterval says otherwise, the leftovers.
+	// finished drivers of the workflows the controller follows
+	// (Duties.Lead's expire), and, unless LeftoverInterval says
+	// otherwise, the leftovers.
 	TTLInterval time.Duration
 	// LeftoverInterval is how often the leader searches for leftovers
 	// (package cleanup); 0: every TTLInterval (the monitor's own).
@@ -66,17 +65,6 @@ type Options struct {
 	ServerLimits edge.Limits
 	// Version is what sparkplug_build_info reports.
 	Version cli.Version
-
-	// Lead, when set, starts more work of the leader (the controller's
-	// reconciler, package controller) with each leadership, whose context
-	// ends with it, and returns at once: expire expires the finished
-	// drivers of the workflows it follows, which the leader's one cleanup
-	// loop runs every TTLInterval (nil: none), and wait waits for the work
-	// to end, which the leader does before standing again.
-	Lead func(ctx context.Context) (expire func(context.Context), wait func())
-	// Collectors are served beside the monitor's own metrics (the
-	// controller's).
-	Collectors []prometheus.Collector
 
 	// Now is the clock of the time-to-live checks; nil: time.Now.
 	Now func() time.Time
