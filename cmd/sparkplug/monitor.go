@@ -4,16 +4,13 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
-	"os/signal"
 	"strconv"
 	"strings"
-	"syscall"
 
 	"github.com/spf13/pflag"
-	"k8s.io/klog/v2"
 
-	"github.com/sparkplug-io/sparkplug/plugin/cli"
 	"github.com/sparkplug-io/sparkplug/plugin/monitor"
 	"github.com/sparkplug-io/sparkplug/plugin/setting"
 )
@@ -85,14 +82,9 @@ func runMonitor(args []string, stdout, stderr io.Writer) error {
 	if err := setting.Flags(o.Validate()); err != nil {
 		return usageError("monitor", err)
 	}
-	log, err := cli.NewLogger(stderr, o.logLevel, o.logFormat)
-	if err != nil {
-		return usageError("monitor", err)
-	}
-	klog.SetSlogLogger(log.With("component", "client-go"))
-	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
-	defer stop()
-	return monitor.Run(ctx, o.Options, log)
+	return runProcess("monitor", stderr, o.logLevel, o.logFormat, func(ctx context.Context, log *slog.Logger) error {
+		return monitor.Run(ctx, o.Options, log)
+	})
 }
 
 // floats is a flag of numbers, comma-separated or repeated, shown as
