@@ -32,6 +32,6 @@
 //     once it finished or is gone (execute.Options.ReleaseEnded).
 //
 // It imports no request code, neither HTTP nor the sidecar's answer to
-// the agent (package request; deps_test.go checks): the agent's requests
-// are the acknowledger's.
+// the agent (package request; plugin/depstest's modes_test.go checks):
+// the agent's requests are the acknowledger's.
 package controller

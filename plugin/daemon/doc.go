@@ -6,5 +6,6 @@
 // recorder, the step metrics, the profile server); the controller and
 // `sparkplug monitor` (package monitor) serve /metrics, /healthz and
 // /readyz with ServeHealth and elect their leader with Lead. It decides
-// nothing about Spark, and imports neither mode (deps_test.go checks).
+// nothing about Spark, and imports no mode (plugin/depstest's
+// modes_test.go checks).
 package daemon

@@ -9,7 +9,7 @@
 // and the Lease, from package daemon. `sparkplug controller` runs the
 // same Duties inside a process of its own (package controller); the
 // monitor never runs Spark steps, and links no code that does
-// (deps_test.go).
+// (plugin/depstest's modes_test.go).
 //
 // # What it watches
 //
