@@ -17,7 +17,6 @@ import (
 	"k8s.io/client-go/tools/record"
 
 	"github.com/sparkplug-io/sparkplug/plugin/cleanup"
-	"github.com/sparkplug-io/sparkplug/plugin/daemon"
 )
 
 // Duties are the monitor's work, for the process that runs them
@@ -76,19 +75,6 @@ func Connect(ctx context.Context, cfg *rest.Config) (c Clients, stop func(), err
 	broadcaster.StartRecordingToSink(&typedcorev1.EventSinkImpl{Interface: c.Kube.CoreV1().Events("")})
 	c.Recorder = broadcaster.NewRecorder(scheme.Scheme, corev1.EventSource{Component: "sparkplug-monitor"})
 	return c, broadcaster.Shutdown, nil
-}
-
-// Client is how the duties reach the API server, as o says, named
-// sparkplug-monitor.
-func (o Options) Client() daemon.Client {
-	return daemon.Client{Kubeconfig: o.Kubeconfig, QPS: o.QPS, Burst: o.Burst,
-		UserAgent: "sparkplug-monitor/" + o.Version.Version, WrapTransport: o.WrapTransport}
-}
-
-// Election is how the replicas elect their leader, as o says.
-func (o Options) Election() daemon.Election {
-	return daemon.Election{Enabled: o.LeaderElect, Namespace: o.LeaderElectionNamespace, Name: o.LeaderElectionID,
-		LeaseDuration: o.LeaseDuration, RenewDeadline: o.RenewDeadline, RetryPeriod: o.RetryPeriod, Identity: o.Identity}
 }
 
 // Lead counts and cleans up until ctx (a leadership) is done: with a

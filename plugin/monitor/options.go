@@ -6,9 +6,13 @@ import (
 	"slices"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"k8s.io/apimachinery/pkg/util/validation"
+	"k8s.io/client-go/tools/leaderelection"
 
 	"github.com/sparkplug-io/sparkplug/plugin/cli"
+	"github.com/sparkplug-io/sparkplug/plugin/daemon"
 	"github.com/sparkplug-io/sparkplug/plugin/edge"
 	"github.com/sparkplug-io/sparkplug/plugin/setting"
 )
@@ -73,6 +77,27 @@ type Options struct {
 	// Listening, when set, receives the bound metrics and health
 	// addresses once both listen.
 	Listening func(metrics, health string)
+}
+
+// Client is how the duties reach the API server, as o says, named
+// sparkplug-monitor.
+func (o Options) Client() daemon.Client {
+	return daemon.Client{Kubeconfig: o.Kubeconfig, QPS: o.QPS, Burst: o.Burst,
+		UserAgent: "sparkplug-monitor/" + o.Version.Version, WrapTransport: o.WrapTransport}
+}
+
+// Election is how the replicas elect their leader, as o says.
+func (o Options) Election() daemon.Election {
+	return daemon.Election{Enabled: o.LeaderElect, Namespace: o.LeaderElectionNamespace, Name: o.LeaderElectionID,
+		LeaseDuration: o.LeaseDuration, RenewDeadline: o.RenewDeadline, RetryPeriod: o.RetryPeriod, Identity: o.Identity}
+}
+
+// Health is what a replica serves, as o says: registry's metrics, ready
+// and watchdog.
+func (o Options) Health(registry *prometheus.Registry, ready *daemon.Ready, watchdog *leaderelection.HealthzAdaptor) daemon.Health {
+	return daemon.Health{MetricsAddr: o.MetricsAddr, HealthAddr: o.HealthAddr,
+		Metrics: promhttp.HandlerFor(registry, promhttp.HandlerOpts{Registry: registry}),
+		Ready:   ready, Watchdog: watchdog, Limits: o.ServerLimits, Listening: o.Listening}
 }
 
 // DefaultStartLatencyBuckets are the Spark operator's

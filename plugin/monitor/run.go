@@ -4,10 +4,6 @@ import (
 	"context"
 	"log/slog"
 
-	"github.com/prometheus/client_golang/prometheus"
-	"github.com/prometheus/client_golang/prometheus/promhttp"
-	"k8s.io/client-go/tools/leaderelection"
-
 	"github.com/sparkplug-io/sparkplug/plugin/daemon"
 	"github.com/sparkplug-io/sparkplug/plugin/kube"
 )
@@ -43,12 +39,4 @@ func Run(ctx context.Context, o Options, log *slog.Logger) error {
 
 	log.Info("monitor starting", "namespaces", o.Namespaces, "leader_elect", o.LeaderElect, "version", o.Version.Version)
 	return daemon.Lead(ctx, o.Election(), c.Kube, watchdog, func(ctx context.Context) { d.Lead(ctx, c, nil) }, log)
-}
-
-// Health is what a replica serves, as o says: registry's metrics, ready
-// and watchdog.
-func (o Options) Health(registry *prometheus.Registry, ready *daemon.Ready, watchdog *leaderelection.HealthzAdaptor) daemon.Health {
-	return daemon.Health{MetricsAddr: o.MetricsAddr, HealthAddr: o.HealthAddr,
-		Metrics: promhttp.HandlerFor(registry, promhttp.HandlerOpts{Registry: registry}),
-		Ready:   ready, Watchdog: watchdog, Limits: o.ServerLimits, Listening: o.Listening}
 }
