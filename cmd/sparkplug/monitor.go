@@ -39,8 +39,8 @@ func monitorFlags(o *monitorOptions, stdout io.Writer) *pflag.FlagSet {
 }
 
 // watchFlags binds the flags of the monitor's settings to o, which they
-// set to d first: monitor's and controller's alike (the controller is a
-// monitor that runs steps too). The namespaces default to
+// set to d first: monitor's and controller's alike (the controller runs
+// the monitor's duties beside its steps). The namespaces default to
 // $POD_NAMESPACE.
 func watchFlags(fs *pflag.FlagSet, o *monitor.Options, d monitor.Options) {
 	*o = d
