@@ -4,14 +4,11 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os/signal"
+	"log/slog"
 	"strings"
-	"syscall"
 
 	"github.com/spf13/pflag"
-	"k8s.io/klog/v2"
 
-	"github.com/sparkplug-io/sparkplug/plugin/cli"
 	"github.com/sparkplug-io/sparkplug/plugin/controller"
 	"github.com/sparkplug-io/sparkplug/plugin/setting"
 	"github.com/sparkplug-io/sparkplug/plugin/sidecar"
@@ -68,12 +65,7 @@ func runController(args []string, stdout, stderr io.Writer) error {
 	if err := setting.Flags(o.Validate()); err != nil {
 		return usageError("controller", err)
 	}
-	log, err := cli.NewLogger(stderr, o.logLevel, o.logFormat)
-	if err != nil {
-		return usageError("controller", err)
-	}
-	klog.SetSlogLogger(log.With("component", "client-go"))
-	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
-	defer stop()
-	return controller.Run(ctx, o.Config, log)
+	return runProcess("controller", stderr, o.logLevel, o.logFormat, func(ctx context.Context, log *slog.Logger) error {
+		return controller.Run(ctx, o.Config, log)
+	})
 }

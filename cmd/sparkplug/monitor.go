@@ -4,16 +4,13 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
-	"os/signal"
 	"strconv"
 	"strings"
-	"syscall"
 
 	"github.com/spf13/pflag"
-	"k8s.io/klog/v2"
 
-	"github.com/sparkplug-io/sparkplug/plugin/cli"
 	"github.com/sparkplug-io/sparkplug/plugin/monitor"
 	"github.com/sparkplug-io/sparkplug/plugin/setting"
 )
@@ -42,8 +39,8 @@ func monitorFlags(o *monitorOptions, stdout io.Writer) *pflag.FlagSet {
 }
 
 // watchFlags binds the flags of the monitor's settings to o, which they
-// set to d first: monitor's and controller's alike (the controller is a
-// monitor that runs steps too). The namespaces default to
+// set to d first: monitor's and controller's alike (the controller runs
+// the monitor's duties beside its steps). The namespaces default to
 // $POD_NAMESPACE.
 func watchFlags(fs *pflag.FlagSet, o *monitor.Options, d monitor.Options) {
 	*o = d
@@ -85,14 +82,9 @@ func runMonitor(args []string, stdout, stderr io.Writer) error {
 	if err := setting.Flags(o.Validate()); err != nil {
 		return usageError("monitor", err)
 	}
-	log, err := cli.NewLogger(stderr, o.logLevel, o.logFormat)
-	if err != nil {
-		return usageError("monitor", err)
-	}
-	klog.SetSlogLogger(log.With("component", "client-go"))
-	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
-	defer stop()
-	return monitor.Run(ctx, o.Options, log)
+	return runProcess("monitor", stderr, o.logLevel, o.logFormat, func(ctx context.Context, log *slog.Logger) error {
+		return monitor.Run(ctx, o.Options, log)
+	})
 }
 
 // floats is a flag of numbers, comma-separated or repeated, shown as

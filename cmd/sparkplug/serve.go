@@ -4,14 +4,11 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
-	"os/signal"
-	"syscall"
 
 	"github.com/spf13/pflag"
-	"k8s.io/klog/v2"
 
-	"github.com/sparkplug-io/sparkplug/plugin/cli"
 	"github.com/sparkplug-io/sparkplug/plugin/execute"
 	"github.com/sparkplug-io/sparkplug/plugin/setting"
 	"github.com/sparkplug-io/sparkplug/plugin/sidecar"
@@ -69,14 +66,9 @@ func runServe(args []string, stdout, stderr io.Writer) error {
 	if err := o.validate(); err != nil {
 		return usageError("serve", err)
 	}
-	log, err := cli.NewLogger(stderr, o.logLevel, o.logFormat)
-	if err != nil {
-		return usageError("serve", err)
-	}
-	klog.SetSlogLogger(log.With("component", "client-go"))
-	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
-	defer stop()
-	return sidecar.Run(ctx, o.Config, log)
+	return runProcess("serve", stderr, o.logLevel, o.logFormat, func(ctx context.Context, log *slog.Logger) error {
+		return sidecar.Run(ctx, o.Config, log)
+	})
 }
 
 // coreFlags binds the flags of the step reconciler's settings to c,

@@ -2,105 +2,116 @@ package controller
 
 import (
 	"context"
-	"fmt"
-	"io/fs"
 	"log/slog"
-	"os"
-	"slices"
 	"sync"
 	"time"
 
+	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/cache"
 
 	"github.com/sparkplug-io/sparkplug/plugin/daemon"
 	"github.com/sparkplug-io/sparkplug/plugin/execute"
 	"github.com/sparkplug-io/sparkplug/plugin/kube"
-	"github.com/sparkplug-io/sparkplug/plugin/metrics"
 	"github.com/sparkplug-io/sparkplug/plugin/monitor"
-	"github.com/sparkplug-io/sparkplug/plugin/objects"
 	"github.com/sparkplug-io/sparkplug/plugin/scope"
-	"github.com/sparkplug-io/sparkplug/templates"
 )
 
 // eventsFlushWait bounds the wait for the last Events at exit.
 const eventsFlushWait = 5 * time.Second
 
-// Run runs one controller replica until ctx is done. c must have been
-// validated. It returns an error only when it cannot start.
+// Run runs one controller replica until ctx is done: it serves /metrics,
+// /healthz and /readyz, stands for leadership (or leads, without leader
+// election) and, while it leads, runs the Spark steps of its namespaces
+// and the monitor's duties. c must have been validated. It returns an
+// error only when it cannot start.
 func Run(ctx context.Context, c Config, log *slog.Logger) error {
-	cfg, err := kube.RESTConfig(c.Monitor.Kubeconfig)
+	duties, err := monitor.NewDuties(c.Monitor, log)
 	if err != nil {
 		return err
 	}
-	if c.Monitor.WrapTransport != nil {
-		cfg.Wrap(c.Monitor.WrapTransport)
-	}
-	cfg.QPS, cfg.Burst = c.Monitor.QPS, c.Monitor.Burst
-	cfg.UserAgent = "sparkplug-controller/" + c.Monitor.Version.Version
-	if sa := kube.TokenServiceAccount(cfg); sa != "" && !slices.Contains(c.Core.Policy.PluginServiceAccounts, sa) {
-		// No driver runs as the controller's own account.
-		c.Core.Policy.PluginServiceAccounts = append(slices.Clone(c.Core.Policy.PluginServiceAccounts), sa)
-	}
-	log.Info("policy", "plugin_service_accounts", c.Core.Policy.PluginServiceAccounts, "pod_security_level", c.Core.Policy.PodSecurity)
-	clients, err := daemon.Clients(cfg)
+	client := c.Monitor.Client()
+	client.UserAgent = "sparkplug-controller/" + c.Monitor.Version.Version
+	steps, err := daemon.Start(daemon.Setup{Client: client, Policy: c.Core.Policy,
+		TemplatesDir: c.TemplatesDir, PprofAddr: c.PprofAddr, Limits: c.Monitor.ServerLimits}, log)
 	if err != nil {
 		return err
 	}
-	var tmpl fs.FS = templates.FS
-	if c.TemplatesDir != "" {
-		tmpl = os.DirFS(c.TemplatesDir)
-	}
-	builder, err := objects.New(tmpl)
-	if err != nil {
-		return fmt.Errorf("load templates: %w", err)
-	}
-	if c.PprofAddr != "" {
-		_, stop, err := daemon.ServePprof(c.PprofAddr, c.Monitor.ServerLimits, log)
-		if err != nil {
-			return err
-		}
-		defer stop()
-	}
-	m := metrics.New()
-	events := daemon.NewEvents(clients.Kube, "sparkplug")
-	defer events.Shutdown()
+	defer steps.Close()
+	c.Core.Policy = steps.Policy
+	duties.Registry().MustRegister(steps.Metrics.Collectors()...)
 
-	mon := c.Monitor
-	mon.Collectors = append(slices.Clone(mon.Collectors), m.Collectors()...)
-	mon.Lead = func(ctx context.Context) (func(context.Context), func()) {
-		return lead(ctx, c, clients, builder, events, m, log)
+	ready, watchdog := &daemon.Ready{}, daemon.NewWatchdog()
+	stop, err := daemon.ServeHealth(c.Monitor.Health(duties.Registry(), ready, watchdog), log)
+	if err != nil {
+		return err
 	}
-	err = monitor.Run(ctx, mon, log)
+	defer stop()
+	// The monitor's duties reach the API server as the monitor does:
+	// named sparkplug-monitor (user agent, Events' source), with a rate
+	// limit of their own beside the steps'.
+	monCfg := rest.CopyConfig(steps.Config)
+	monCfg.UserAgent = c.Monitor.Client().UserAgent
+	mon, stopEvents, err := monitor.Connect(ctx, monCfg)
+	if err != nil {
+		return err
+	}
+	defer stopEvents()
+	go kube.WatchReadiness(ctx, mon.Kube, ready.Set, log)
+
+	log.Info("controller starting", "namespaces", c.Monitor.Namespaces, "leader_elect", c.Monitor.LeaderElect, "version", c.Monitor.Version.Version)
+	err = daemon.Lead(ctx, c.Monitor.Election(), mon.Kube, watchdog, func(ctx context.Context) {
+		leadership(ctx, func(ctx context.Context) (func(context.Context), func()) {
+			return runSteps(ctx, c, steps, log)
+		}, duties, mon)
+	}, log)
 	flushCtx, cancel := context.WithTimeout(context.Background(), eventsFlushWait)
 	defer cancel()
-	if !events.Flush(flushCtx) {
+	if !steps.Events.Flush(flushCtx) {
 		log.Info("some Events were not written before shutdown")
 	}
 	return err
 }
 
-// lead starts running Spark steps for one leadership: a fresh reconciler
-// and fresh caches, rebuilt from the cluster, until ctx (the leadership)
-// ends. It returns at once: expire expires the finished drivers of the
-// workflows it follows, for the leader's one cleanup loop (monitor.Run),
-// and wait waits for the leadership's work to end.
-func lead(ctx context.Context, c Config, clients scope.Clients, builder *objects.Builder, events *daemon.Events, m *metrics.Metrics, log *slog.Logger) (expire func(context.Context), wait func()) {
+// duties are the monitor's work for one leadership (monitor.Duties).
+type duties interface {
+	Lead(ctx context.Context, c monitor.Clients, expire func(context.Context))
+}
+
+// leadership is one leadership of the controller, until ctx ends: it
+// starts the Spark steps (start returns at once), runs the monitor's
+// duties, whose one cleanup loop expires the finished drivers of the
+// workflows the steps follow, and waits for the steps to end.
+func leadership(ctx context.Context, start func(context.Context) (expire func(context.Context), wait func()), d duties, c monitor.Clients) {
+	if ctx.Err() != nil {
+		return
+	}
+	expire, wait := start(ctx)
+	defer wait()
+	d.Lead(ctx, c, expire)
+}
+
+// runSteps starts running Spark steps for one leadership: a fresh
+// reconciler and fresh caches, rebuilt from the cluster, until ctx (the
+// leadership) ends. It returns at once: expire expires the finished
+// drivers of the workflows it follows, for the leader's one cleanup loop
+// (monitor.Duties.Lead), and wait waits for the leadership's work to end.
+func runSteps(ctx context.Context, c Config, s *daemon.Steps, log *slog.Logger) (expire func(context.Context), wait func()) {
 	// One cache per kind and namespace, shared by the workflows there:
 	// one watch per workflow (its Workflow) instead of six.
-	registry := scope.NewSharedRegistry(clients, log)
-	core := execute.New(c.Core, clients, registry, builder, events.Recorder(), m, log)
+	registry := scope.NewSharedRegistry(s.Clients, log)
+	core := execute.New(c.Core, s.Clients, registry, s.Builder, s.Events.Recorder(), s.Metrics, log)
 	var wg sync.WaitGroup
 	wg.Go(func() { registry.Run(ctx) })
 	wg.Go(func() { core.Run(ctx) })
 	wg.Go(func() {
 		var synced []cache.InformerSynced
 		for _, ns := range c.Monitor.Namespaces {
-			s, err := discover(ctx, clients.Workflows, ns, coreFollower{core}, log)
+			hasSynced, err := discover(ctx, s.Clients.Workflows, ns, coreFollower{core}, log)
 			if err != nil {
 				log.Error("cannot discover the Spark workflows of a namespace", "namespace", ns, "error", err.Error())
 				continue
 			}
-			synced = append(synced, s)
+			synced = append(synced, hasSynced)
 		}
 		if cache.WaitForCacheSync(ctx.Done(), synced...) {
 			log.Info("following the Spark workflows of the namespaces", "namespaces", c.Monitor.Namespaces)

@@ -9,10 +9,16 @@
 // agent pod carries only the acknowledger (cmd/sparkplug-ack), which
 // answers the agent so that it writes nothing and never asks again.
 //
-// What it runs:
-//   - the monitor (package monitor): its leader election, metrics and
-//     cleanup, unchanged; the controller is the monitor with more work
-//     for its leader (monitor.Options.Lead);
+// What it runs, as a process of its own (controller.go):
+//   - the set-up it shares with the sidecar (package daemon: clients,
+//     policy, templates, Events, metrics, profiles), its /metrics,
+//     /healthz and /readyz, and leader election (daemon.Lead, on the
+//     Lease sparkplug-controller);
+//   - the monitor's duties (monitor.Duties): its metrics, and, while it
+//     leads, counting and the leader's one cleanup loop (package
+//     cleanup), which also expires the finished drivers of the workflows
+//     it follows; `sparkplug monitor` runs the same duties alone, and
+//     never the controller's;
 //   - while it leads, the same per-node reconciler as the sidecar
 //     (package execute, with its caches, package scope), fresh for each
 //     leadership: everything is rebuilt from the cluster, so a new
@@ -26,6 +32,6 @@
 //     once it finished or is gone (execute.Options.ReleaseEnded).
 //
 // It imports no request code, neither HTTP nor the sidecar's answer to
-// the agent (package request; deps_test.go checks): the agent's requests
-// are the acknowledger's.
+// the agent (package request; plugin/depstest's modes_test.go checks):
+// the agent's requests are the acknowledger's.
 package controller

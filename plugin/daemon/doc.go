@@ -1,7 +1,11 @@
-// Package daemon is the process setup that `sparkplug serve` (package
-// sidecar) and `sparkplug controller` (package controller) share: the
-// Kubernetes, Argo and dynamic clients of one REST config, an Event
-// recorder that can be flushed before the process exits, and the metrics
-// and profile servers under the HTTP limits of package edge. It decides
-// nothing about Spark.
+// Package daemon is the process set-up that sparkplug's long-running
+// commands share, and nothing of either mode: `sparkplug serve`
+// (package sidecar) and `sparkplug controller` (package controller)
+// start from Start (the clients of one REST config, the policy with the
+// process's own account, the object templates, a flushable Event
+// recorder, the step metrics, the profile server); the controller and
+// `sparkplug monitor` (package monitor) serve /metrics, /healthz and
+// /readyz with ServeHealth and elect their leader with Lead. It decides
+// nothing about Spark, and imports no mode (plugin/depstest's
+// modes_test.go checks).
 package daemon

@@ -3,6 +3,14 @@
 // workflow's agent pod and goes with it, so it cannot count applications
 // across workflows, and cannot clean up after its workflow has ended.
 //
+// Its work is Duties (duties.go): the metrics, and for each leadership
+// the counting and the leader's one cleanup loop. Run (run.go) is
+// `sparkplug monitor`'s process around them: the servers, the clients
+// and the Lease, from package daemon. `sparkplug controller` runs the
+// same Duties inside a process of its own (package controller); the
+// monitor never runs Spark steps, and links no code that does
+// (plugin/depstest's modes_test.go).
+//
 // # What it watches
 //
 // Per namespace of Options.Namespaces (one set of informers each, so a

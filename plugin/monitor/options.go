@@ -1,16 +1,18 @@
 package monitor
 
 import (
-	"context"
 	"fmt"
 	"net/http"
 	"slices"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"k8s.io/apimachinery/pkg/util/validation"
+	"k8s.io/client-go/tools/leaderelection"
 
 	"github.com/sparkplug-io/sparkplug/plugin/cli"
+	"github.com/sparkplug-io/sparkplug/plugin/daemon"
 	"github.com/sparkplug-io/sparkplug/plugin/edge"
 	"github.com/sparkplug-io/sparkplug/plugin/setting"
 )
@@ -37,8 +39,9 @@ type Options struct {
 	// spark_application_start_latency_seconds_histogram.
 	StartLatencyBuckets []float64
 	// TTLInterval is how often drivers are checked for deletion: the
-	// finished drivers of the workflows Lead follows, and, unless
-	// LeftoverInterval says otherwise, the leftovers.
+	// finished drivers of the workflows the controller follows
+	// (Duties.Lead's expire), and, unless LeftoverInterval says
+	// otherwise, the leftovers.
 	TTLInterval time.Duration
 	// LeftoverInterval is how often the leader searches for leftovers
 	// (package cleanup); 0: every TTLInterval (the monitor's own).
@@ -67,17 +70,6 @@ type Options struct {
 	// Version is what sparkplug_build_info reports.
 	Version cli.Version
 
-	// Lead, when set, starts more work of the leader (the controller's
-	// reconciler, package controller) with each leadership, whose context
-	// ends with it, and returns at once: expire expires the finished
-	// drivers of the workflows it follows, which the leader's one cleanup
-	// loop runs every TTLInterval (nil: none), and wait waits for the work
-	// to end, which the leader does before standing again.
-	Lead func(ctx context.Context) (expire func(context.Context), wait func())
-	// Collectors are served beside the monitor's own metrics (the
-	// controller's).
-	Collectors []prometheus.Collector
-
 	// Now is the clock of the time-to-live checks; nil: time.Now.
 	Now func() time.Time
 	// WrapTransport, when set, wraps the Kubernetes client transport.
@@ -85,6 +77,27 @@ type Options struct {
 	// Listening, when set, receives the bound metrics and health
 	// addresses once both listen.
 	Listening func(metrics, health string)
+}
+
+// Client is how the duties reach the API server, as o says, named
+// sparkplug-monitor.
+func (o Options) Client() daemon.Client {
+	return daemon.Client{Kubeconfig: o.Kubeconfig, QPS: o.QPS, Burst: o.Burst,
+		UserAgent: "sparkplug-monitor/" + o.Version.Version, WrapTransport: o.WrapTransport}
+}
+
+// Election is how the replicas elect their leader, as o says.
+func (o Options) Election() daemon.Election {
+	return daemon.Election{Enabled: o.LeaderElect, Namespace: o.LeaderElectionNamespace, Name: o.LeaderElectionID,
+		LeaseDuration: o.LeaseDuration, RenewDeadline: o.RenewDeadline, RetryPeriod: o.RetryPeriod, Identity: o.Identity}
+}
+
+// Health is what a replica serves, as o says: registry's metrics, ready
+// and watchdog.
+func (o Options) Health(registry *prometheus.Registry, ready *daemon.Ready, watchdog *leaderelection.HealthzAdaptor) daemon.Health {
+	return daemon.Health{MetricsAddr: o.MetricsAddr, HealthAddr: o.HealthAddr,
+		Metrics: promhttp.HandlerFor(registry, promhttp.HandlerOpts{Registry: registry}),
+		Ready:   ready, Watchdog: watchdog, Limits: o.ServerLimits, Listening: o.Listening}
 }
 
 // DefaultStartLatencyBuckets are the Spark operator's

@@ -17,5 +17,5 @@
 //
 // It is the sidecar's alone: the controller, whose agent pods carry the
 // acknowledger (cmd/sparkplug-ack), does not import it
-// (plugin/controller's deps_test.go), nor any other request code.
+// (plugin/depstest's modes_test.go), nor any other request code.
 package request

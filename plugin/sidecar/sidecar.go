@@ -3,11 +3,9 @@ package sidecar
 import (
 	"context"
 	"fmt"
-	"io/fs"
 	"log/slog"
 	"net"
 	"os"
-	"slices"
 	"time"
 
 	"github.com/sparkplug-io/sparkplug/plugin/cleanup"
@@ -15,14 +13,11 @@ import (
 	"github.com/sparkplug-io/sparkplug/plugin/edge"
 	"github.com/sparkplug-io/sparkplug/plugin/execute"
 	"github.com/sparkplug-io/sparkplug/plugin/kube"
-	"github.com/sparkplug-io/sparkplug/plugin/metrics"
-	"github.com/sparkplug-io/sparkplug/plugin/objects"
 	"github.com/sparkplug-io/sparkplug/plugin/request"
 	"github.com/sparkplug-io/sparkplug/plugin/scope"
 	"github.com/sparkplug-io/sparkplug/plugin/server"
 	"github.com/sparkplug-io/sparkplug/plugin/spark"
 	"github.com/sparkplug-io/sparkplug/plugin/submit"
-	"github.com/sparkplug-io/sparkplug/templates"
 )
 
 // Run serves the agent's calls until ctx is done, then shuts down
@@ -36,24 +31,18 @@ func Run(ctx context.Context, c Config, log *slog.Logger) error {
 	}
 	defer ln.Close()
 
-	cfg, err := kube.RESTConfig(c.Kubeconfig)
+	steps, err := daemon.Start(daemon.Setup{
+		Client: daemon.Client{Kubeconfig: c.Kubeconfig, QPS: c.QPS, Burst: c.Burst,
+			UserAgent: "sparkplug/" + c.Version, WrapTransport: c.WrapTransport},
+		Policy: c.Core.Policy, TemplatesDir: c.TemplatesDir, PprofAddr: c.PprofAddr, Limits: c.ServerLimits}, log)
 	if err != nil {
 		return err
 	}
-	if c.WrapTransport != nil {
-		cfg.Wrap(c.WrapTransport)
-	}
-	cfg.QPS, cfg.Burst = c.QPS, c.Burst
-	if sa := kube.TokenServiceAccount(cfg); sa != "" && !slices.Contains(c.Core.Policy.PluginServiceAccounts, sa) {
-		// The account this process acts as, whatever the install named it.
-		c.Core.Policy.PluginServiceAccounts = append(slices.Clone(c.Core.Policy.PluginServiceAccounts), sa)
-	}
-	log.Info("policy", "plugin_service_accounts", c.Core.Policy.PluginServiceAccounts, "pod_security_level", c.Core.Policy.PodSecurity)
-	cfg.UserAgent = "sparkplug/" + c.Version
-	clients, err := daemon.Clients(cfg)
-	if err != nil {
-		return err
-	}
+	// Events outlive ctx: the shutdown sweep records the deletions it
+	// makes after SIGTERM, and they are flushed before the process ends.
+	defer steps.Close()
+	c.Core.Policy = steps.Policy
+	clients, m := steps.Clients, steps.Metrics
 	if c.Core.Submit.SparkHome != "" {
 		// spark-submit authenticates as the plugin does.
 		dir, err := os.MkdirTemp(c.Core.Submit.TempDir, "sparkplug-client-")
@@ -61,39 +50,18 @@ func Run(ctx context.Context, c Config, log *slog.Logger) error {
 			return fmt.Errorf("directory for spark-submit's kubeconfig: %w", err)
 		}
 		defer os.RemoveAll(dir)
-		if c.Core.Submit.Client, err = submit.NewClient(cfg, dir); err != nil {
+		if c.Core.Submit.Client, err = submit.NewClient(steps.Config, dir); err != nil {
 			return err
 		}
 		log.Info("spark-submit launcher ready", "spark_home", c.Core.Submit.SparkHome, "master", c.Core.Submit.Client.Master, "default_launcher", c.Core.Launcher)
 	}
-	var tmpl fs.FS = templates.FS
-	if c.TemplatesDir != "" {
-		tmpl = os.DirFS(c.TemplatesDir)
-	}
-	builder, err := objects.New(tmpl)
-	if err != nil {
-		return fmt.Errorf("load templates: %w", err)
-	}
 	registry := scope.NewRegistry(clients, log)
-	// Events outlive ctx: the shutdown sweep records the deletions it
-	// makes after SIGTERM, and they are flushed before the process ends.
-	events := daemon.NewEvents(clients.Kube, "sparkplug")
-	defer events.Shutdown()
-	recorder := events.Recorder()
-	m := metrics.New()
-	core := execute.New(c.Core, clients, registry, builder, recorder, m, log)
+	core := execute.New(c.Core, clients, registry, steps.Builder, steps.Events.Recorder(), m, log)
 	answerer := request.New(core, log)
 	ready := &daemon.Ready{}
 	srv := edge.HTTPServer(server.New(answerer, &edge.TokenFile{Path: c.TokenFile}, ready, m, log), c.ServerLimits)
 	if c.MetricsAddr != "" {
 		_, stop, err := daemon.Serve("metrics", c.MetricsAddr, m.Handler(), c.ServerLimits, log)
-		if err != nil {
-			return err
-		}
-		defer stop()
-	}
-	if c.PprofAddr != "" {
-		_, stop, err := daemon.ServePprof(c.PprofAddr, c.ServerLimits, log)
 		if err != nil {
 			return err
 		}
@@ -137,7 +105,7 @@ func Run(ctx context.Context, c Config, log *slog.Logger) error {
 	if err := core.SweepEnding(shutdownCtx); err != nil {
 		log.Error("cleanup at shutdown incomplete", "error", err.Error())
 	}
-	if !events.Flush(shutdownCtx) {
+	if !steps.Events.Flush(shutdownCtx) {
 		log.Info("some Events were not written before shutdown")
 	}
 	return nil
