@@ -23,9 +23,10 @@
 //     ended; a tombstone naming its driver's uid) and names the others;
 //   - package decide plans the pass (launch, stop, abandon, archive) and
 //     the outcome the node reports;
-//   - queue.go creates, reads back admitted, marks PodsReady and deletes
-//     a queued step's Kueue Workloads, as the plan says, and position.go
-//     asks Kueue's visibility API where a waiting one stands;
+//   - kueue.go is all of Kueue on the act side: it reads a node's
+//     Workloads from the cache for gather, asks Kueue's visibility API
+//     where a waiting one stands, and creates, reads back admitted, marks
+//     PodsReady and deletes a queued step's Workloads, as the plan says;
 //   - act.go, launch.go (driver.go: the native create, and the move to
 //     drawn names when a name is held), submit.go and archive.go carry
 //     the plan out:

@@ -54,7 +54,7 @@ type Core struct {
 	// reviews are the answers of the access reviews, by namespace.
 	reviews accessReviews
 	// positions are the queue positions Kueue's visibility API gave, by
-	// LocalQueue (queue.go).
+	// LocalQueue (kueue.go).
 	positions queuePositions
 	// cleaner deletes what was launched once nothing needs it.
 	cleaner *cleanup.Cleaner

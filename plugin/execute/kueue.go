@@ -1,8 +1,12 @@
 package execute
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"reflect"
+	"sync"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -12,8 +16,10 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/rest"
 
 	"github.com/sparkplug-io/sparkplug/plugin/decide"
+	"github.com/sparkplug-io/sparkplug/plugin/driverpod"
 	"github.com/sparkplug-io/sparkplug/plugin/kueue"
 	"github.com/sparkplug-io/sparkplug/plugin/spark"
 	"github.com/sparkplug-io/sparkplug/plugin/spec"
@@ -238,4 +244,116 @@ func (r *pass) markPodsReady(w *decide.Workload) error {
 	}
 	r.scope.Wrote(updated)
 	return nil
+}
+
+// workloads are the node's Kueue Workloads, every attempt's and
+// incarnation's that this workflow owns under the name sparkplug gives
+// them, and whether the cache has synced; a waiting one with its
+// position in its LocalQueue, which Kueue's visibility API gives when it
+// is served (the one request a gather may make, cached per LocalQueue:
+// queuePositions). Only a queued step starts the
+// Workload cache; a step that is not queued reads it only once another
+// started it (a Workload left from a queue label since removed is
+// deleted all the same).
+func (r *pass) workloads() ([]decide.Workload, bool) {
+	if r.step.Queue == "" && r.scope.Workloads() == nil {
+		return nil, true
+	}
+	objs, synced := r.scope.WorkloadsOfNode(r.node)
+	var out []decide.Workload
+	for _, o := range objs {
+		if o.GetAnnotations()[spark.AnnotationNodeID] != r.node || !driverpod.OwnWorkload(o, r.wf) {
+			continue
+		}
+		v, err := kueue.Read(o)
+		if err != nil {
+			r.log.Warn("Kueue Workload not readable; left alone", "workload", o.GetName(), "error", err.Error())
+			continue
+		}
+		m := metav1.ObjectMeta{Labels: o.GetLabels(), Annotations: o.GetAnnotations()}
+		w := decide.Workload{View: v, Attempt: attemptOf(&corev1.Pod{ObjectMeta: m}), Current: r.current(m)}
+		if w.Current && !v.Admitted && !v.Evicted && !v.Deleting && v.Queue != "" {
+			// Where it waits, when Kueue's visibility API says.
+			if p, ok := r.core.position(r.ctx, r.wf.Namespace, v.Queue, v.Name); ok {
+				w.Position = &p
+			}
+		}
+		out = append(out, w)
+	}
+	return out, synced
+}
+
+// How long a LocalQueue's positions are used before they are asked
+// again, and how long a visibility API that did not answer is left
+// alone: every queued node of a queue reads them on each pass.
+const (
+	positionsTTL     = 5 * time.Second
+	positionsBackoff = time.Minute
+)
+
+// queuePositions are the positions of pending Workloads in their
+// LocalQueue, from Kueue's visibility API when it is served (it is an
+// option of Kueue's, off by default): one request per LocalQueue per
+// positionsTTL, whatever the number of nodes waiting in it.
+type queuePositions struct {
+	mu sync.Mutex
+	m  map[string]positionsEntry // by namespace/localqueue
+}
+
+type positionsEntry struct {
+	at        time.Time
+	positions map[string]int32
+	// unavailable: the API did not answer (not served, forbidden); it is
+	// asked again after positionsBackoff.
+	unavailable bool
+}
+
+// position is Workload name's position in LocalQueue queue of
+// namespace, 0 the next to be admitted; ok is false when it is not known.
+func (c *Core) position(ctx context.Context, namespace, queue, name string) (int32, bool) {
+	key := namespace + "/" + queue
+	now := c.opts.Now()
+	c.positions.mu.Lock()
+	e, ok := c.positions.m[key]
+	c.positions.mu.Unlock()
+	fresh := ok && (now.Sub(e.at) < positionsTTL || e.unavailable && now.Sub(e.at) < positionsBackoff)
+	if !fresh {
+		e = positionsEntry{at: now, unavailable: true}
+		if rc := c.restClient(); rc != nil {
+			rctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+			body, err := rc.Get().AbsPath(kueue.PendingPath(namespace, queue)).DoRaw(rctx)
+			cancel()
+			if err == nil {
+				if p, err := kueue.Positions(body); err == nil {
+					e = positionsEntry{at: now, positions: p}
+				}
+			}
+		}
+		c.positions.mu.Lock()
+		if c.positions.m == nil {
+			c.positions.m = map[string]positionsEntry{}
+		}
+		for k, old := range c.positions.m {
+			if now.Sub(old.at) > positionsBackoff {
+				delete(c.positions.m, k) // queues no longer asked about
+			}
+		}
+		c.positions.m[key] = e
+		c.positions.mu.Unlock()
+	}
+	p, ok := e.positions[name]
+	return p, ok
+}
+
+// restClient is the client of the API server's raw paths, nil without
+// one (a fake clientset).
+func (c *Core) restClient() rest.Interface {
+	if c.clients.Kube == nil || c.clients.Kube.Discovery() == nil {
+		return nil
+	}
+	rc := c.clients.Kube.Discovery().RESTClient()
+	if rc == nil || reflect.ValueOf(rc).IsNil() {
+		return nil
+	}
+	return rc
 }
