@@ -41,7 +41,7 @@ type Plan struct {
 	Driver  *corev1.Pod
 	JSON    bool
 
-	// A queued step's Kueue Workloads (queue.go). Enqueue is the attempt
+	// A queued step's Kueue Workloads (kueue.go). Enqueue is the attempt
 	// whose Workload to create: it launches only once Kueue admits it.
 	Enqueue int
 	// Admission is the admitted Workload the Launch attempt runs with.

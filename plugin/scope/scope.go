@@ -279,7 +279,7 @@ type runCaches struct {
 	// sidecar watches its one Workflow by name).
 	workflows cache.Store
 	// workloads are the runs' Kueue Workloads, watched once a queued
-	// step asks (workloads.go); nil without a dynamic client.
+	// step asks (kueue.go); nil without a dynamic client.
 	workloads *workloadCache
 	synced    []cache.InformerSynced
 }

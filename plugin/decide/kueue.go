@@ -17,6 +17,17 @@ import (
 // admits the attempt's Workload, which asks for the driver and its
 // executors together; the Workload lives as long as its attempt does.
 
+// Workload is one of a node's Kueue Workloads, with the attempt it is
+// for and whether that attempt is of the current incarnation.
+type Workload struct {
+	kueue.View
+	Attempt int
+	Current bool
+	// Position is, while it waits, its place in its LocalQueue (0: the
+	// next to be admitted), when Kueue's visibility API gives it.
+	Position *int32
+}
+
 // WorkloadOf is the current incarnation's Workload of attempt n.
 func (s *Snapshot) WorkloadOf(n int) (Workload, bool) {
 	for _, w := range s.Workloads {
