@@ -60,7 +60,7 @@ func (r *pass) act(snap *decide.Snapshot, pl decide.Plan) (*decide.Befell, error
 			return befell, nil
 		}
 		// The Workload is in the cache (Wrote): the next pass reports it.
-		r.core.queue.Add(flowKey(r.wf.UID, r.node))
+		r.core.work.Add(flowKey(r.wf.UID, r.node))
 	}
 	if pl.Launch > 0 {
 		body, befell := r.bodyOf(snap, pl.Launch)
@@ -71,7 +71,7 @@ func (r *pass) act(snap *decide.Snapshot, pl decide.Plan) (*decide.Befell, error
 			return befell, nil
 		}
 		// The new driver is in the cache (Wrote): the next pass reports it.
-		r.core.queue.Add(flowKey(r.wf.UID, r.node))
+		r.core.work.Add(flowKey(r.wf.UID, r.node))
 	}
 	if pl.PodsReady != nil {
 		if err := r.markPodsReady(pl.PodsReady); err != nil {
