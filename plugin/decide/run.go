@@ -104,7 +104,7 @@ type Policy struct {
 	// ProgressInterval is the step of the elapsed time a RUNNING message
 	// shows (state.Elapsed); 0: none.
 	ProgressInterval time.Duration
-	// Queue is the Kueue LocalQueue the step waits in before each
+	// KueueQueue is the Kueue LocalQueue the step waits in before each
 	// attempt ("": the step is not queued).
-	Queue string
+	KueueQueue string
 }

@@ -53,9 +53,9 @@ type Core struct {
 	progress ProgressSource
 	// reviews are the answers of the access reviews, by namespace.
 	reviews accessReviews
-	// positions are the queue positions Kueue's visibility API gave, by
+	// kueuePositions are the positions Kueue's visibility API gave, by
 	// LocalQueue (kueue.go).
-	positions queuePositions
+	kueuePositions kueuePositions
 	// cleaner deletes what was launched once nothing needs it.
 	cleaner *cleanup.Cleaner
 

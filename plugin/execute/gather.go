@@ -37,7 +37,7 @@ func (r *pass) gather(ts *wfv1.WorkflowTaskSet, wf *wfv1.Workflow) *decide.Snaps
 		s.Run.Executors = r.executors(s.Run.Head())
 		s.Progress = r.core.sparkProgress(r.step.Body, s.Run.Head())
 	}
-	s.Workloads, s.WorkloadsKnown = r.workloads()
+	s.Workloads, s.WorkloadsKnown = r.kueueWorkloads()
 	return s
 }
 

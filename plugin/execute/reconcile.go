@@ -301,7 +301,7 @@ func (c *Core) reconcile(ctx context.Context, fl *flow, node string) error {
 	snap := r.gather(ts, wf)
 	for {
 		pl := decide.Decide(snap, r.policy)
-		changes := pl.Launch > 0 || pl.Stop != decide.LimitNone || pl.Abandon || pl.Archive || pl.Enqueue > 0 || len(pl.Dequeue) > 0 ||
+		changes := pl.Launch > 0 || pl.Stop != decide.LimitNone || pl.Abandon || pl.Archive || pl.KueueEnqueue > 0 || len(pl.KueueDequeue) > 0 ||
 			(pl.Report && (snap.Entry == nil || snap.Entry.Phase != pl.Outcome.Phase))
 		if changes && c.log.Enabled(ctx, slog.LevelDebug) {
 			// What a pass that changes something saw and chose; passes that
@@ -326,7 +326,7 @@ func (c *Core) newPass(ctx context.Context, fl *flow, node string, st *step.Step
 	sc := fl.scope
 	r := &pass{core: c, ctx: ctx, log: log, wf: sc.Workflow, scope: sc, flow: fl, node: node, step: st,
 		now: c.opts.Now(), incarnation: nodestatus.Incarnation(wf)}
-	r.policy = decide.Policy{Body: st.Body, Timeout: st.Timeout, NotFoundGrace: c.opts.NotFoundGrace, ProgressInterval: c.opts.ProgressInterval, Queue: st.Queue}
+	r.policy = decide.Policy{Body: st.Body, Timeout: st.Timeout, NotFoundGrace: c.opts.NotFoundGrace, ProgressInterval: c.opts.ProgressInterval, KueueQueue: st.KueueQueue}
 	return r
 }
 
@@ -371,7 +371,7 @@ func (fl *flow) step(node string, tmpl *wfv1.Template, opts Options, admit func(
 		return nil, false, nil
 	}
 	if err == nil {
-		st.SetQueue(opts.KueueQueue)
+		st.SetKueueQueue(opts.KueueQueue)
 		err = admit(st)
 	}
 	fl.steps[node] = parsed{step: st, err: err}

@@ -58,11 +58,11 @@ func TestReadSaysWhatKueueDecided(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			tc.want.Name, tc.want.UID, tc.want.Queue = "wf-1234abcd-kueue", "u1", "lq"
+			tc.want.Name, tc.want.UID, tc.want.LocalQueue = "wf-1234abcd-kueue", "u1", "lq"
 			if got.Admitted != tc.want.Admitted || !got.AdmittedAt.Equal(tc.want.AdmittedAt) || got.Waiting != tc.want.Waiting ||
 				got.Evicted != tc.want.Evicted || got.EvictedReason != tc.want.EvictedReason || got.EvictedMessage != tc.want.EvictedMessage ||
 				got.PodsReady != tc.want.PodsReady || (got.Admission == nil) != (tc.want.Admission == nil) ||
-				got.Name != tc.want.Name || got.UID != tc.want.UID || got.Queue != tc.want.Queue {
+				got.Name != tc.want.Name || got.UID != tc.want.UID || got.LocalQueue != tc.want.LocalQueue {
 				t.Errorf("Read = %+v, want %+v", got, tc.want)
 			}
 		})

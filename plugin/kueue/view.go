@@ -14,8 +14,8 @@ import (
 type View struct {
 	Name string
 	UID  string
-	// Queue is the LocalQueue it waits in.
-	Queue string
+	// LocalQueue is the LocalQueue it waits in (spec.queueName).
+	LocalQueue string
 	// Deleting: it is being deleted; Kueue no longer counts it.
 	Deleting bool
 	// Admitted: Kueue admitted it (quota reserved and every admission
@@ -46,7 +46,7 @@ func Read(u *unstructured.Unstructured) (View, error) {
 	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, &w); err != nil {
 		return View{}, fmt.Errorf("read Workload %s: %w", u.GetName(), err)
 	}
-	v := View{Name: w.Name, UID: string(w.UID), Queue: w.Spec.QueueName, Deleting: w.DeletionTimestamp != nil, Admission: w.Status.Admission}
+	v := View{Name: w.Name, UID: string(w.UID), LocalQueue: w.Spec.QueueName, Deleting: w.DeletionTimestamp != nil, Admission: w.Status.Admission}
 	conds := w.Status.Conditions
 	if c := meta.FindStatusCondition(conds, ConditionAdmitted); c != nil && c.Status == metav1.ConditionTrue {
 		v.Admitted, v.AdmittedAt = true, c.LastTransitionTime.Time
