@@ -23,9 +23,6 @@ type Workload struct {
 	kueue.View
 	Attempt int
 	Current bool
-	// Position is, while it waits, its place in its LocalQueue (0: the
-	// next to be admitted), when Kueue's visibility API gives it.
-	Position *int32
 }
 
 // WorkloadOf is the current incarnation's Workload of attempt n.
@@ -126,7 +123,7 @@ func release(s *Snapshot, pl *Plan, keep int) {
 func evicted(w Workload, a state.Assessment, attempt int, body *spec.SparkApplicationSpec) (Verdict, Limit) {
 	ended := state.Assessment{State: spark.StateFailing, Done: true, Infrastructure: true, Executors: a.Executors,
 		Detail: fmt.Sprintf("evicted by Kueue (%s): %s", w.EvictedReason, w.EvictedMessage)}
-	if w.EvictedReason == kueue.ReasonPreempted && body.RequeuesOnPreemption() {
+	if w.Preempted() && body.RequeuesOnPreemption() {
 		return requeue(ended, attempt), LimitPreempted
 	}
 	return Verdict{Final: true, Outcome: withAttempt(ended.Outcome(), attemptPart(attempt, body.RestartPolicy)), Ended: ended}, LimitEvicted

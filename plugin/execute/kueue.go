@@ -277,7 +277,7 @@ func (r *pass) kueueWorkloads() ([]decide.Workload, bool) {
 		}
 		m := metav1.ObjectMeta{Labels: o.GetLabels(), Annotations: o.GetAnnotations()}
 		w := decide.Workload{View: v, Attempt: attemptOf(&corev1.Pod{ObjectMeta: m}), Current: r.current(m)}
-		if w.Current && !v.Admitted && !v.Evicted && !v.Deleting && v.LocalQueue != "" {
+		if w.Current && v.Pending() {
 			// Where it waits, when Kueue's visibility API says.
 			if p, ok := r.core.kueuePosition(r.ctx, r.wf.Namespace, v.LocalQueue, v.Name); ok {
 				w.Position = &p

@@ -232,3 +232,28 @@ func TestPositionsReadsThePendingWorkloads(t *testing.T) {
 		t.Errorf("PendingPath = %s", p)
 	}
 }
+
+// Pending and Preempted are what decide and gather ask of a View: a
+// Workload that still waits for Kueue, and one Kueue evicted for another.
+func TestPendingAndPreempted(t *testing.T) {
+	for _, tc := range []struct {
+		name               string
+		v                  View
+		pending, preempted bool
+	}{
+		{"waiting", View{LocalQueue: "lq"}, true, false},
+		{"no queue", View{}, false, false},
+		{"admitted", View{LocalQueue: "lq", Admitted: true}, false, false},
+		{"being deleted", View{LocalQueue: "lq", Deleting: true}, false, false},
+		{"preempted", View{LocalQueue: "lq", Evicted: true, EvictedReason: ReasonPreempted}, false, true},
+		{"evicted otherwise", View{LocalQueue: "lq", Evicted: true, EvictedReason: "PodsReadyTimeout"}, false, false},
+		{"reason without eviction", View{LocalQueue: "lq", EvictedReason: ReasonPreempted}, true, false},
+	} {
+		if got := tc.v.Pending(); got != tc.pending {
+			t.Errorf("%s: Pending = %v, want %v", tc.name, got, tc.pending)
+		}
+		if got := tc.v.Preempted(); got != tc.preempted {
+			t.Errorf("%s: Preempted = %v, want %v", tc.name, got, tc.preempted)
+		}
+	}
+}

@@ -38,6 +38,22 @@ type View struct {
 	// Admission is where and with which flavors it was admitted; nil
 	// before.
 	Admission *Admission
+	// Position is, while it is Pending, its place in its LocalQueue (0:
+	// the next to be admitted), when Kueue's visibility API gives it
+	// (Positions); nil when not known. Read leaves it nil: the Workload
+	// itself does not say.
+	Position *int32
+}
+
+// Pending: it waits in its LocalQueue for Kueue to admit it, neither
+// admitted, evicted nor being deleted; its Position is worth asking.
+func (v View) Pending() bool {
+	return !v.Admitted && !v.Evicted && !v.Deleting && v.LocalQueue != ""
+}
+
+// Preempted: Kueue evicted it to make room for another Workload.
+func (v View) Preempted() bool {
+	return v.Evicted && v.EvictedReason == ReasonPreempted
 }
 
 // Read reads a Workload as the informers and the API return it.
