@@ -49,7 +49,7 @@ func (c *Cleaner) Sweep(ctx context.Context, sc *scope.Scope, why string) error 
 // watch.
 func (c *Cleaner) sweepWorkloads(ctx context.Context, sc *scope.Scope, why string) []error {
 	var errs []error
-	for _, w := range sc.Workloads() {
+	for _, w := range sc.KueueWorkloads() {
 		if w.GetDeletionTimestamp() != nil || !driverpod.OwnWorkload(w, sc.Workflow) {
 			continue
 		}

@@ -81,8 +81,8 @@ func TestWhatBefellIsReportedAlone(t *testing.T) {
 			s.Befell = &tc.b
 			pl := Decide(s, p)
 			loop := tc.name == "a loop's child reports JSON"
-			if pl.Launch != 0 || pl.Stop != LimitNone || pl.Abandon || pl.Ensure || pl.Archive || pl.Enqueue != 0 ||
-				pl.Dequeue != nil || pl.PodsReady != nil || pl.Admission != nil || pl.Driver != nil || !pl.Report || pl.JSON != loop {
+			if pl.Launch != 0 || pl.Stop != LimitNone || pl.Abandon || pl.Ensure || pl.Archive || pl.KueueEnqueue != 0 ||
+				pl.KueueDequeue != nil || pl.PodsReady != nil || pl.Admission != nil || pl.Driver != nil || !pl.Report || pl.JSON != loop {
 				t.Errorf("plan %+v; want the report alone", pl)
 			}
 			if pl.Outcome.Phase != tc.phase || pl.Outcome.Message() != tc.msg {

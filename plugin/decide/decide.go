@@ -41,14 +41,15 @@ type Plan struct {
 	Driver  *corev1.Pod
 	JSON    bool
 
-	// A queued step's Kueue Workloads (queue.go). Enqueue is the attempt
-	// whose Workload to create: it launches only once Kueue admits it.
-	Enqueue int
+	// A queued step's Kueue Workloads (kueue.go). KueueEnqueue is the
+	// attempt whose Workload to create: it launches only once Kueue admits
+	// it.
+	KueueEnqueue int
 	// Admission is the admitted Workload the Launch attempt runs with.
 	Admission *Workload
-	// Dequeue are the Workloads to delete: their attempt is over, or the
-	// node is, so their quota goes back at once.
-	Dequeue []Workload
+	// KueueDequeue are the Workloads to delete: their attempt is over, or
+	// the node is, so their quota goes back at once.
+	KueueDequeue []Workload
 	// PodsReady is the Workload to mark PodsReady: its driver and the
 	// executors it was admitted for run.
 	PodsReady *Workload

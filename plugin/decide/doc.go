@@ -18,7 +18,7 @@
 // outcomes that are not a run's own state, befell.go what the node
 // reports of what befell an action of the pass before (a refused launch,
 // a spark-submit that runs on: the act side records it, the next pass
-// decides), queue.go what a step queued
+// decides), kueue.go what a step queued
 // with Kueue waits for (its attempt's Workload admitted) and what an
 // eviction does.
 package decide

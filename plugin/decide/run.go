@@ -7,7 +7,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/sparkplug-io/sparkplug/plugin/driverpod"
-	"github.com/sparkplug-io/sparkplug/plugin/kueue"
 	"github.com/sparkplug-io/sparkplug/plugin/spec"
 )
 
@@ -48,17 +47,6 @@ type Snapshot struct {
 	Workloads []Workload
 	// WorkloadsKnown: Workloads is all there is (the cache synced).
 	WorkloadsKnown bool
-}
-
-// Workload is one of a node's Kueue Workloads, with the attempt it is
-// for and whether that attempt is of the current incarnation.
-type Workload struct {
-	kueue.View
-	Attempt int
-	Current bool
-	// Position is, while it waits, its place in its LocalQueue (0: the
-	// next to be admitted), when Kueue's visibility API gives it.
-	Position *int32
 }
 
 // Failure counts the refused submissions of one attempt.
@@ -116,7 +104,7 @@ type Policy struct {
 	// ProgressInterval is the step of the elapsed time a RUNNING message
 	// shows (state.Elapsed); 0: none.
 	ProgressInterval time.Duration
-	// Queue is the Kueue LocalQueue the step waits in before each
+	// KueueQueue is the Kueue LocalQueue the step waits in before each
 	// attempt ("": the step is not queued).
-	Queue string
+	KueueQueue string
 }

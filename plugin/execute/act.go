@@ -32,7 +32,7 @@ func (r *pass) act(snap *decide.Snapshot, pl decide.Plan) (*decide.Befell, error
 		if err := r.abandon(rn); err != nil {
 			return nil, err
 		}
-		return nil, r.dequeue(pl.Dequeue)
+		return nil, r.kueueDequeue(pl.KueueDequeue)
 	}
 	if pl.Stop != decide.LimitNone {
 		// The attempt was ended by a limit, not by Spark: stop its driver.
@@ -46,7 +46,7 @@ func (r *pass) act(snap *decide.Snapshot, pl decide.Plan) (*decide.Befell, error
 	}
 	// After the stop: an evicted attempt's quota goes back once its
 	// driver is on its way out.
-	if err := r.dequeue(pl.Dequeue); err != nil {
+	if err := r.kueueDequeue(pl.KueueDequeue); err != nil {
 		return nil, err
 	}
 	if pl.Ensure && pl.Stop == decide.LimitNone {
@@ -55,12 +55,12 @@ func (r *pass) act(snap *decide.Snapshot, pl decide.Plan) (*decide.Befell, error
 			return befell, err
 		}
 	}
-	if pl.Enqueue > 0 {
-		if befell := r.enqueue(pl.Enqueue); befell != nil {
+	if pl.KueueEnqueue > 0 {
+		if befell := r.kueueEnqueue(pl.KueueEnqueue); befell != nil {
 			return befell, nil
 		}
 		// The Workload is in the cache (Wrote): the next pass reports it.
-		r.core.queue.Add(flowKey(r.wf.UID, r.node))
+		r.core.work.Add(flowKey(r.wf.UID, r.node))
 	}
 	if pl.Launch > 0 {
 		body, befell := r.bodyOf(snap, pl.Launch)
@@ -71,10 +71,10 @@ func (r *pass) act(snap *decide.Snapshot, pl decide.Plan) (*decide.Befell, error
 			return befell, nil
 		}
 		// The new driver is in the cache (Wrote): the next pass reports it.
-		r.core.queue.Add(flowKey(r.wf.UID, r.node))
+		r.core.work.Add(flowKey(r.wf.UID, r.node))
 	}
 	if pl.PodsReady != nil {
-		if err := r.markPodsReady(pl.PodsReady); err != nil {
+		if err := r.kueueMarkPodsReady(pl.PodsReady); err != nil {
 			// Asked again on the next pass; the run goes on meanwhile.
 			r.log.Info("Kueue workload not marked PodsReady; trying again", "workload", pl.PodsReady.Name, "error", err.Error())
 		}

@@ -32,7 +32,7 @@ func (r *pass) archiveLog(rn *decide.Run) {
 		var done bool
 		done, err = c.archives.Start(context.Background(), head.UID, func(ctx context.Context) error {
 			// Its node records the outcome on its next pass.
-			defer c.queue.AddAfter(flowKey(uid, node), afterDone)
+			defer c.work.AddAfter(flowKey(uid, node), afterDone)
 			n, err := c.store.PutWithRetries(ctx, loc, namespace, pod, spark.DriverContainerName)
 			if err == nil {
 				c.log.Info("driver log archived", "namespace", namespace, "driver", pod, "bucket", loc.Bucket, "key", loc.Key, "bytes", n)

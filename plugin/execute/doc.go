@@ -6,12 +6,14 @@
 // sidecar's answer to it (package request, which the controller does not
 // import) only starts following the request's workflow (Serve), fails
 // its nodes where AccessDenied says this process may not write their
-// results, and otherwise queues them (EnqueueAll). What happens is driven
-// by the workflow's cache (package scope) instead:
-//   - reconcile.go queues, per workflow, every Spark node its
-//     WorkflowTaskSet lists, whenever the TaskSet, the Workflow or one of
-//     a node's run's objects changes, and every Options.Resync; workers
-//     reconcile one node at a time each, never two passes for one node;
+// results, and otherwise asks for passes over them (PassAll). What
+// happens is driven by the workflow's cache (package scope) instead:
+//   - reconcile.go asks, per workflow, for a pass over every Spark node
+//     its WorkflowTaskSet lists (Core.work, a client-go workqueue: "queue"
+//     in this package is only ever Kueue's), whenever the TaskSet, the
+//     Workflow or one of a node's run's objects changes, and every
+//     Options.Resync; workers reconcile one node at a time each, never
+//     two passes for one node;
 //   - gather.go reads one node's snapshot (decide.Snapshot) from the
 //     cache: its TaskSet entry, what the Workflow shows of it, its run in
 //     the current incarnation (driver pods by node id, the tombstone of a
@@ -23,9 +25,10 @@
 //     ended; a tombstone naming its driver's uid) and names the others;
 //   - package decide plans the pass (launch, stop, abandon, archive) and
 //     the outcome the node reports;
-//   - queue.go creates, reads back admitted, marks PodsReady and deletes
-//     a queued step's Kueue Workloads, as the plan says, and position.go
-//     asks Kueue's visibility API where a waiting one stands;
+//   - kueue.go is all of Kueue on the act side: it reads a node's
+//     Workloads from the cache for gather, asks Kueue's visibility API
+//     where a waiting one stands, and creates, reads back admitted, marks
+//     PodsReady and deletes a queued step's Workloads, as the plan says;
 //   - act.go, launch.go (driver.go: the native create, and the move to
 //     drawn names when a name is held), submit.go and archive.go carry
 //     the plan out:

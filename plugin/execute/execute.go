@@ -20,8 +20,8 @@ import (
 // id, one run per incarnation, and the node's result written under its own
 // id into the workflow's WorkflowTaskSet (reconcile.go). The sidecar's
 // answer to the agent's template.execute (package request) only starts
-// following a workflow and queues its nodes, through Serve, AccessDenied
-// and EnqueueAll.
+// following a workflow and asks for passes over its nodes, through Serve,
+// AccessDenied and PassAll.
 type Core struct {
 	opts     Options
 	clients  scope.Clients
@@ -53,14 +53,15 @@ type Core struct {
 	progress ProgressSource
 	// reviews are the answers of the access reviews, by namespace.
 	reviews accessReviews
-	// positions are the queue positions Kueue's visibility API gave, by
-	// LocalQueue (queue.go).
-	positions queuePositions
+	// kueuePositions are the positions Kueue's visibility API gave, by
+	// LocalQueue (kueue.go).
+	kueuePositions kueuePositions
 	// cleaner deletes what was launched once nothing needs it.
 	cleaner *cleanup.Cleaner
 
-	// queue holds the nodes to reconcile, as flowKey(workflow uid, node).
-	queue workqueue.TypedRateLimitingInterface[string]
+	// work holds the nodes due a pass, as flowKey(workflow uid, node): a
+	// client-go workqueue, which has nothing to do with Kueue.
+	work  workqueue.TypedRateLimitingInterface[string]
 	mu    sync.Mutex
 	flows map[string]*flow // by workflow uid
 	// ctx is the context of the flows' writers and reviews; stop ends it
@@ -71,14 +72,14 @@ type Core struct {
 
 // New returns a Core. opts must have been validated; recorder may be nil
 // (no Events). It registers itself for the registry's callbacks: changes
-// of cached objects queue the nodes they concern, and an ending workflow
+// of cached objects ask for passes over the nodes they concern, and an ending workflow
 // has its drivers deleted (Cleaner). Run starts its work.
 func New(opts Options, clients scope.Clients, scopes *scope.Registry, builder *objects.Builder, recorder Recorder, m *metrics.Metrics, log *slog.Logger) *Core {
 	c := &Core{opts: opts, clients: clients, scopes: scopes, builder: builder, recorder: recorder, metrics: m, log: log,
 		failures: submissionFailures{m: map[string]submissionFailure{}}, missing: missingSince{m: map[string]time.Time{}},
 		submits:  submitRuns{now: opts.Now, max: opts.MaxSubmits},
 		archives: archive.NewJobs(opts.Archive.Concurrency), store: &archive.Store{Kube: clients.Kube, Settings: opts.Archive},
-		queue: workqueue.NewTypedRateLimitingQueueWithConfig(workqueue.DefaultTypedControllerRateLimiter[string](),
+		work: workqueue.NewTypedRateLimitingQueueWithConfig(workqueue.DefaultTypedControllerRateLimiter[string](),
 			workqueue.TypedRateLimitingQueueConfig[string]{Name: "sparkplug-nodes"}),
 		flows: map[string]*flow{}}
 	c.ctx, c.stop = context.WithCancel(context.Background())
@@ -153,11 +154,11 @@ func (c *Core) AccessDenied(ctx context.Context, uid string) string {
 	return fl.accessDenied(ctx, c.opts.AccessWait)
 }
 
-// EnqueueAll queues a pass over every Spark node the TaskSet of the
+// PassAll asks for a pass over every Spark node the TaskSet of the
 // followed workflow with uid lists (nothing when it is not followed).
-func (c *Core) EnqueueAll(uid string) {
+func (c *Core) PassAll(uid string) {
 	if fl := c.flowOf(uid); fl != nil {
-		c.enqueueAll(fl)
+		c.passAll(fl)
 	}
 }
 
@@ -169,15 +170,15 @@ func (c *Core) flowOf(uid string) *flow {
 }
 
 // onChange is the scope registry's callback: a cached object of sc
-// changed; queue the node it concerns, or every node.
+// changed; ask for a pass over the node it concerns, or every node.
 func (c *Core) onChange(sc *scope.Scope, node string) {
 	fl := c.flowOf(sc.Workflow.UID)
 	if fl == nil {
 		return
 	}
 	if node == "" {
-		c.enqueueAll(fl)
+		c.passAll(fl)
 		return
 	}
-	c.queue.Add(flowKey(sc.Workflow.UID, node))
+	c.work.Add(flowKey(sc.Workflow.UID, node))
 }

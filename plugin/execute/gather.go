@@ -12,7 +12,6 @@ import (
 
 	"github.com/sparkplug-io/sparkplug/plugin/decide"
 	"github.com/sparkplug-io/sparkplug/plugin/driverpod"
-	"github.com/sparkplug-io/sparkplug/plugin/kueue"
 	"github.com/sparkplug-io/sparkplug/plugin/spark"
 )
 
@@ -38,45 +37,8 @@ func (r *pass) gather(ts *wfv1.WorkflowTaskSet, wf *wfv1.Workflow) *decide.Snaps
 		s.Run.Executors = r.executors(s.Run.Head())
 		s.Progress = r.core.sparkProgress(r.step.Body, s.Run.Head())
 	}
-	s.Workloads, s.WorkloadsKnown = r.workloads()
+	s.Workloads, s.WorkloadsKnown = r.kueueWorkloads()
 	return s
-}
-
-// workloads are the node's Kueue Workloads, every attempt's and
-// incarnation's that this workflow owns under the name sparkplug gives
-// them, and whether the cache has synced; a waiting one with its
-// position in its LocalQueue, which Kueue's visibility API gives when it
-// is served (the one request a gather may make, cached per LocalQueue:
-// queuePositions). Only a queued step starts the
-// Workload cache; a step that is not queued reads it only once another
-// started it (a Workload left from a queue label since removed is
-// deleted all the same).
-func (r *pass) workloads() ([]decide.Workload, bool) {
-	if r.step.Queue == "" && r.scope.Workloads() == nil {
-		return nil, true
-	}
-	objs, synced := r.scope.WorkloadsOfNode(r.node)
-	var out []decide.Workload
-	for _, o := range objs {
-		if o.GetAnnotations()[spark.AnnotationNodeID] != r.node || !driverpod.OwnWorkload(o, r.wf) {
-			continue
-		}
-		v, err := kueue.Read(o)
-		if err != nil {
-			r.log.Warn("Kueue Workload not readable; left alone", "workload", o.GetName(), "error", err.Error())
-			continue
-		}
-		m := metav1.ObjectMeta{Labels: o.GetLabels(), Annotations: o.GetAnnotations()}
-		w := decide.Workload{View: v, Attempt: attemptOf(&corev1.Pod{ObjectMeta: m}), Current: r.current(m)}
-		if w.Current && !v.Admitted && !v.Evicted && !v.Deleting && v.Queue != "" {
-			// Where it waits, when Kueue's visibility API says.
-			if p, ok := r.core.position(r.ctx, r.wf.Namespace, v.Queue, v.Name); ok {
-				w.Position = &p
-			}
-		}
-		out = append(out, w)
-	}
-	return out, synced
 }
 
 // current: an object of the node's run belongs to its current

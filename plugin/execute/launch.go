@@ -411,9 +411,10 @@ func (r *pass) adoptPodGroup(pg *unstructured.Unstructured, driver *corev1.Pod) 
 // withdrawPodGroup deletes the PodGroup of a driver the API server or
 // spark-submit refused: a PodGroup without pods would otherwise wait,
 // owned by the Workflow, until the Workflow goes, and Volcano may admit it
-// to its queue and hold its minResources there. A retry creates it again.
-// It deletes only the group createPodGroup made or took (by its uid); a
-// failure is only logged: the PodGroup still goes with the Workflow.
+// to its own queue (a Volcano Queue, not Kueue's) and hold its
+// minResources there. A retry creates it again. It deletes only the
+// group createPodGroup made or took (by its uid); a failure is only
+// logged: the PodGroup still goes with the Workflow.
 func (r *pass) withdrawPodGroup(pg *unstructured.Unstructured) {
 	if pg == nil || pg.GetUID() == "" {
 		return

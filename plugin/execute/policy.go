@@ -14,7 +14,7 @@ import (
 // volumes, Secrets, Services, Ingress hosts and annotations) is the same
 // in every attempt, so the first attempt's objects stand for all.
 func (c *Core) admit(st *step.Step, wf spark.WorkflowRef, node string) error {
-	if err := policy.CheckPriorityClass(c.opts.Policy, st.Queue, st.Template.Metadata.Labels); err != nil {
+	if err := policy.CheckPriorityClass(c.opts.Policy, st.KueueQueue, st.Template.Metadata.Labels); err != nil {
 		return err
 	}
 	objs, err := st.Build(c.builder, wf, node, 1)

@@ -45,7 +45,7 @@ type parsed struct {
 	err  error
 }
 
-// flowKey names one node of one workflow in the queue.
+// flowKey names one node of one workflow in the work due (Core.work).
 func flowKey(uid, node string) string { return uid + "\x00" + node }
 
 func splitKey(key string) (uid, node string) {
@@ -74,7 +74,7 @@ func (c *Core) newFlow(sc *scope.Scope) *flow {
 		// The first pass once the cache holds the TaskSet and the runs.
 		select {
 		case <-sc.Synced():
-			c.enqueueAll(fl)
+			c.passAll(fl)
 		case <-c.ctx.Done():
 		}
 	}()
@@ -161,18 +161,19 @@ func (c *Core) wroteResult(wf spark.WorkflowRef) func(string, wfv1.NodeResult) {
 	}
 }
 
-// enqueueAll queues every spark node the workflow's TaskSet lists.
-func (c *Core) enqueueAll(fl *flow) {
+// passAll asks for a pass over every spark node the workflow's TaskSet
+// lists.
+func (c *Core) passAll(fl *flow) {
 	fl.mu.Lock()
 	ids := scope.SparkTasks(fl.scope.TaskSet(), fl.spark)
 	fl.mu.Unlock()
 	for _, id := range ids {
-		c.queue.Add(flowKey(fl.scope.Workflow.UID, id))
+		c.work.Add(flowKey(fl.scope.Workflow.UID, id))
 	}
 }
 
 // Run does the Core's work until ctx is done: Options.Workers reconcile
-// the queued nodes, and every Options.Resync every listed node is queued
+// the nodes due a pass, and every Options.Resync every listed node is due
 // again (time limits and backoffs need no event). The periodic cleanup is
 // the process's, run once (Cleaner, cleanup.Run).
 func (c *Core) Run(ctx context.Context) {
@@ -187,7 +188,7 @@ func (c *Core) Run(ctx context.Context) {
 	resync := time.NewTicker(c.opts.Resync)
 	defer func() {
 		resync.Stop()
-		c.queue.ShutDown()
+		c.work.ShutDown()
 		wg.Wait()
 	}()
 	for {
@@ -196,7 +197,7 @@ func (c *Core) Run(ctx context.Context) {
 			return
 		case <-resync.C:
 			for _, fl := range c.allFlows() {
-				c.enqueueAll(fl)
+				c.passAll(fl)
 			}
 		}
 	}
@@ -212,25 +213,26 @@ func (c *Core) allFlows() []*flow {
 	return out
 }
 
-// processNext reconciles one queued node; false once the queue shut down.
+// processNext reconciles one node due a pass; false once the work shut
+// down.
 func (c *Core) processNext(ctx context.Context) bool {
-	key, shutdown := c.queue.Get()
+	key, shutdown := c.work.Get()
 	if shutdown {
 		return false
 	}
-	defer c.queue.Done(key)
+	defer c.work.Done(key)
 	uid, node := splitKey(key)
 	fl := c.flowOf(uid)
 	if fl == nil {
-		c.queue.Forget(key)
+		c.work.Forget(key)
 		return true
 	}
 	if err := c.reconcile(ctx, fl, node); err != nil {
 		c.log.Info("node not reconciled; trying again", "workflow", fl.scope.Workflow.Name, "node", node, "error", err.Error())
-		c.queue.AddRateLimited(key)
+		c.work.AddRateLimited(key)
 		return true
 	}
-	c.queue.Forget(key)
+	c.work.Forget(key)
 	return true
 }
 
@@ -299,7 +301,7 @@ func (c *Core) reconcile(ctx context.Context, fl *flow, node string) error {
 	snap := r.gather(ts, wf)
 	for {
 		pl := decide.Decide(snap, r.policy)
-		changes := pl.Launch > 0 || pl.Stop != decide.LimitNone || pl.Abandon || pl.Archive || pl.Enqueue > 0 || len(pl.Dequeue) > 0 ||
+		changes := pl.Launch > 0 || pl.Stop != decide.LimitNone || pl.Abandon || pl.Archive || pl.KueueEnqueue > 0 || len(pl.KueueDequeue) > 0 ||
 			(pl.Report && (snap.Entry == nil || snap.Entry.Phase != pl.Outcome.Phase))
 		if changes && c.log.Enabled(ctx, slog.LevelDebug) {
 			// What a pass that changes something saw and chose; passes that
@@ -324,7 +326,7 @@ func (c *Core) newPass(ctx context.Context, fl *flow, node string, st *step.Step
 	sc := fl.scope
 	r := &pass{core: c, ctx: ctx, log: log, wf: sc.Workflow, scope: sc, flow: fl, node: node, step: st,
 		now: c.opts.Now(), incarnation: nodestatus.Incarnation(wf)}
-	r.policy = decide.Policy{Body: st.Body, Timeout: st.Timeout, NotFoundGrace: c.opts.NotFoundGrace, ProgressInterval: c.opts.ProgressInterval, Queue: st.Queue}
+	r.policy = decide.Policy{Body: st.Body, Timeout: st.Timeout, NotFoundGrace: c.opts.NotFoundGrace, ProgressInterval: c.opts.ProgressInterval, KueueQueue: st.KueueQueue}
 	return r
 }
 
@@ -369,7 +371,7 @@ func (fl *flow) step(node string, tmpl *wfv1.Template, opts Options, admit func(
 		return nil, false, nil
 	}
 	if err == nil {
-		st.SetQueue(opts.KueueQueue)
+		st.SetKueueQueue(opts.KueueQueue)
 		err = admit(st)
 	}
 	fl.steps[node] = parsed{step: st, err: err}
@@ -399,6 +401,6 @@ type pass struct {
 }
 
 // afterDone is how long after a background job (a spark-submit run, a
-// log upload) returns its node is queued again: the job is marked done
+// log upload) returns its node is due a pass again: the job is marked done
 // just after its function returns.
 const afterDone = 100 * time.Millisecond

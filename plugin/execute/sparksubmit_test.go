@@ -457,17 +457,17 @@ func TestSparkSubmitRunsAreCapped(t *testing.T) {
 	if run, _ := e.core.submits.start("other", time.Now(), func() submitOutcome { <-release; return submitOutcome{} }); run == nil {
 		t.Fatal("the first run got no slot")
 	}
-	queued := decide.SubmitQueued(1).Message()
+	noSlot := decide.SubmitQueued(1).Message()
 	r := e.pass(t)
-	if r.Node == nil || r.Node.Phase != wfv1.NodePending || r.Node.Message != queued {
-		t.Fatalf("result %+v; want Pending %q", r.Node, queued)
+	if r.Node == nil || r.Node.Phase != wfv1.NodePending || r.Node.Message != noSlot {
+		t.Fatalf("result %+v; want Pending %q", r.Node, noSlot)
 	}
 	if n := len(submittest.Calls(t, e.record)); n != 0 {
 		t.Fatalf("%d spark-submit runs beyond the cap", n)
 	}
 	close(release)
 	deadline := time.Now().Add(10 * time.Second)
-	for r.Node != nil && r.Node.Message == queued && time.Now().Before(deadline) {
+	for r.Node != nil && r.Node.Message == noSlot && time.Now().Before(deadline) {
 		time.Sleep(50 * time.Millisecond)
 		r = e.pass(t)
 	}

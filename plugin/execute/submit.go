@@ -38,7 +38,7 @@ import (
 // while it resolves packages. So a run goes on in the background, keyed by
 // workflow, node and attempt, in memory: a pass waits for it up to
 // SubmitWait, then reports Pending "SUBMITTED: spark-submit running", and
-// the node is queued again when the run ends, whose pass takes its
+// the node is due a pass again when the run ends, whose pass takes its
 // result. A restarted plugin forgets the run (its spark-submit
 // died with it) and finds the driver if it was created; if not, it runs
 // spark-submit again, which is safe because the name is the same.
@@ -85,7 +85,7 @@ func (r *pass) sparkSubmit(objs *objects.Set, br objects.Run, o launchOrder) (*c
 	run, running := r.core.submits.start(key, r.now, func() submitOutcome {
 		out := r.core.runSubmit(context.WithoutCancel(r.ctx), log, in, executorTemplate, owner)
 		// Its node takes the result on its next pass.
-		defer r.core.queue.AddAfter(flowKey(uid, node), afterDone)
+		defer r.core.work.AddAfter(flowKey(uid, node), afterDone)
 		return out
 	})
 	if run == nil {

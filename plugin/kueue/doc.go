@@ -1,8 +1,10 @@
 // Package kueue is what sparkplug knows of Kueue's API, and nothing that
 // talks to it: the few Workload and ResourceFlavor fields it writes and
 // reads (a local copy of kueue.x-k8s.io/v1beta2's, so the project's
-// Kubernetes modules are not pinned to Kueue's), which queue a step asks
-// for, what a Workload's conditions say (View), and how an admission
+// Kubernetes modules are not pinned to Kueue's), which LocalQueue a step
+// asks for (QueueOf), what a Workload says (View: admitted, evicted,
+// preempted, pending, why it waits, its place in its LocalQueue, read
+// from the visibility API's answer by Positions), and how an admission
 // changes the step's body before its driver is built (Admit).
 //
 // sparkplug is the "job" of Kueue's job framework for a Spark step: it
@@ -12,5 +14,7 @@
 // Workload, and deletes the Workload when the attempt is over. The queue
 // label never lands on the pods, so Kueue's pod integration does not gate
 // or count them a second time. Package objects builds the Workload,
-// package decide decides on its conditions, package execute acts.
+// package scope caches it (scope/kueue.go), package decide makes every
+// choice on what it says (decide/kueue.go), and package execute reads,
+// creates, patches and deletes it (execute/kueue.go).
 package kueue

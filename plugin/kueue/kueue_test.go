@@ -58,11 +58,11 @@ func TestReadSaysWhatKueueDecided(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			tc.want.Name, tc.want.UID, tc.want.Queue = "wf-1234abcd-kueue", "u1", "lq"
+			tc.want.Name, tc.want.UID, tc.want.LocalQueue = "wf-1234abcd-kueue", "u1", "lq"
 			if got.Admitted != tc.want.Admitted || !got.AdmittedAt.Equal(tc.want.AdmittedAt) || got.Waiting != tc.want.Waiting ||
 				got.Evicted != tc.want.Evicted || got.EvictedReason != tc.want.EvictedReason || got.EvictedMessage != tc.want.EvictedMessage ||
 				got.PodsReady != tc.want.PodsReady || (got.Admission == nil) != (tc.want.Admission == nil) ||
-				got.Name != tc.want.Name || got.UID != tc.want.UID || got.Queue != tc.want.Queue {
+				got.Name != tc.want.Name || got.UID != tc.want.UID || got.LocalQueue != tc.want.LocalQueue {
 				t.Errorf("Read = %+v, want %+v", got, tc.want)
 			}
 		})
@@ -230,5 +230,30 @@ func TestPositionsReadsThePendingWorkloads(t *testing.T) {
 	}
 	if p := PendingPath("data", "lq"); p != "/apis/visibility.kueue.x-k8s.io/v1beta2/namespaces/data/localqueues/lq/pendingworkloads" {
 		t.Errorf("PendingPath = %s", p)
+	}
+}
+
+// Pending and Preempted are what decide and gather ask of a View: a
+// Workload that still waits for Kueue, and one Kueue evicted for another.
+func TestPendingAndPreempted(t *testing.T) {
+	for _, tc := range []struct {
+		name               string
+		v                  View
+		pending, preempted bool
+	}{
+		{"waiting", View{LocalQueue: "lq"}, true, false},
+		{"no queue", View{}, false, false},
+		{"admitted", View{LocalQueue: "lq", Admitted: true}, false, false},
+		{"being deleted", View{LocalQueue: "lq", Deleting: true}, false, false},
+		{"preempted", View{LocalQueue: "lq", Evicted: true, EvictedReason: ReasonPreempted}, false, true},
+		{"evicted otherwise", View{LocalQueue: "lq", Evicted: true, EvictedReason: "PodsReadyTimeout"}, false, false},
+		{"reason without eviction", View{LocalQueue: "lq", EvictedReason: ReasonPreempted}, true, false},
+	} {
+		if got := tc.v.Pending(); got != tc.pending {
+			t.Errorf("%s: Pending = %v, want %v", tc.name, got, tc.pending)
+		}
+		if got := tc.v.Preempted(); got != tc.preempted {
+			t.Errorf("%s: Preempted = %v, want %v", tc.name, got, tc.preempted)
+		}
 	}
 }

@@ -14,8 +14,8 @@ import (
 type View struct {
 	Name string
 	UID  string
-	// Queue is the LocalQueue it waits in.
-	Queue string
+	// LocalQueue is the LocalQueue it waits in (spec.queueName).
+	LocalQueue string
 	// Deleting: it is being deleted; Kueue no longer counts it.
 	Deleting bool
 	// Admitted: Kueue admitted it (quota reserved and every admission
@@ -38,6 +38,22 @@ type View struct {
 	// Admission is where and with which flavors it was admitted; nil
 	// before.
 	Admission *Admission
+	// Position is, while it is Pending, its place in its LocalQueue (0:
+	// the next to be admitted), when Kueue's visibility API gives it
+	// (Positions); nil when not known. Read leaves it nil: the Workload
+	// itself does not say.
+	Position *int32
+}
+
+// Pending: it waits in its LocalQueue for Kueue to admit it, neither
+// admitted, evicted nor being deleted; its Position is worth asking.
+func (v View) Pending() bool {
+	return !v.Admitted && !v.Evicted && !v.Deleting && v.LocalQueue != ""
+}
+
+// Preempted: Kueue evicted it to make room for another Workload.
+func (v View) Preempted() bool {
+	return v.Evicted && v.EvictedReason == ReasonPreempted
 }
 
 // Read reads a Workload as the informers and the API return it.
@@ -46,7 +62,7 @@ func Read(u *unstructured.Unstructured) (View, error) {
 	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, &w); err != nil {
 		return View{}, fmt.Errorf("read Workload %s: %w", u.GetName(), err)
 	}
-	v := View{Name: w.Name, UID: string(w.UID), Queue: w.Spec.QueueName, Deleting: w.DeletionTimestamp != nil, Admission: w.Status.Admission}
+	v := View{Name: w.Name, UID: string(w.UID), LocalQueue: w.Spec.QueueName, Deleting: w.DeletionTimestamp != nil, Admission: w.Status.Admission}
 	conds := w.Status.Conditions
 	if c := meta.FindStatusCondition(conds, ConditionAdmitted); c != nil && c.Status == metav1.ConditionTrue {
 		v.Admitted, v.AdmittedAt = true, c.LastTransitionTime.Time

@@ -30,7 +30,7 @@ var goldenRuns = map[string]Run{
 		NodeID:      "queued-etl-4r8tw-1618033988",
 		TemplateKey: "1234567890abcdef1234",
 		Attempt:     1,
-		Queue:       "team-data",
+		KueueQueue:  "team-data",
 		ConfKey:     "a41d07c2",
 	},
 	"kitchen-sink": {

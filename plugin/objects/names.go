@@ -31,9 +31,9 @@ type Run struct {
 	// incarnation's run has names of its own. Empty for the runs of
 	// sparkplug versions before it, whose names it leaves as they were.
 	Incarnation string
-	// Queue is the Kueue LocalQueue the step waits in ("": none): Build
+	// KueueQueue is the Kueue LocalQueue the step waits in ("": none): Build
 	// then makes the attempt's Workload (workload.go).
-	Queue string
+	KueueQueue string
 	// ConfKey is the random part of the driver ConfigMap's name
 	// (NewConfKey), drawn at each launch, as spark-submit draws its
 	// spark-drv-<id>-conf-map: nobody can make that ConfigMap ahead of the

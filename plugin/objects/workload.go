@@ -15,11 +15,11 @@ import (
 	"github.com/sparkplug-io/sparkplug/plugin/spec"
 )
 
-// workload is the Kueue Workload of a queued step's attempt (Run.Queue),
-// nil when the step is not queued. It asks for the whole application at
-// once, so that Kueue admits the driver with its executors or neither
-// (a driver admitted alone takes quota and waits for executors that never
-// fit):
+// workload is the Kueue Workload of a queued step's attempt
+// (Run.KueueQueue), nil when the step is not queued. It asks for the
+// whole application at once, so that Kueue admits the driver with its
+// executors or neither (a driver admitted alone takes quota and waits for
+// executors that never fit):
 //
 //   - pod set "driver", count 1: the driver pod as built, its metadata cut
 //     to labels and annotations (all Kueue allows in a pod set's template);
@@ -40,7 +40,7 @@ import (
 // ownership check holds. The priority is resolved by the act side, which
 // reads the priority class.
 func workload(s *spec.SparkApplicationSpec, r Run, n Names, c map[string]string, driver, executor *corev1.Pod) (*unstructured.Unstructured, error) {
-	if r.Queue == "" {
+	if r.KueueQueue == "" {
 		return nil, nil
 	}
 	if err := kueue.CheckDynamic(s); err != nil {
@@ -79,7 +79,7 @@ func workload(s *spec.SparkApplicationSpec, r Run, n Names, c map[string]string,
 			Labels: sparkplugLabels(r), Annotations: sparkplugAnnotations(r),
 			OwnerReferences: []metav1.OwnerReference{WorkflowOwner(r.Workflow)},
 		},
-		Spec: kueue.WorkloadSpec{PodSets: sets, QueueName: r.Queue},
+		Spec: kueue.WorkloadSpec{PodSets: sets, QueueName: r.KueueQueue},
 	}
 	return kueue.ToUnstructured(w)
 }

@@ -411,14 +411,14 @@ func buildStep(b *objects.Builder, st *Step, o Options) {
 	st.Run.TemplateKey = ps.Key
 	// A step queued with Kueue by its label shows its Workload (the
 	// plugin's --kueue-queue default is not known here).
-	ps.SetQueue("")
-	st.Run.Queue = ps.Queue
+	ps.SetKueueQueue("")
+	st.Run.KueueQueue = ps.KueueQueue
 	objs, err := b.Build(ps.Body, st.Run)
 	if err != nil {
 		st.Err = errors.New(state.SubmissionFailed("build driver objects: " + err.Error()).Message())
 		return
 	}
-	if err := policy.CheckPriorityClass(o.Policy, ps.Queue, st.tmpl.Metadata.Labels); err != nil {
+	if err := policy.CheckPriorityClass(o.Policy, ps.KueueQueue, st.tmpl.Metadata.Labels); err != nil {
 		st.Err = err
 		return
 	}

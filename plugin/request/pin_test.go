@@ -18,11 +18,11 @@ import (
 // follower is a Follower that records what it is asked. Serve takes
 // serveTime, as a real one takes a moment.
 type follower struct {
-	mu        sync.Mutex
-	flows     []string // uids, in the order served
-	denied    string
-	enqueued  []string
-	serveTime time.Duration
+	mu          sync.Mutex
+	flows       []string // uids, in the order served
+	denied      string
+	passesAsked []string
+	serveTime   time.Duration
 }
 
 func (f *follower) Serve(wf spark.WorkflowRef) {
@@ -48,10 +48,10 @@ func (f *follower) Flows() int {
 
 func (f *follower) AccessDenied(context.Context, string) string { return f.denied }
 
-func (f *follower) EnqueueAll(uid string) {
+func (f *follower) PassAll(uid string) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	f.enqueued = append(f.enqueued, uid)
+	f.passesAsked = append(f.passesAsked, uid)
 }
 
 // askAbout is a request about a valid spark step of workflow uid.
@@ -72,15 +72,15 @@ func failed(t *testing.T, r executor.ExecuteTemplateReply, err error, want strin
 }
 
 // A request about a workflow not followed yet starts following it and
-// queues its nodes.
+// asks for passes over its nodes.
 func TestExecuteFollowsTheWorkflowItNames(t *testing.T) {
 	f := &follower{}
 	r, err := New(f, discard).Execute(context.Background(), askAbout("u1"))
 	if err != nil || r.Node == nil || r.Node.Phase != "" || r.Requeue == nil {
 		t.Fatalf("reply %+v (%v); want the acknowledgement", r, err)
 	}
-	if !slices.Equal(f.flows, []string{"u1"}) || !slices.Equal(f.enqueued, []string{"u1"}) {
-		t.Fatalf("served %v, queued %v; want u1 both", f.flows, f.enqueued)
+	if !slices.Equal(f.flows, []string{"u1"}) || !slices.Equal(f.passesAsked, []string{"u1"}) {
+		t.Fatalf("served %v, passes asked %v; want u1 both", f.flows, f.passesAsked)
 	}
 }
 
@@ -92,8 +92,8 @@ func TestPinnedFollowsNoOtherWorkflow(t *testing.T) {
 	a.Pin(spark.WorkflowRef{Name: "wf-own", Namespace: "ns", UID: "own"})
 	r, err := a.Execute(context.Background(), askAbout("other"))
 	failed(t, r, err, "its own agent pod (uid own), not ns/wf-other (uid other)")
-	if !slices.Equal(f.flows, []string{"own"}) || len(f.enqueued) != 0 {
-		t.Fatalf("served %v, queued %v; want only own served, nothing queued", f.flows, f.enqueued)
+	if !slices.Equal(f.flows, []string{"own"}) || len(f.passesAsked) != 0 {
+		t.Fatalf("served %v, passes asked %v; want only own served, no pass asked", f.flows, f.passesAsked)
 	}
 	if r, err := a.Execute(context.Background(), askAbout("own")); err != nil || r.Node == nil || r.Node.Phase != "" {
 		t.Fatalf("its own workflow: %+v (%v); want the acknowledgement", r.Node, err)
@@ -142,7 +142,7 @@ func TestExecuteFailsWithTheDeniedPermission(t *testing.T) {
 	f := &follower{denied: "may not patch workflowtasksets/status --db-password=leak01"}
 	r, err := New(f, discard).Execute(context.Background(), askAbout("u1"))
 	failed(t, r, err, "workflowtasksets/status")
-	if strings.Contains(r.Node.Message, "leak01") || len(f.enqueued) != 0 {
-		t.Fatalf("message %q, queued %v; want it redacted and nothing queued", r.Node.Message, f.enqueued)
+	if strings.Contains(r.Node.Message, "leak01") || len(f.passesAsked) != 0 {
+		t.Fatalf("message %q, passes asked %v; want it redacted and no pass asked", r.Node.Message, f.passesAsked)
 	}
 }

@@ -40,9 +40,9 @@ type Follower interface {
 	// write the followed workflow's results, and returns the permission
 	// found missing ("" when allowed or not known in time).
 	AccessDenied(ctx context.Context, uid string) string
-	// EnqueueAll queues a pass over every Spark node of the followed
+	// PassAll asks for a pass over every Spark node of the followed
 	// workflow.
-	EnqueueAll(uid string)
+	PassAll(uid string)
 }
 
 // Answerer answers the agent's template.execute requests for the sidecar.
@@ -93,7 +93,7 @@ func (a *Answerer) Execute(ctx context.Context, args executor.ExecuteTemplateArg
 	if denied := a.core.AccessDenied(ctx, meta.UID); denied != "" {
 		return declined(denied), nil
 	}
-	a.core.EnqueueAll(meta.UID)
+	a.core.PassAll(meta.UID)
 	return Acknowledgement(), nil
 }
 

@@ -28,7 +28,7 @@
 // spec, no ConfigMap data), and a pass reads only its own node's share:
 // pods and ConfigMaps are indexed by node and application id. The runs'
 // Kueue Workloads are watched only once a queued step asks
-// (workloads.go), their pod templates dropped.
+// (kueue.go), their pod templates dropped.
 //
 // Of a Workflow it keeps its phase, shutdown, times and artifact
 // repository, and of its nodes only the plugin nodes (a Spark node is

@@ -278,10 +278,10 @@ type runCaches struct {
 	// workflows are a namespace's Workflows, in shared caches only (a
 	// sidecar watches its one Workflow by name).
 	workflows cache.Store
-	// workloads are the runs' Kueue Workloads, watched once a queued
-	// step asks (workloads.go); nil without a dynamic client.
-	workloads *workloadCache
-	synced    []cache.InformerSynced
+	// kueueWorkloads are the runs' Kueue Workloads, watched once a queued
+	// step asks (kueue.go); nil without a dynamic client.
+	kueueWorkloads *kueueCache
+	synced         []cache.InformerSynced
 }
 
 // newInformer is an informer of obj's kind, its objects slimmed, with the
@@ -312,7 +312,7 @@ func (r *Registry) newRunCaches(ctx context.Context, namespace, selector string,
 	}
 	c := &runCaches{pods: mutation(podInf), configMaps: mutation(cmInf), services: mutation(svcInf),
 		ingresses: mutation(ingInf), ingressesSynced: ingInf.HasSynced,
-		workloads: r.newWorkloadCache(ctx, namespace, bySelector, route)}
+		kueueWorkloads: r.newKueueCache(ctx, namespace, bySelector, route)}
 	for _, inf := range []cache.SharedIndexInformer{podInf, cmInf, svcInf, ingInf} {
 		go inf.RunWithContext(ctx)
 		// Ready without the Ingresses, which only the runs of bodies
@@ -432,7 +432,7 @@ func (s *Scope) Wrote(obj runtime.Object) {
 		s.ingresses.Mutation(obj)
 	case *unstructured.Unstructured:
 		if o.GetKind() == kueue.WorkloadKind {
-			s.wroteWorkload(o)
+			s.wroteKueueWorkload(o)
 		}
 	}
 }

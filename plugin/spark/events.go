@@ -36,7 +36,7 @@ const (
 	ReasonWorkflowRefused = "SparkWorkflowRefused"
 )
 
-// Event reasons of a step queued with Kueue (execute/queue.go).
+// Event reasons of a step queued with Kueue (execute/kueue.go).
 const (
 	// ReasonQueued: an attempt's Workload was created; it waits for
 	// Kueue to admit it.

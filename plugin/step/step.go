@@ -33,16 +33,16 @@ type Step struct {
 	Key string
 	// Timeout is the template's timeout over the whole run; 0 is none.
 	Timeout time.Duration
-	// Queue is the Kueue LocalQueue each attempt waits in ("": none):
+	// KueueQueue is the Kueue LocalQueue each attempt waits in ("": none):
 	// the template's kueue.x-k8s.io/queue-name label, else the plugin's
-	// default (SetQueue).
-	Queue string
+	// default (SetKueueQueue).
+	KueueQueue string
 }
 
-// SetQueue sets the step's Kueue LocalQueue from its template's labels,
-// else defaultQueue.
-func (s *Step) SetQueue(defaultQueue string) {
-	s.Queue = kueue.QueueOf(s.Template.Metadata.Labels, defaultQueue)
+// SetKueueQueue sets the step's Kueue LocalQueue from its template's
+// labels, else defaultQueue.
+func (s *Step) SetKueueQueue(defaultQueue string) {
+	s.KueueQueue = kueue.QueueOf(s.Template.Metadata.Labels, defaultQueue)
 }
 
 // Parse reads a template's spark body with the plugin's defaults. ok is
@@ -74,7 +74,7 @@ func Parse(t *wfv1.Template, d spec.PluginDefaults) (st *Step, ok bool, err erro
 
 // Run names attempt n of the step's run for one node of a workflow.
 func (s *Step) Run(wf spark.WorkflowRef, node string, attempt int) objects.Run {
-	return objects.Run{Workflow: wf, NodeID: node, TemplateKey: s.Key, Attempt: attempt, Queue: s.Queue}
+	return objects.Run{Workflow: wf, NodeID: node, TemplateKey: s.Key, Attempt: attempt, KueueQueue: s.KueueQueue}
 }
 
 // Build makes the objects of attempt n of the step's run for a node.

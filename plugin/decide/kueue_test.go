@@ -16,7 +16,7 @@ import (
 // wl is the Workload of attempt n of node n1, current, as a cache shows
 // it; mods say what Kueue decided.
 func wl(n int, mods ...func(*Workload)) Workload {
-	w := Workload{View: kueue.View{Name: "wl-" + string(rune('0'+n)), UID: "uid-" + string(rune('0'+n)), Queue: "lq"}, Attempt: n, Current: true}
+	w := Workload{View: kueue.View{Name: "wl-" + string(rune('0'+n)), UID: "uid-" + string(rune('0'+n)), LocalQueue: "lq"}, Attempt: n, Current: true}
 	for _, m := range mods {
 		m(&w)
 	}
@@ -53,7 +53,7 @@ func executorPods(running int) []*corev1.Pod {
 
 func dequeued(pl Plan) []int {
 	var out []int
-	for _, w := range pl.Dequeue {
+	for _, w := range pl.KueueDequeue {
 		out = append(out, w.Attempt)
 	}
 	return out
@@ -61,12 +61,12 @@ func dequeued(pl Plan) []int {
 
 func TestDecideQueuedStep(t *testing.T) {
 	queued := policyOf(t, `"executor":{"instances":2}`, 0)
-	queued.Queue = "lq"
+	queued.KueueQueue = "lq"
 	failOnPreemption := policyOf(t, `"executor":{"instances":2},"sparkplug":{"kueue":{"onPreemption":"Fail"}}`, 0)
-	failOnPreemption.Queue = "lq"
+	failOnPreemption.KueueQueue = "lq"
 	withExecutors := func(n int) func(*Snapshot) { return func(s *Snapshot) { s.Run.Executors = executorPods(n) } }
 	archivesLogs := policyOf(t, `"executor":{"instances":2},"sparkplug":{"archiveLogs":true}`, 0)
-	archivesLogs.Queue = "lq"
+	archivesLogs.KueueQueue = "lq"
 
 	for _, row := range []struct {
 		name                      string
@@ -142,10 +142,10 @@ func TestDecideQueuedStep(t *testing.T) {
 	} {
 		t.Run(row.name, func(t *testing.T) {
 			pl := Decide(row.s, row.p)
-			if pl.Launch != row.launch || pl.Enqueue != row.enqueue || (pl.Admission != nil) != row.admitted || pl.Stop != row.stop ||
+			if pl.Launch != row.launch || pl.KueueEnqueue != row.enqueue || (pl.Admission != nil) != row.admitted || pl.Stop != row.stop ||
 				(pl.PodsReady != nil) != row.podsReady || pl.Abandon != row.abandon || pl.Archive != row.archive {
 				t.Errorf("launch %d enqueue %d admission %v stop %q podsReady %v abandon %v; want %d %d %v %q %v %v",
-					pl.Launch, pl.Enqueue, pl.Admission != nil, pl.Stop, pl.PodsReady != nil, pl.Abandon,
+					pl.Launch, pl.KueueEnqueue, pl.Admission != nil, pl.Stop, pl.PodsReady != nil, pl.Abandon,
 					row.launch, row.enqueue, row.admitted, row.stop, row.podsReady, row.abandon)
 			}
 			if got := dequeued(pl); !equalInts(got, row.dequeue) {
@@ -165,8 +165,8 @@ func TestDecideQueuedStep(t *testing.T) {
 func TestDecideUnqueuedStepIgnoresKueue(t *testing.T) {
 	p := policyOf(t, "", 0)
 	pl := Decide(snap(t0, nil, withWorkloads()), p)
-	if pl.Launch != 1 || pl.Enqueue != 0 || len(pl.Dequeue) != 0 {
-		t.Errorf("launch %d enqueue %d dequeue %v, want attempt 1 launched and nothing of Kueue", pl.Launch, pl.Enqueue, pl.Dequeue)
+	if pl.Launch != 1 || pl.KueueEnqueue != 0 || len(pl.KueueDequeue) != 0 {
+		t.Errorf("launch %d enqueue %d dequeue %v, want attempt 1 launched and nothing of Kueue", pl.Launch, pl.KueueEnqueue, pl.KueueDequeue)
 	}
 }
 

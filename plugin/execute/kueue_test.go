@@ -38,40 +38,40 @@ func TestQueuePositionsAreAskedOncePerQueue(t *testing.T) {
 		clients: scope.Clients{Kube: kubernetes.NewForConfigOrDie(&rest.Config{Host: srv.URL})}}
 	ctx := context.Background()
 
-	if p, ok := c.position(ctx, "data", "lq", "b-kueue"); !ok || p != 3 {
+	if p, ok := c.kueuePosition(ctx, "data", "lq", "b-kueue"); !ok || p != 3 {
 		t.Errorf("b-kueue: %d, %v; want 3", p, ok)
 	}
-	if p, ok := c.position(ctx, "data", "lq", "a-kueue"); !ok || p != 0 {
+	if p, ok := c.kueuePosition(ctx, "data", "lq", "a-kueue"); !ok || p != 0 {
 		t.Errorf("a-kueue: %d, %v; want 0", p, ok)
 	}
-	if _, ok := c.position(ctx, "data", "lq", "gone-kueue"); ok {
+	if _, ok := c.kueuePosition(ctx, "data", "lq", "gone-kueue"); ok {
 		t.Error("a Workload the queue does not list has a position")
 	}
 	if n := asked.Load(); n != 1 {
 		t.Errorf("%d requests for three nodes of one queue within %v, want 1", n, positionsTTL)
 	}
 	now = now.Add(positionsTTL)
-	c.position(ctx, "data", "lq", "a-kueue")
+	c.kueuePosition(ctx, "data", "lq", "a-kueue")
 	if n := servedQueue.Load(); n != 2 {
 		t.Errorf("%d requests once %v passed, want 2", n, positionsTTL)
 	}
 
 	// No visibility API: not known, and not asked again for a while.
-	if _, ok := c.position(ctx, "data", "other", "c-kueue"); ok {
+	if _, ok := c.kueuePosition(ctx, "data", "other", "c-kueue"); ok {
 		t.Error("a position from an API that answered 404")
 	}
 	before := asked.Load()
 	now = now.Add(positionsTTL)
-	c.position(ctx, "data", "other", "c-kueue")
+	c.kueuePosition(ctx, "data", "other", "c-kueue")
 	if asked.Load() != before {
 		t.Errorf("the missing API was asked again after %v, want not before %v", positionsTTL, positionsBackoff)
 	}
 	now = now.Add(positionsBackoff)
-	c.position(ctx, "data", "other", "c-kueue")
+	c.kueuePosition(ctx, "data", "other", "c-kueue")
 	if asked.Load() != before+1 {
 		t.Errorf("the missing API was not asked again after %v", positionsBackoff)
 	}
-	if len(c.positions.m) != 1 {
-		t.Errorf("%d queues remembered, want 1: a queue not asked about for %v is forgotten", len(c.positions.m), positionsBackoff)
+	if len(c.kueuePositions.m) != 1 {
+		t.Errorf("%d queues remembered, want 1: a queue not asked about for %v is forgotten", len(c.kueuePositions.m), positionsBackoff)
 	}
 }

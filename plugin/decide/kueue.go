@@ -13,9 +13,17 @@ import (
 	"github.com/sparkplug-io/sparkplug/plugin/state"
 )
 
-// A queued step (Policy.Queue) launches each attempt only once Kueue
+// A queued step (Policy.KueueQueue) launches each attempt only once Kueue
 // admits the attempt's Workload, which asks for the driver and its
 // executors together; the Workload lives as long as its attempt does.
+
+// Workload is one of a node's Kueue Workloads, with the attempt it is
+// for and whether that attempt is of the current incarnation.
+type Workload struct {
+	kueue.View
+	Attempt int
+	Current bool
+}
 
 // WorkloadOf is the current incarnation's Workload of attempt n.
 func (s *Snapshot) WorkloadOf(n int) (Workload, bool) {
@@ -28,13 +36,13 @@ func (s *Snapshot) WorkloadOf(n int) (Workload, bool) {
 }
 
 // gate holds the launch a plan asks for (pl.Launch) until Kueue admits
-// its attempt's Workload: without one, the plan creates it (Enqueue);
+// its attempt's Workload: without one, the plan creates it (KueueEnqueue);
 // while it waits, the node says so; once admitted, the launch goes ahead
 // with it (Admission). ended is what ended the previous attempt (nil for
 // the first). It returns the attempt whose Workload must stay, 0: none.
 func gate(s *Snapshot, p Policy, pl *Plan, ended *state.Assessment) int {
 	n := pl.Launch
-	if n == 0 || p.Queue == "" {
+	if n == 0 || p.KueueQueue == "" {
 		return 0
 	}
 	w, ok := s.WorkloadOf(n)
@@ -66,7 +74,7 @@ func gate(s *Snapshot, p Policy, pl *Plan, ended *state.Assessment) int {
 	default:
 		pl.Launch = 0
 		if s.WorkloadsKnown {
-			pl.Enqueue = n
+			pl.KueueEnqueue = n
 		}
 		pl.Report, pl.Outcome = true, queued(p, n, ended, "", "")
 		return n
@@ -83,13 +91,13 @@ func queued(p Policy, n int, ended *state.Assessment, name, why string) state.Ou
 		what += " to admit Workload " + name
 	}
 	if n == 1 || ended == nil {
-		detail := fmt.Sprintf("waiting in LocalQueue %s %s", p.Queue, what)
+		detail := fmt.Sprintf("waiting in LocalQueue %s %s", p.KueueQueue, what)
 		if why != "" {
 			detail += ": " + why
 		}
 		return state.Outcome{State: spark.StateQueued, Phase: wfv1.NodePending, Detail: detail}
 	}
-	detail := fmt.Sprintf("attempt %s waits in LocalQueue %s %s", attemptOfMax(n, p.Body.RestartPolicy), p.Queue, what)
+	detail := fmt.Sprintf("attempt %s waits in LocalQueue %s %s", attemptOfMax(n, p.Body.RestartPolicy), p.KueueQueue, what)
 	if why != "" {
 		detail += " (" + why + ")"
 	}
@@ -105,7 +113,7 @@ func release(s *Snapshot, pl *Plan, keep int) {
 		if w.Deleting || (w.Current && w.Attempt == keep) {
 			continue
 		}
-		pl.Dequeue = append(pl.Dequeue, w)
+		pl.KueueDequeue = append(pl.KueueDequeue, w)
 	}
 }
 
@@ -115,7 +123,7 @@ func release(s *Snapshot, pl *Plan, keep int) {
 func evicted(w Workload, a state.Assessment, attempt int, body *spec.SparkApplicationSpec) (Verdict, Limit) {
 	ended := state.Assessment{State: spark.StateFailing, Done: true, Infrastructure: true, Executors: a.Executors,
 		Detail: fmt.Sprintf("evicted by Kueue (%s): %s", w.EvictedReason, w.EvictedMessage)}
-	if w.EvictedReason == kueue.ReasonPreempted && body.RequeuesOnPreemption() {
+	if w.Preempted() && body.RequeuesOnPreemption() {
 		return requeue(ended, attempt), LimitPreempted
 	}
 	return Verdict{Final: true, Outcome: withAttempt(ended.Outcome(), attemptPart(attempt, body.RestartPolicy)), Ended: ended}, LimitEvicted

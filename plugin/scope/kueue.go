@@ -13,11 +13,17 @@ import (
 	"github.com/sparkplug-io/sparkplug/plugin/kueue"
 )
 
-// workloadCache is the cache of the runs' Kueue Workloads, started the
+// Kueue's part of the cache: the Workloads sparkplug creates for the
+// attempts of steps queued with Kueue (package kueue says what they are,
+// package execute creates and deletes them), watched in the workflow's
+// namespace by the same selector as the runs' pods and indexed by node
+// and workflow, so a change to one brings a pass over its node.
+
+// kueueCache is the cache of the runs' Kueue Workloads, started the
 // first time a queued step asks for it: most installs have no Kueue, and
 // an informer of a resource the API server does not serve would fail and
 // retry for as long as the process runs.
-type workloadCache struct {
+type kueueCache struct {
 	once  sync.Once
 	start func() (cache.MutationCache, cache.InformerSynced)
 
@@ -26,13 +32,14 @@ type workloadCache struct {
 	synced cache.InformerSynced
 }
 
-// newWorkloadCache is the lazily started Workload cache of newRunCaches;
+// newKueueCache is the lazily started Kueue Workload cache of
+// newRunCaches;
 // nil without a dynamic client.
-func (r *Registry) newWorkloadCache(ctx context.Context, namespace string, bySelector func(*metav1.ListOptions), route func(*metav1.ObjectMeta) *Scope) *workloadCache {
+func (r *Registry) newKueueCache(ctx context.Context, namespace string, bySelector func(*metav1.ListOptions), route func(*metav1.ObjectMeta) *Scope) *kueueCache {
 	if r.clients.Dynamic == nil {
 		return nil
 	}
-	return &workloadCache{start: func() (cache.MutationCache, cache.InformerSynced) {
+	return &kueueCache{start: func() (cache.MutationCache, cache.InformerSynced) {
 		res := r.clients.Dynamic.Resource(kueue.WorkloadResource).Namespace(namespace)
 		inf := r.newInformer(listWatch(res, bySelector), &unstructured.Unstructured{})
 		r.watchNodes(route, inf)
@@ -43,7 +50,7 @@ func (r *Registry) newWorkloadCache(ctx context.Context, namespace string, bySel
 }
 
 // started starts the cache once and returns it, with whether it synced.
-func (w *workloadCache) started() (cache.MutationCache, bool) {
+func (w *kueueCache) started() (cache.MutationCache, bool) {
 	if w == nil {
 		return nil, false
 	}
@@ -58,38 +65,38 @@ func (w *workloadCache) started() (cache.MutationCache, bool) {
 	return w.store, w.synced()
 }
 
-// WorkloadsOfNode returns the cached Kueue Workloads labelled with the
-// node's hash (the caller tells nodes with the same hash apart by the
+// KueueWorkloadsOfNode returns the cached Kueue Workloads labelled with
+// the node's hash (the caller tells nodes with the same hash apart by the
 // node-id annotation), starting the cache on first use; synced is false
 // until it holds what the API server has, and the list is then
 // incomplete.
-func (s *Scope) WorkloadsOfNode(nodeID string) (objs []*unstructured.Unstructured, synced bool) {
-	store, synced := s.workloads.started()
+func (s *Scope) KueueWorkloadsOfNode(nodeID string) (objs []*unstructured.Unstructured, synced bool) {
+	store, synced := s.kueueWorkloads.started()
 	if store == nil {
 		return nil, false
 	}
 	return mine(s, indexed[*unstructured.Unstructured](store, byNode, identity.NodeHash(nodeID))), synced
 }
 
-// Workloads returns every cached Workload of the workflow; none when no
-// queued step started the cache.
-func (s *Scope) Workloads() []*unstructured.Unstructured {
-	if s.workloads == nil {
+// KueueWorkloads returns every cached Kueue Workload of the workflow;
+// none when no queued step started the cache.
+func (s *Scope) KueueWorkloads() []*unstructured.Unstructured {
+	if s.kueueWorkloads == nil {
 		return nil
 	}
-	s.workloads.mu.Lock()
-	store := s.workloads.store
-	s.workloads.mu.Unlock()
+	s.kueueWorkloads.mu.Lock()
+	store := s.kueueWorkloads.store
+	s.kueueWorkloads.mu.Unlock()
 	if store == nil {
 		return nil
 	}
 	return indexed[*unstructured.Unstructured](store, byWorkflow, s.Workflow.UID)
 }
 
-// wroteWorkload folds a Workload this process wrote into the cache, if
-// it runs.
-func (s *Scope) wroteWorkload(obj *unstructured.Unstructured) {
-	if store, _ := s.workloads.started(); store != nil {
+// wroteKueueWorkload folds a Kueue Workload this process wrote into the
+// cache, if it runs.
+func (s *Scope) wroteKueueWorkload(obj *unstructured.Unstructured) {
+	if store, _ := s.kueueWorkloads.started(); store != nil {
 		store.Mutation(obj)
 	}
 }
