@@ -34,6 +34,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -60,6 +61,7 @@ func run(args []string, stdout io.Writer) error {
 	bare := fs.String("bare", "", "a bare net/http server (hack/ackbench/bare) built as the acknowledger is; empty: not measured")
 	requests := fs.Int("requests", 10000, "template.execute calls to send")
 	workers := fs.Int("workers", 16, "clients sending at once (the agent's default workers)")
+	peers := fs.Int("peers", 3, "idle copies of the binary started at the end, to read the process's proportional share of the pages they share")
 	settle := fs.Duration("settle", 5*time.Second, "how long after the requests resident memory is read again (the Go runtime returns freed memory in the background)")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -75,7 +77,7 @@ func run(args []string, stdout io.Writer) error {
 		fmt.Fprintf(stdout, "image %s: compressed layers %s (%.2f MB), uncompressed %s (%.2f MB)\n",
 			*image, mib(compressed), float64(compressed)/1e6, mib(uncompressed), float64(uncompressed)/1e6)
 	}
-	m := measurement{requests: *requests, workers: *workers, settle: *settle}
+	m := measurement{requests: *requests, workers: *workers, peers: *peers, settle: *settle}
 	if err := m.run(stdout, *binary, nil); err != nil {
 		return err
 	}
@@ -112,13 +114,15 @@ func describe(stdout io.Writer, binary string) error {
 // measurement is how a server's memory is measured: the calls sent and
 // how long after them it is read again.
 type measurement struct {
-	requests, workers int
-	settle            time.Duration
+	requests, workers, peers int
+	settle                   time.Duration
 }
 
 // run starts binary, with env added to this process's environment, and
 // prints its resident memory idle, right after the calls and settle
-// later.
+// later; then, with m.peers more idle copies of it running, its
+// proportional share (Pss), as on a node running many agent pods of one
+// image, which share the binary's pages in the page cache.
 func (m measurement) run(stdout io.Writer, binary string, env []string) error {
 	dir, err := os.MkdirTemp("", "ackbench-")
 	if err != nil {
@@ -129,21 +133,12 @@ func (m measurement) run(stdout io.Writer, binary string, env []string) error {
 	if err := os.WriteFile(token, []byte("bench-token\n"), 0o600); err != nil {
 		return err
 	}
-	addr, err := freeAddr()
+	cmd, addr, err := start(binary, token, env)
 	if err != nil {
 		return err
 	}
-	cmd := exec.Command(binary, "--addr", addr, "--token-file", token, "--log-level", "warn")
-	cmd.Env = append(os.Environ(), env...)
-	cmd.Stderr = os.Stderr
-	if err := cmd.Start(); err != nil {
-		return err
-	}
-	defer func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }()
+	defer stop(cmd)
 	url := "http://" + addr + "/api/v1/template.execute"
-	if err := waitUp("http://" + addr + "/healthz"); err != nil {
-		return err
-	}
 	time.Sleep(time.Second)
 	idle, err := status(cmd.Process.Pid)
 	if err != nil {
@@ -151,12 +146,12 @@ func (m measurement) run(stdout io.Writer, binary string, env []string) error {
 	}
 	fmt.Fprintf(stdout, "resident idle: %s\n", resident(idle))
 
-	start := time.Now()
+	began := time.Now()
 	failed, err := load(url, m.requests, m.workers)
 	if err != nil {
 		return err
 	}
-	took := time.Since(start)
+	took := time.Since(began)
 	after, err := status(cmd.Process.Pid)
 	if err != nil {
 		return err
@@ -172,7 +167,56 @@ func (m measurement) run(stdout io.Writer, binary string, env []string) error {
 	if failed > 0 {
 		return fmt.Errorf("%d requests were not answered as expected", failed)
 	}
+	if m.peers == 0 {
+		return nil
+	}
+	for range m.peers {
+		peer, _, err := start(binary, token, env)
+		if err != nil {
+			return err
+		}
+		defer stop(peer)
+	}
+	time.Sleep(time.Second)
+	share, err := proportional(cmd.Process.Pid)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "with %d more copies of the binary running idle: proportional share (Pss) %s: anonymous %s, file %s\n",
+		m.peers, mib(share["Pss"]), mib(share["Pss_Anon"]), mib(share["Pss_File"]))
 	return nil
+}
+
+// start runs binary on a free loopback port with the token file and env,
+// and waits until it answers.
+func start(binary, token string, env []string) (*exec.Cmd, string, error) {
+	addr, err := freeAddr()
+	if err != nil {
+		return nil, "", err
+	}
+	cmd := exec.Command(binary, "--addr", addr, "--token-file", token, "--log-level", "warn")
+	cmd.Env = append(os.Environ(), env...)
+	cmd.Stderr = os.Stderr
+	if err := cmd.Start(); err != nil {
+		return nil, "", err
+	}
+	if err := waitUp("http://" + addr + "/healthz"); err != nil {
+		stop(cmd)
+		return nil, "", err
+	}
+	return cmd, addr, nil
+}
+
+func stop(cmd *exec.Cmd) { _ = cmd.Process.Kill(); _ = cmd.Wait() }
+
+// proportional reads the Pss fields of /proc/PID/smaps_rollup, in bytes:
+// each page counted divided by the processes that map it.
+func proportional(pid int) (map[string]int64, error) {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/smaps_rollup", pid))
+	if err != nil {
+		return nil, fmt.Errorf("read the process's smaps_rollup (Linux only): %w", err)
+	}
+	return kiBFields(string(b), "Pss"), nil
 }
 
 // load sends n calls from workers clients, alternating spark templates
@@ -217,24 +261,30 @@ func status(pid int) (map[string]int64, error) {
 	if err != nil {
 		return nil, fmt.Errorf("read the process status (Linux only): %w", err)
 	}
-	m := map[string]int64{}
-	for _, line := range strings.Split(string(b), "\n") {
-		k, v, ok := strings.Cut(line, ":")
-		if !ok || !strings.HasPrefix(k, "Vm") && !strings.HasPrefix(k, "Rss") {
-			continue
-		}
-		f := strings.Fields(v)
-		if len(f) == 2 && f[1] == "kB" {
-			n, err := strconv.ParseInt(f[0], 10, 64)
-			if err == nil {
-				m[k] = n << 10
-			}
-		}
-	}
+	m := kiBFields(string(b), "Vm", "Rss")
 	if m["VmRSS"] == 0 {
 		return nil, errors.New("no VmRSS in the process status")
 	}
 	return m, nil
+}
+
+// kiBFields reads the "Key: N kB" lines of a /proc file whose key has
+// one of prefixes, in bytes.
+func kiBFields(text string, prefixes ...string) map[string]int64 {
+	m := map[string]int64{}
+	for _, line := range strings.Split(text, "\n") {
+		k, v, ok := strings.Cut(line, ":")
+		if !ok || !slices.ContainsFunc(prefixes, func(p string) bool { return strings.HasPrefix(k, p) }) {
+			continue
+		}
+		f := strings.Fields(v)
+		if len(f) == 2 && f[1] == "kB" {
+			if n, err := strconv.ParseInt(f[0], 10, 64); err == nil {
+				m[k] = n << 10
+			}
+		}
+	}
+	return m
 }
 
 // imageSize sums the layer sizes the image tarball's manifest.json and
