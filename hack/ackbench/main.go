@@ -111,8 +111,9 @@ func describe(stdout io.Writer, binary string) error {
 	return nil
 }
 
-// measurement is how a server's memory is measured: the calls sent and
-// how long after them it is read again.
+// measurement is how a server's memory is measured: the calls sent, how
+// long after them it is read again, and how many idle copies of the
+// binary run beside it for its proportional share.
 type measurement struct {
 	requests, workers, peers int
 	settle                   time.Duration
