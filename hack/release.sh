@@ -43,6 +43,9 @@ version=$1
 out=$2
 image=${IMAGE:-ghcr.io/sparkplug-io/sparkplug}
 ack_image=${ACK_IMAGE:-$image-ack}
+# The acknowledger's build tags: make release passes the Makefile's
+# ACK_TAGS, which says why.
+ack_tags=${ACK_TAGS:-nethttpomithttp2}
 [[ $version =~ ^v[0-9]+\.[0-9]+\.[0-9]+(-[0-9A-Za-z.-]+)?$ ]] || die "VERSION $version is not vMAJOR.MINOR.PATCH[-PRERELEASE]"
 
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -54,7 +57,9 @@ mkdir -p "$out"
 commit=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
 for arch in amd64 arm64; do
 	for bin in sparkplug sparkplug-ack; do
-		CGO_ENABLED=0 GOOS=linux GOARCH=$arch go build -trimpath \
+		tags=
+		[[ $bin == sparkplug-ack ]] && tags=$ack_tags
+		CGO_ENABLED=0 GOOS=linux GOARCH=$arch go build -trimpath -tags "$tags" \
 			-ldflags "-s -w -X main.version=$version" \
 			-o "$work/linux-$arch/$bin" "./cmd/$bin"
 	done

@@ -37,8 +37,8 @@ func main() {
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
 
-// smallRuntime keeps the process small (issue #22: at most 8 MiB
-// resident), unless GOGC or GOMAXPROCS say otherwise: one P, since a
+// smallRuntime keeps the process small (issues #22 and #33: at most
+// 8 MiB resident), unless GOGC or GOMAXPROCS say otherwise: one P, since a
 // reply takes microseconds (one P answers over 15,000 a second), which
 // saves the per-P caches; and a collection at 25% heap growth instead
 // of 100%: the live heap is tens of KiB, so the heap's floor, not its
@@ -65,8 +65,9 @@ const (
 // returnFreedMemory collects and returns freed heap to the system once
 // calls allocated freeAfter since the last time. Go's background
 // scavenger returns memory slowly, and keeps some: after the agent's 16
-// workers sent a burst, the process stayed at 9.3 MiB of the 8 MiB it may
-// hold, with a live heap of tens of KiB. Reading the figure costs
+// workers sent a burst, the process stayed at 9.3 MiB, with a live heap
+// of tens of KiB; it returns to about 8.4 MiB (docs/operations.md, How
+// fast, says what holds the rest). Reading the figure costs
 // nothing; the collection takes microseconds, and an idle acknowledger
 // makes none.
 func returnFreedMemory(interval time.Duration) {

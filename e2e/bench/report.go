@@ -375,8 +375,8 @@ func Section(machine string, results []Result, plots []string) string {
 	b.WriteString(Table(results))
 	for _, r := range results {
 		if r.Unplayed {
-			fmt.Fprintf(&b, "\nAt N=%d, %s ran with its agent pods unplayed: Argo created them and they ran (KWOK), but no argoexec and no acknowledger process did; controller mode needs neither to run a Spark step, and %d of each do not fit this machine beside the control plane. Its sum is the controller replicas' alone; add %d acknowledgers at their `make bench-ack` cost, 6.1 to 9.4 MiB resident each (stated, not measured here): %.0f to %.0f MiB.\n",
-				r.N, r.Kind, r.N, r.N, float64(r.PeakRSS)/(1<<20)+6.1*float64(r.N), float64(r.PeakRSS)/(1<<20)+9.4*float64(r.N))
+			fmt.Fprintf(&b, "\nAt N=%d, %s ran with its agent pods unplayed: Argo created them and they ran (KWOK), but no argoexec and no acknowledger process did; controller mode needs neither to run a Spark step, and %d of each do not fit this machine beside the control plane. Its sum is the controller replicas' alone; add %d acknowledgers at their `make bench-ack` cost, %.1f to %.1f MiB resident each (stated, not measured here): %.0f to %.0f MiB.\n",
+				r.N, r.Kind, r.N, r.N, ackIdleMiB, ackPeakMiB, float64(r.PeakRSS)/(1<<20)+ackIdleMiB*float64(r.N), float64(r.PeakRSS)/(1<<20)+ackPeakMiB*float64(r.N))
 		}
 	}
 	if g := Goals(results); g != "" {
@@ -389,6 +389,15 @@ func Section(machine string, results []Result, plots []string) string {
 	fmt.Fprintf(&b, "%s\n", EndMarker)
 	return b.String()
 }
+
+// ackIdleMiB and ackPeakMiB are the acknowledger's resident memory as
+// `make bench-ack` measured it (docs/operations.md, The acknowledger):
+// the least idle and the most at the end of its burst of 10,000 calls,
+// over three runs. The report states them for agent pods left unplayed.
+const (
+	ackIdleMiB = 6.3
+	ackPeakMiB = 9.7
+)
 
 // Load reads the results a previous run saved at path; none if it does
 // not exist.

@@ -1,20 +1,29 @@
 // Command ackbench measures the acknowledger (cmd/sparkplug-ack) against
-// issue #22's goals (at most 8 MiB resident, an image of at most 5 MB):
+// its goals (issue #33: at most 8 MiB resident, an image of at most 5 MB):
 //
-//	go run ./hack/ackbench -binary bin/linux-amd64/sparkplug-ack -image bin/sparkplug-ack-image.tar
+//	go run ./hack/ackbench -binary bin/linux-amd64/sparkplug-ack -image bin/sparkplug-ack-image.tar \
+//	    -bare bin/linux-amd64/ackbench-bare
 //
-// It prints the binary's size and the image's (its compressed layers,
-// what a node pulls, read from the image tarball's manifest), then starts
-// the binary on a loopback port with a token file and reads its resident
-// memory (VmRSS in /proc/PID/status, Linux only) idle, and after
-// -requests template.execute calls (spark templates and other plugins'
-// templates, alternating) sent by -workers clients at once, as the
-// agent's workers send them. `make bench-ack` runs it.
+// It prints the binary's size and build settings, and the image's size
+// both ways: its compressed layers (what a registry shows and a node
+// pulls, read from the image tarball's manifest) and the same layers
+// uncompressed (what `docker images` shows and the node's disk holds).
+// Then it starts the binary on a loopback port with a token file and
+// reads its resident memory (VmRSS in /proc/PID/status, Linux only)
+// idle, and after -requests template.execute calls (spark templates and
+// other plugins' templates, alternating) sent by -workers clients at
+// once, as the agent's workers send them. With -bare it measures a bare
+// net/http server (hack/ackbench/bare, built the same way) the same way,
+// under the acknowledger's runtime settings: the floor of any Go HTTP
+// server, which the acknowledger's figures are read against. `make
+// bench-ack` runs it.
 package main
 
 import (
 	"archive/tar"
 	"bytes"
+	"compress/gzip"
+	"debug/buildinfo"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -25,6 +34,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -48,25 +58,73 @@ func run(args []string, stdout io.Writer) error {
 	fs := flag.NewFlagSet("ackbench", flag.ContinueOnError)
 	binary := fs.String("binary", "bin/linux-amd64/sparkplug-ack", "the acknowledger binary (built for this machine)")
 	image := fs.String("image", "", "the acknowledger's image tarball (make ack-image); empty: no image size")
+	bare := fs.String("bare", "", "a bare net/http server (hack/ackbench/bare) built as the acknowledger is; empty: not measured")
 	requests := fs.Int("requests", 10000, "template.execute calls to send")
 	workers := fs.Int("workers", 16, "clients sending at once (the agent's default workers)")
+	peers := fs.Int("peers", 3, "idle copies of the binary started at the end, to read the process's proportional share of the pages they share")
 	settle := fs.Duration("settle", 5*time.Second, "how long after the requests resident memory is read again (the Go runtime returns freed memory in the background)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	fi, err := os.Stat(*binary)
-	if err != nil {
+	if err := describe(stdout, *binary); err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "binary %s: %s\n", *binary, mib(fi.Size()))
 	if *image != "" {
-		size, err := imageSize(*image)
+		compressed, uncompressed, err := imageSize(*image)
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(stdout, "image %s: compressed layers %s (%.2f MB)\n", *image, mib(size), float64(size)/1e6)
+		fmt.Fprintf(stdout, "image %s: compressed layers %s (%.2f MB), uncompressed %s (%.2f MB)\n",
+			*image, mib(compressed), float64(compressed)/1e6, mib(uncompressed), float64(uncompressed)/1e6)
 	}
+	m := measurement{requests: *requests, workers: *workers, peers: *peers, settle: *settle}
+	if err := m.run(stdout, *binary, nil); err != nil {
+		return err
+	}
+	if *bare == "" {
+		return nil
+	}
+	fmt.Fprintln(stdout, "\nthe floor: a bare net/http server, with the acknowledger's runtime settings (GOMAXPROCS=1 GOGC=25)")
+	if err := describe(stdout, *bare); err != nil {
+		return err
+	}
+	return m.run(stdout, *bare, []string{"GOMAXPROCS=1", "GOGC=25"})
+}
 
+// describe prints a binary's size and the settings it was built with.
+func describe(stdout io.Writer, binary string) error {
+	fi, err := os.Stat(binary)
+	if err != nil {
+		return err
+	}
+	var settings []string
+	if bi, err := buildinfo.ReadFile(binary); err == nil {
+		settings = append(settings, bi.GoVersion)
+		for _, s := range bi.Settings {
+			switch s.Key {
+			case "-tags", "-ldflags", "-trimpath", "CGO_ENABLED", "GOARCH", "GOEXPERIMENT":
+				settings = append(settings, s.Key+"="+s.Value)
+			}
+		}
+	}
+	fmt.Fprintf(stdout, "binary %s: %s (%.2f MB), %s\n", binary, mib(fi.Size()), float64(fi.Size())/1e6, strings.Join(settings, " "))
+	return nil
+}
+
+// measurement is how a server's memory is measured: the calls sent, how
+// long after them it is read again, and how many idle copies of the
+// binary run beside it for its proportional share.
+type measurement struct {
+	requests, workers, peers int
+	settle                   time.Duration
+}
+
+// run starts binary, with env added to this process's environment, and
+// prints its resident memory idle, right after the calls and settle
+// later; then, with m.peers more idle copies of it running, its
+// proportional share (Pss), as on a node running many agent pods of one
+// image, which share the binary's pages in the page cache.
+func (m measurement) run(stdout io.Writer, binary string, env []string) error {
 	dir, err := os.MkdirTemp("", "ackbench-")
 	if err != nil {
 		return err
@@ -76,20 +134,12 @@ func run(args []string, stdout io.Writer) error {
 	if err := os.WriteFile(token, []byte("bench-token\n"), 0o600); err != nil {
 		return err
 	}
-	addr, err := freeAddr()
+	cmd, addr, err := start(binary, token, env)
 	if err != nil {
 		return err
 	}
-	cmd := exec.Command(*binary, "--addr", addr, "--token-file", token, "--log-level", "warn")
-	cmd.Stderr = os.Stderr
-	if err := cmd.Start(); err != nil {
-		return err
-	}
-	defer func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }()
+	defer stop(cmd)
 	url := "http://" + addr + "/api/v1/template.execute"
-	if err := waitUp("http://" + addr + "/healthz"); err != nil {
-		return err
-	}
 	time.Sleep(time.Second)
 	idle, err := status(cmd.Process.Pid)
 	if err != nil {
@@ -97,28 +147,77 @@ func run(args []string, stdout io.Writer) error {
 	}
 	fmt.Fprintf(stdout, "resident idle: %s\n", resident(idle))
 
-	start := time.Now()
-	failed, err := load(url, *requests, *workers)
+	began := time.Now()
+	failed, err := load(url, m.requests, m.workers)
 	if err != nil {
 		return err
 	}
-	took := time.Since(start)
+	took := time.Since(began)
 	after, err := status(cmd.Process.Pid)
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "%d requests by %d clients in %s (%.0f/s, %d not answered as expected)\n", *requests, *workers, took.Round(time.Millisecond), float64(*requests)/took.Seconds(), failed)
+	fmt.Fprintf(stdout, "%d requests by %d clients in %s (%.0f/s, %d not answered as expected)\n", m.requests, m.workers, took.Round(time.Millisecond), float64(m.requests)/took.Seconds(), failed)
 	fmt.Fprintf(stdout, "resident after: %s\n", resident(after))
-	time.Sleep(*settle)
+	time.Sleep(m.settle)
 	settled, err := status(cmd.Process.Pid)
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "resident %s after: %s\n", *settle, resident(settled))
+	fmt.Fprintf(stdout, "resident %s after: %s\n", m.settle, resident(settled))
 	if failed > 0 {
 		return fmt.Errorf("%d requests were not answered as expected", failed)
 	}
+	if m.peers == 0 {
+		return nil
+	}
+	for range m.peers {
+		peer, _, err := start(binary, token, env)
+		if err != nil {
+			return err
+		}
+		defer stop(peer)
+	}
+	time.Sleep(time.Second)
+	share, err := proportional(cmd.Process.Pid)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "with %d more copies of the binary running idle: proportional share (Pss) %s: anonymous %s, file %s\n",
+		m.peers, mib(share["Pss"]), mib(share["Pss_Anon"]), mib(share["Pss_File"]))
 	return nil
+}
+
+// start runs binary on a free loopback port with the token file and env,
+// and waits until it answers.
+func start(binary, token string, env []string) (*exec.Cmd, string, error) {
+	addr, err := freeAddr()
+	if err != nil {
+		return nil, "", err
+	}
+	cmd := exec.Command(binary, "--addr", addr, "--token-file", token, "--log-level", "warn")
+	cmd.Env = append(os.Environ(), env...)
+	cmd.Stderr = os.Stderr
+	if err := cmd.Start(); err != nil {
+		return nil, "", err
+	}
+	if err := waitUp("http://" + addr + "/healthz"); err != nil {
+		stop(cmd)
+		return nil, "", err
+	}
+	return cmd, addr, nil
+}
+
+func stop(cmd *exec.Cmd) { _ = cmd.Process.Kill(); _ = cmd.Wait() }
+
+// proportional reads the Pss fields of /proc/PID/smaps_rollup, in bytes:
+// each page counted divided by the processes that map it.
+func proportional(pid int) (map[string]int64, error) {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/smaps_rollup", pid))
+	if err != nil {
+		return nil, fmt.Errorf("read the process's smaps_rollup (Linux only): %w", err)
+	}
+	return kiBFields(string(b), "Pss"), nil
 }
 
 // load sends n calls from workers clients, alternating spark templates
@@ -163,35 +262,43 @@ func status(pid int) (map[string]int64, error) {
 	if err != nil {
 		return nil, fmt.Errorf("read the process status (Linux only): %w", err)
 	}
-	m := map[string]int64{}
-	for _, line := range strings.Split(string(b), "\n") {
-		k, v, ok := strings.Cut(line, ":")
-		if !ok || !strings.HasPrefix(k, "Vm") && !strings.HasPrefix(k, "Rss") {
-			continue
-		}
-		f := strings.Fields(v)
-		if len(f) == 2 && f[1] == "kB" {
-			n, err := strconv.ParseInt(f[0], 10, 64)
-			if err == nil {
-				m[k] = n << 10
-			}
-		}
-	}
+	m := kiBFields(string(b), "Vm", "Rss")
 	if m["VmRSS"] == 0 {
 		return nil, errors.New("no VmRSS in the process status")
 	}
 	return m, nil
 }
 
+// kiBFields reads the "Key: N kB" lines of a /proc file whose key has
+// one of prefixes, in bytes.
+func kiBFields(text string, prefixes ...string) map[string]int64 {
+	m := map[string]int64{}
+	for _, line := range strings.Split(text, "\n") {
+		k, v, ok := strings.Cut(line, ":")
+		if !ok || !slices.ContainsFunc(prefixes, func(p string) bool { return strings.HasPrefix(k, p) }) {
+			continue
+		}
+		f := strings.Fields(v)
+		if len(f) == 2 && f[1] == "kB" {
+			if n, err := strconv.ParseInt(f[0], 10, 64); err == nil {
+				m[k] = n << 10
+			}
+		}
+	}
+	return m
+}
+
 // imageSize sums the layer sizes the image tarball's manifest.json and
-// blobs record: the compressed layers a node pulls.
-func imageSize(path string) (int64, error) {
+// blobs record (the compressed layers a node pulls), and the same layers
+// uncompressed (the tar of the files, which the node unpacks).
+func imageSize(path string) (compressed, uncompressed int64, err error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return 0, err
+		return 0, 0, err
 	}
 	defer f.Close()
-	sizes := map[string]int64{}
+	type blob struct{ size, uncompressed int64 }
+	blobs := map[string]blob{}
 	var manifest []struct{ Layers []string }
 	tr := tar.NewReader(f)
 	for {
@@ -200,28 +307,36 @@ func imageSize(path string) (int64, error) {
 			break
 		}
 		if err != nil {
-			return 0, fmt.Errorf("%s: %w", path, err)
+			return 0, 0, fmt.Errorf("%s: %w", path, err)
 		}
 		if hdr.Name == "manifest.json" {
 			var buf bytes.Buffer
 			if _, err := io.Copy(&buf, tr); err != nil {
-				return 0, err
+				return 0, 0, err
 			}
 			if err := json.Unmarshal(buf.Bytes(), &manifest); err != nil {
-				return 0, fmt.Errorf("%s: manifest.json: %w", path, err)
+				return 0, 0, fmt.Errorf("%s: manifest.json: %w", path, err)
 			}
 			continue
 		}
-		sizes[hdr.Name] = hdr.Size
+		b := blob{size: hdr.Size, uncompressed: hdr.Size}
+		if zr, err := gzip.NewReader(tr); err == nil {
+			n, err := io.Copy(io.Discard, zr)
+			if err != nil {
+				return 0, 0, fmt.Errorf("%s: %s: %w", path, hdr.Name, err)
+			}
+			b.uncompressed = n
+		}
+		blobs[hdr.Name] = b
 	}
 	if len(manifest) != 1 {
-		return 0, fmt.Errorf("%s: %d images in manifest.json, want 1 (an image tarball from make ack-image)", path, len(manifest))
+		return 0, 0, fmt.Errorf("%s: %d images in manifest.json, want 1 (an image tarball from make ack-image)", path, len(manifest))
 	}
-	var total int64
 	for _, l := range manifest[0].Layers {
-		total += sizes[l]
+		compressed += blobs[l].size
+		uncompressed += blobs[l].uncompressed
 	}
-	return total, nil
+	return compressed, uncompressed, nil
 }
 
 func freeAddr() (string, error) {
