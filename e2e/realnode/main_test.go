@@ -50,6 +50,11 @@ func TestMain(m *testing.M) {
 
 func run(m *testing.M) int {
 	ctx := context.Background()
+	before, err := hostSnapshot()
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "realnode: the host before the node: %v\n", err)
+		return 1
+	}
 	start := time.Now()
 	dir, err := os.MkdirTemp("", "sparkplug-realnode-")
 	if err != nil {
@@ -94,6 +99,15 @@ func run(m *testing.M) int {
 			code = 1
 		}
 		fmt.Fprintf(os.Stderr, "realnode: environment stopped in %.1fs\n", time.Since(stop).Seconds())
+		after, err := hostSnapshot()
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "realnode: the host after the node: %v\n", err)
+			return 1
+		}
+		if left := leftBehind(before, after); left != "" {
+			fmt.Fprintf(os.Stderr, "realnode: FAIL: stopping the environment did not restore the host:\n%s\n", left)
+			code = 1
+		}
 	}
 	return code
 }

@@ -1,24 +1,27 @@
 //go:build e2e
 
-package node_test
+package realnode
+
+// Pods on the real node that show what only a kubelet does: cluster DNS
+// and the API server's Service from a pod, a container's exit code and
+// termination message, an OOM kill, a pull over plain HTTP from a
+// registry on loopback. They share the package's environment; that
+// stopping it leaves the host as it was is TestMain's check (host_test.go).
 
 import (
-	"bytes"
 	"context"
-	"fmt"
 	"io"
 	"log"
 	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/google/go-containerregistry/pkg/name"
-	"github.com/google/go-containerregistry/pkg/registry"
+	localregistry "github.com/google/go-containerregistry/pkg/registry"
 	"github.com/google/go-containerregistry/pkg/v1/remote"
 	"github.com/google/go-containerregistry/pkg/v1/tarball"
 	corev1 "k8s.io/api/core/v1"
@@ -30,46 +33,14 @@ import (
 	"github.com/sparkplug-io/sparkplug/e2e/node"
 )
 
-// envRun names the environment variable that runs this package's tests
-// (make e2e-node sets it): they need root and change the host, so `go test
-// -tags e2e ./e2e/...` (make e2e) skips them.
-const envRun = "SPARKPLUG_E2E_NODE"
-
 const probeImage = "sparkplug.local/probe:e2e"
 
-// TestRealNode starts the e2e environment with the real node, runs pods
-// there that show what only a kubelet does, and checks that stopping the
-// environment leaves the host as it was.
-func TestRealNode(t *testing.T) {
-	if os.Getenv(envRun) == "" {
-		t.Skipf("the real node needs root and changes the host: set %s=1 (make e2e-node)", envRun)
-	}
-	before := hostSnapshot(t)
+// TestPodsOnTheRealNode runs pods of the probe image (../node/probe) on
+// the real node.
+func TestPodsOnTheRealNode(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	start := time.Now()
-	env, err := framework.Start(ctx, framework.Options{RealNode: true, Progress: os.Stderr})
-	if err != nil {
-		t.Fatalf("start the environment: %v", err)
-	}
-	t.Logf("environment with the real node up in %.1fs", time.Since(start).Seconds())
-	stopped := false
-	stop := func() {
-		if stopped {
-			return
-		}
-		stopped = true
-		if t.Failed() {
-			env.DumpLogs(os.Stderr, 40)
-		}
-		start := time.Now()
-		if err := env.Stop(); err != nil {
-			t.Errorf("stop the environment: %v", err)
-		}
-		t.Logf("environment stopped in %.1fs", time.Since(start).Seconds())
-	}
-	t.Cleanup(stop)
-
-	start = time.Now()
 	probeTar := importProbe(ctx, t, env)
 	t.Logf("probe image built and imported in %.1fs", time.Since(start).Seconds())
 	const url = "https://kubernetes.default.svc/api"
@@ -101,7 +72,7 @@ func TestRealNode(t *testing.T) {
 	})
 
 	t.Run("a pod pulls its image over plain HTTP from a registry on loopback", func(t *testing.T) {
-		reg := httptest.NewServer(registry.New(registry.Logger(log.New(io.Discard, "", 0))))
+		reg := httptest.NewServer(localregistry.New(localregistry.Logger(log.New(io.Discard, "", 0))))
 		defer reg.Close()
 		host := strings.TrimPrefix(reg.URL, "http://")
 		img, err := tarball.ImageFromPath(probeTar, nil)
@@ -126,20 +97,6 @@ func TestRealNode(t *testing.T) {
 		}
 	})
 
-	stop()
-	after := hostSnapshot(t)
-	if after.String() != before.String() {
-		t.Errorf("the host differs after teardown:\nbefore:\n%s\nafter:\n%s", before, after)
-	}
-	if len(after.procs) > 0 {
-		t.Errorf("still running after teardown: %v", after.procs)
-	}
-	if after.bridge {
-		t.Errorf("%s still exists after teardown", node.Bridge)
-	}
-	if strings.Contains(after.iptables, "SPARKPLUG") {
-		t.Errorf("a SPARKPLUG iptables chain is left:\n%s", after.iptables)
-	}
 }
 
 // importProbe builds the probe command static, packages it as an image and
@@ -215,88 +172,4 @@ func terminated(t *testing.T, pod *corev1.Pod) *corev1.ContainerStateTerminated 
 		t.Fatalf("pod %s has no terminated container: %+v", pod.Name, pod.Status.ContainerStatuses)
 	}
 	return pod.Status.ContainerStatuses[0].State.Terminated
-}
-
-// counters are the packet and byte counts of iptables-save's chain lines.
-var counters = regexp.MustCompile(` \[[0-9]+:[0-9]+\]$`)
-
-// snapshot is the host state the node changes.
-type snapshot struct {
-	bridge   bool
-	procs    []string // containerd, shims, kubelet, CoreDNS
-	iptables string   // every table, v4 and v6, chains and rules
-	sysctls  string
-	mounts   []string // under the node's temp dirs
-	paths    []string // of hostPaths, those that exist
-}
-
-// hostPaths are what the kubelet and containerd create at fixed paths:
-// container log links, network namespaces, shim sockets and runc state,
-// libcni's cache, the pods' cgroups.
-var hostPaths = []string{
-	"/var/log/containers", "/run/netns", "/run/containerd", "/var/lib/cni", "/var/lib/kubelet",
-	"/sys/fs/cgroup/memory/kubepods", "/sys/fs/cgroup/cpu/kubepods", "/sys/fs/cgroup/pids/kubepods",
-}
-
-func (s snapshot) String() string {
-	return fmt.Sprintf("bridge %s: %v\nprocesses: %v\nsysctls: %s\nmounts: %v\npaths: %v\niptables:\n%s",
-		node.Bridge, s.bridge, s.procs, s.sysctls, s.mounts, s.paths, s.iptables)
-}
-
-func hostSnapshot(t *testing.T) snapshot {
-	t.Helper()
-	var s snapshot
-	_, err := os.Stat("/sys/class/net/" + node.Bridge)
-	s.bridge = err == nil
-	stats, _ := filepath.Glob("/proc/[0-9]*/stat")
-	for _, path := range stats {
-		b, err := os.ReadFile(path)
-		if err != nil {
-			continue
-		}
-		// "pid (comm) state ...". A zombie is not running: this machine's
-		// init reaps the processes it inherits (shims, and whatever a
-		// killed test binary left) only now and then.
-		open, end := bytes.IndexByte(b, '('), bytes.LastIndexByte(b, ')')
-		if open < 0 || end < open || bytes.HasPrefix(bytes.TrimSpace(b[end+1:]), []byte("Z")) {
-			continue
-		}
-		name := string(b[open+1 : end])
-		if strings.HasPrefix(name, "containerd") || name == "kubelet" || name == "coredns" {
-			s.procs = append(s.procs, filepath.Base(filepath.Dir(path))+" "+name)
-		}
-	}
-	for _, cmd := range []string{"iptables-save", "ip6tables-save"} {
-		out, err := exec.Command(cmd).Output()
-		if err != nil {
-			t.Fatalf("%s: %v", cmd, err)
-		}
-		for _, line := range strings.Split(string(out), "\n") {
-			if !strings.HasPrefix(line, "#") { // the save's date
-				s.iptables += counters.ReplaceAllString(line, "") + "\n"
-			}
-		}
-	}
-	for _, name := range []string{"kernel/panic", "kernel/panic_on_oops", "vm/overcommit_memory", "net/ipv4/ip_forward"} {
-		b, err := os.ReadFile("/proc/sys/" + name)
-		if err != nil {
-			t.Fatal(err)
-		}
-		s.sysctls += name + "=" + strings.TrimSpace(string(b)) + " "
-	}
-	for _, p := range hostPaths {
-		if _, err := os.Stat(p); err == nil {
-			s.paths = append(s.paths, p)
-		}
-	}
-	mountinfo, err := os.ReadFile("/proc/self/mountinfo")
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, line := range strings.Split(string(mountinfo), "\n") {
-		if f := strings.Fields(line); len(f) > 4 && strings.Contains(f[4], "sparkplug-node-") {
-			s.mounts = append(s.mounts, f[4])
-		}
-	}
-	return s
 }
