@@ -124,9 +124,12 @@ func TestCronForbidSkipsWhileSparkRuns(t *testing.T) {
 	onceAcrossModes(t, "Argo's Forbid policy skipping a run")
 	t.Parallel()
 	const name = "cron-forbid"
+	// The driver runs until the skipped minute has been checked, then
+	// ends (finish): the run outlasts the next minute however late in
+	// its own minute it started, and the test waits for nothing more.
 	w := Given(t).
 		CronWorkflow(everyMinute(name, wfv1.ForbidConcurrent)).
-		Simulate(sim.Succeed(90*time.Second)).
+		Simulate(sim.Driver{Forever: true}).
 		When().
 		CreateCronWorkflow().
 		WaitForRuns(1, firstRunTimeout).
@@ -138,10 +141,10 @@ func TestCronForbidSkipsWhileSparkRuns(t *testing.T) {
 		t.Fatal(err)
 	}
 	next := at.Add(time.Minute)
-	var driver string
+	var driver corev1.Pod
 	w.Then().
 		ExpectDrivers(func(t *testing.T, drivers []corev1.Pod) {
-			driver = drivers[0].Name
+			driver = drivers[0]
 		})
 	// The controller's cron job for the next minute finds the run active
 	// and starts none (workflow/cron/operator.go, enforceRuntimePolicy).
@@ -163,16 +166,16 @@ func TestCronForbidSkipsWhileSparkRuns(t *testing.T) {
 			}
 		}).
 		ExpectDrivers(func(t *testing.T, drivers []corev1.Pod) {
-			if len(drivers) != 1 || drivers[0].Name != driver || !running(drivers[0]) {
-				t.Errorf("drivers %v after the skipped minute, want %s still running", podSummary(drivers), driver)
+			if len(drivers) != 1 || drivers[0].Name != driver.Name || !running(drivers[0]) {
+				t.Errorf("drivers %v after the skipped minute, want %s still running", podSummary(drivers), driver.Name)
 			}
-		}).
-		When().
-		WaitForWorkflow(framework.ToBeSucceeded, 2*time.Minute).
+		})
+	finish(t, driver)
+	w.WaitForWorkflow(framework.ToBeSucceeded, 2*time.Minute).
 		Then().
 		ExpectDrivers(func(t *testing.T, drivers []corev1.Pod) {
-			if len(drivers) != 1 || drivers[0].Name != driver || drivers[0].Status.Phase != corev1.PodSucceeded {
-				t.Errorf("drivers %v, want %s Succeeded", podSummary(drivers), driver)
+			if len(drivers) != 1 || drivers[0].Name != driver.Name || drivers[0].Status.Phase != corev1.PodSucceeded {
+				t.Errorf("drivers %v, want %s Succeeded", podSummary(drivers), driver.Name)
 			}
 		})
 }
