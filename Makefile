@@ -78,7 +78,7 @@ servers: ## build argo (for argo server) and versitygw (an S3 server), which e2e
 
 e2e: tools servers ## end-to-end tests: real Argo controller and agent, the plugin from manifests/, KWOK for pods (~6 min); ARGO=v4.0.2 for another Argo
 	$(if $(ARGO),bash hack/argo.sh build $(ARGO))
-	SPARKPLUG_E2E_ARGO=$(ARGO) GO=$(GO) bash hack/e2e.sh -count=1 -tags e2e -timeout 30m -parallel 8 -v ./e2e/...
+	SPARKPLUG_E2E_ARGO=$(ARGO) GO=$(GO) bash hack/e2e.sh -count=1 -tags e2e -timeout 30m -parallel 64 -v ./e2e/...
 
 # The same suite with sparkplug in controller mode: manifests/modes/controller,
 # the acknowledger as each agent pod's sidecar and sparkplug controller's two
@@ -86,7 +86,7 @@ e2e: tools servers ## end-to-end tests: real Argo controller and agent, the plug
 .PHONY: e2e-controller
 e2e-controller: tools servers ## the e2e suite in controller mode (manifests/modes/controller: sparkplug controller's replicas, the acknowledger in agent pods) with the leader kill and handover tests (~8.5 min: the tests that restart the controller run alone; the tests whose subject the mode does not change run in make e2e only)
 	$(if $(ARGO),bash hack/argo.sh build $(ARGO))
-	SPARKPLUG_E2E_MODE=controller SPARKPLUG_E2E_ARGO=$(ARGO) GO=$(GO) bash hack/e2e.sh -count=1 -tags e2e -timeout 30m -parallel 8 -v ./e2e/
+	SPARKPLUG_E2E_MODE=controller SPARKPLUG_E2E_ARGO=$(ARGO) GO=$(GO) bash hack/e2e.sh -count=1 -tags e2e -timeout 30m -parallel 64 -v ./e2e/
 
 # Spark steps queued by a real Kueue (e2e/kueue): Kueue's controller manager,
 # built by hack/kueue.sh into a cache of its own (cold ~3 min on top of make

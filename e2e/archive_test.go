@@ -130,7 +130,7 @@ func startArgoServer(t *testing.T, bin string) string {
 // pod is gone. The plugin reads the credentials Secret the repository names
 // through a Role on that name only.
 func TestDriverLogIsArchivedAndServedByArgoServer(t *testing.T) {
-	t.Parallel()
+	parallel(t)
 	bin := serversBin(t)
 	endpoint, s3 := startS3(t, bin)
 	ctx := context.Background()

@@ -81,7 +81,7 @@ const (
 // left without an owner. SPARKPLUG_E2E_SEED replays the same sequence of
 // gaps.
 func TestPluginKilledAgainAndAgain(t *testing.T) {
-	t.Parallel() // each workflow has a sidecar of its own
+	parallel(t) // each workflow has a sidecar of its own
 	seed := testSeed(t)
 	rng := rand.New(rand.NewSource(seed))
 	// The agent is killed at the first kill from this one on at which a

@@ -27,7 +27,7 @@ import (
 // the next agent pod; helm uninstall leaves nothing of the chart behind.
 func TestHelmInstallsUpgradesAndRemovesSparkplug(t *testing.T) {
 	onceAcrossModes(t, "the chart's sidecar-mode install")
-	t.Parallel()
+	parallel(t)
 	ctx := context.Background()
 	namespaces := []string{"chart-a", "chart-b"}
 	admin := confined(t, "team-admin", namespaces...)

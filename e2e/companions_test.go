@@ -18,7 +18,7 @@ import (
 // again, also when it is the run of one of several identical nodes.
 // In controller mode the plugin is the leading controller.
 func TestEveryIdenticalRunGetsItsCompanionsBack(t *testing.T) {
-	t.Parallel()
+	parallel(t)
 	// The restart is of this workflow's own sidecar; in controller mode of
 	// a controller of the test's own.
 	ns, _ := pluginFlags(t, "")

@@ -64,7 +64,7 @@ spec:
 // label and is owned by it, and the cron controller counts the success.
 func TestCronWorkflowRunsEveryMinute(t *testing.T) {
 	onceAcrossModes(t, "Argo's cron controller starting, labelling and counting runs")
-	t.Parallel()
+	parallelLong(t)
 	const name = "cron-every-minute"
 	var cron *wfv1.CronWorkflow
 	w := Given(t).
@@ -122,7 +122,7 @@ func TestCronWorkflowRunsEveryMinute(t *testing.T) {
 // and its one driver runs on, untouched, to success.
 func TestCronForbidSkipsWhileSparkRuns(t *testing.T) {
 	onceAcrossModes(t, "Argo's Forbid policy skipping a run")
-	t.Parallel()
+	parallelLong(t)
 	const name = "cron-forbid"
 	// The driver runs until the skipped minute has been checked, then
 	// ends (finish): the run outlasts the next minute however late in
@@ -185,7 +185,7 @@ func TestCronForbidSkipsWhileSparkRuns(t *testing.T) {
 // deletes its running driver (Argo never tells a plugin); the new run
 // starts a driver of its own.
 func TestCronReplaceStopsTheRunningDriver(t *testing.T) {
-	t.Parallel()
+	parallelLong(t)
 	const name = "cron-replace"
 	w := Given(t).
 		CronWorkflow(everyMinute(name, wfv1.ReplaceConcurrent)).
@@ -273,7 +273,7 @@ func expectDriverDeletedEvent(t *testing.T, wf *wfv1.Workflow, driver string) {
 // and the run, labelled and owned as Argo labels a run of it, succeeds.
 func TestCronWorkflowRunByHand(t *testing.T) {
 	onceAcrossModes(t, "a CronWorkflow the controller accepts and runs by hand")
-	t.Parallel()
+	parallel(t)
 	const name = "nightly-spark-pi"
 	Given(t).
 		CronWorkflow("@examples/cron-spark.yaml").
@@ -315,7 +315,7 @@ func TestCronWorkflowRunByHand(t *testing.T) {
 // SparkApplication described.
 func TestConvertedScheduledSparkApplicationRuns(t *testing.T) {
 	onceAcrossModes(t, "what sparkplug convert writes")
-	t.Parallel()
+	parallel(t)
 	const (
 		input = "plugin/convert/testdata/kso-spark-pi-scheduled.input.yaml"
 		// driver.serviceAccount of the operator's example: the operator's

@@ -23,7 +23,7 @@ import (
 // `sparkplug logs` and log archiving read.
 func TestDriverLogIsServedThroughTheAPIServer(t *testing.T) {
 	onceAcrossModes(t, "KWOK serving a driver's log")
-	t.Parallel()
+	parallel(t)
 	Given(t).
 		Workflow("@examples/spark-pi.yaml").
 		Simulate(sim.Fail(time.Second, 3, "java.lang.IllegalStateException: no input")).
@@ -60,7 +60,7 @@ func TestDriverLogIsServedThroughTheAPIServer(t *testing.T) {
 // sparkplug's labels: every node's with a pod prefix, or one node's alone.
 func TestSparkplugLogsPrintsAWorkflowsDriverLogs(t *testing.T) {
 	onceAcrossModes(t, "sparkplug logs, a command a person runs")
-	t.Parallel()
+	parallel(t)
 	var drivers []corev1.Pod
 	w := Given(t).
 		Workflow("@examples/spark-dag.yaml").

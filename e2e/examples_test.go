@@ -82,7 +82,7 @@ func TestExamples(t *testing.T) {
 	plan := readExamplesPlan(t)
 	for _, d := range docs {
 		t.Run(d.file+"/"+d.kind(), func(t *testing.T) {
-			t.Parallel()
+			parallel(t)
 			p, ok := plan[d.file]
 			if !ok {
 				t.Fatalf("%s has no entry in %s", d.file, examplesPlanFile)

@@ -31,7 +31,7 @@ import (
 // the node still succeeds from its own driver, with its own id, and
 // sparkplug never deletes the forged pods.
 func TestForgedDriversNeverChangeANodesResult(t *testing.T) {
-	t.Parallel()
+	parallel(t)
 	ctx := context.Background()
 	victim := Given(t).
 		Workflow(sparkWorkflow("spark-victim-", "", driverBody)).

@@ -28,7 +28,7 @@ func controllers(t *testing.T) (*framework.SparkplugControllers, string) {
 	if env.Mode() != framework.ModeController {
 		t.Skipf("about sparkplug controller's replicas, which only run in controller mode (SPARKPLUG_E2E_MODE=controller); this run is in %s mode", env.Mode())
 	}
-	t.Parallel()
+	parallel(t)
 	return env.OwnControllers(t, 2)
 }
 

@@ -19,7 +19,7 @@ import (
 // can write into the Workflow: the first problems, how many more, nothing
 // echoed whole.
 func TestAHugeInvalidBodyFailsItsNodeWithABoundedMessage(t *testing.T) {
-	t.Parallel()
+	parallel(t)
 	const labels, bigValue, bigKey = 20000, 100 << 10, 1000
 	var b strings.Builder
 	b.WriteString("\n          driver: {cores: 1, memory: \"" + strings.Repeat("9", bigValue) + "x\", serviceAccount: spark, labels: {")

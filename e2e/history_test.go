@@ -67,7 +67,7 @@ spec:
 // it as a parameter; a step that names no History Server, on a plugin
 // with none, reports no history-ui.
 func TestHistoryUIThroughArgo(t *testing.T) {
-	t.Parallel()
+	parallel(t)
 	wantPage := func(n *wfv1.NodeStatus) string {
 		return historyServer[:len(historyServer)-1] + "/history/" + param(*n, "application-id") + "/"
 	}

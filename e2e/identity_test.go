@@ -26,7 +26,7 @@ func TestIdenticalStepsInSequenceGetTheirOwnDrivers(t *testing.T) {
 	t.Parallel()
 	for range 3 {
 		t.Run("", func(t *testing.T) {
-			t.Parallel()
+			parallel(t)
 			w := Given(t).
 				Workflow(`
 apiVersion: argoproj.io/v1alpha1
@@ -80,7 +80,7 @@ spec:
 // Argo decodes each loop child's outputs.result as JSON to aggregate it
 // (argo-workflows#10775): a plain id would fail the workflow.
 func TestSparkStepsInLoops(t *testing.T) {
-	t.Parallel()
+	parallel(t)
 	w := Given(t).
 		Workflow(`
 apiVersion: argoproj.io/v1alpha1

@@ -24,7 +24,7 @@ import (
 // runs: the objects are what is checked. Deleting the workflow collects
 // the Ingresses with the rest.
 func TestUIIngressExample(t *testing.T) {
-	t.Parallel()
+	parallel(t)
 	drivers := map[string]corev1.Pod{}
 	w := Given(t).
 		Workflow("@examples/ui-ingress.yaml").

@@ -84,7 +84,7 @@ func elapsedOf(msg string) time.Duration {
 // (it sets finishedAt each time it copies a result) advance in the
 // Workflow's status; a finished node shows its end.
 func TestARunningNodesMessageAndDurationAdvance(t *testing.T) {
-	t.Parallel()
+	parallel(t)
 	type seen struct {
 		msg      string
 		finished time.Time
@@ -124,7 +124,7 @@ func TestARunningNodesMessageAndDurationAdvance(t *testing.T) {
 
 // A failed driver's exit code is the node's outputs.exitCode.
 func TestAFailedNodeReportsItsExitCode(t *testing.T) {
-	t.Parallel()
+	parallel(t)
 	Given(t).
 		Workflow(fanOut(1, "")).
 		Simulate(sim.Fail(time.Second, 3, "java.lang.IllegalStateException: no input")).
@@ -172,7 +172,7 @@ func TestWorkflowUpdatesPerMinuteWithALiveMessage(t *testing.T) {
 			ns, serveArgs := pluginFlags(t, "--progress-interval="+progress)
 			for _, nodes := range []int{1, 20} {
 				t.Run(fmt.Sprintf("%d nodes", nodes), func(t *testing.T) {
-					t.Parallel()
+					parallel(t)
 					w := Given(t).Namespace(ns).
 						Workflow(fanOut(nodes, serveArgs)).
 						Simulate(sim.Succeed(window + 90*time.Second)).

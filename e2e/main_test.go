@@ -44,6 +44,27 @@ func run(m *testing.M) int {
 	return framework.RunSuite(m, e, "e2e")
 }
 
+// slots are the suite's limit on the tests that run at once (eight), which
+// starts the cron tests, which wait for whole minutes, first
+// (framework.Slots). make e2e runs go test with -parallel 64, above the
+// suite's number of tests, so that go test's own limit does not order them.
+var slots = framework.NewSlots(8)
+
+// parallel runs t beside the other tests, in one of the suite's slots. A
+// test with parallel subtests calls t.Parallel instead (its subtests take
+// the slots).
+func parallel(t *testing.T) {
+	t.Helper()
+	slots.Parallel(t, framework.Normal)
+}
+
+// parallelLong is parallel for a test that waits for the clock (a cron
+// minute): it gets a slot before the others.
+func parallelLong(t *testing.T) {
+	t.Helper()
+	slots.Parallel(t, framework.Long)
+}
+
 // onceAcrossModes is for a test whose subject the mode does not change: an
 // install (kustomize, the chart), a command a person runs (sparkplug logs,
 // sparkplug monitor), what KWOK serves, Argo's own cron policies, the

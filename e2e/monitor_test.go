@@ -164,7 +164,7 @@ func (m *monitorProc) waitFor(t *testing.T, what string, timeout time.Duration, 
 // the README installs it), where no other test's drivers move them.
 func TestMonitorCountsSparkStepsAndComesBackAfterAKill(t *testing.T) {
 	onceAcrossModes(t, "sparkplug monitor, a process of its own")
-	t.Parallel()
+	parallel(t)
 	const ns = "monitored"
 	kubectlAs(t, confined(t, "monitored-admin", ns), "apply", "-k", "manifests/", "-n", ns)
 	if err := env.PrepareJobNamespace(context.Background(), ns); err != nil {

@@ -32,7 +32,7 @@ import (
 // kustomization's plugin ConfigMap and ServiceAccount.
 func TestKustomizeInstallsIntoTwoNamespacesOnly(t *testing.T) {
 	onceAcrossModes(t, "the kustomize install of manifests/")
-	t.Parallel()
+	parallel(t)
 	ctx := context.Background()
 	namespaces := []string{"kust-a", "kust-b"}
 	admin := confined(t, "team-admin", namespaces...)

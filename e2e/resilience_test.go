@@ -26,7 +26,7 @@ import (
 // same node id; the node shows PENDING_RERUN between the attempts and
 // fails after the second with "attempt 2/2".
 func TestRestartPolicyOnFailureRerunsInTheSameNode(t *testing.T) {
-	t.Parallel()
+	parallel(t)
 	// onFailureRetryInterval 3 (attempt 2 starts 3 s after attempt 1
 	// ended): long enough that a poll (every 2 s while Running) always
 	// lands in the wait and reports PENDING_RERUN; with 1 s, half of the
@@ -101,7 +101,7 @@ func TestRestartPolicyOnFailureRerunsInTheSameNode(t *testing.T) {
 
 // restartPolicy OnFailure never reruns a success: one driver.
 func TestRestartPolicyOnFailureNeverRerunsASuccess(t *testing.T) {
-	t.Parallel()
+	parallel(t)
 	Given(t).
 		Workflow(sparkWorkflow("spark-onfailure-ok-", "", `
           arguments: ["1000"]
@@ -140,7 +140,7 @@ func TestRestartPolicyOnFailureNeverRerunsASuccess(t *testing.T) {
 // does not exist) fails the node at once with the API server's own words,
 // and leaves nothing behind.
 func TestSubmissionFailureReportsTheAPIServersMessage(t *testing.T) {
-	t.Parallel()
+	parallel(t)
 	Given(t).
 		Workflow(sparkWorkflow("spark-no-sa-", "", `
           arguments: ["1000"]
@@ -167,7 +167,7 @@ func TestSubmissionFailureReportsTheAPIServersMessage(t *testing.T) {
 // "timed out after 6s", the driver is deleted at once (its executors,
 // Service with it), and a tombstone remembers it.
 func TestTemplateTimeoutFailsAndDeletesTheDriver(t *testing.T) {
-	t.Parallel()
+	parallel(t)
 	w := Given(t).
 		Workflow(sparkWorkflow("spark-timeout-", `
       timeout: 6s`, `
@@ -198,7 +198,7 @@ func TestTemplateTimeoutFailsAndDeletesTheDriver(t *testing.T) {
 // itself) longer than sparkplug.pendingTimeout fails its node, and is
 // deleted, a tombstone kept.
 func TestPendingTimeoutFailsAndDeletesTheDriver(t *testing.T) {
-	t.Parallel()
+	parallel(t)
 	w := Given(t).
 		Workflow(sparkWorkflow("spark-pending-", "", `
           arguments: ["1000"]
@@ -253,7 +253,7 @@ func expectTombstone(limit string) func(*testing.T, framework.SparkObjects) {
 // one else deletes), a running one, their ConfigMaps, Services and
 // executors.
 func TestDeletedWorkflowLeavesNothingBehind(t *testing.T) {
-	t.Parallel()
+	parallel(t)
 	body := `
       plugin:
         spark:` + sparkPi + `
@@ -303,7 +303,7 @@ spec:
 // that ends while the workflow still runs: sparkplug runs as a sidecar of
 // the workflow's agent pod, which Argo deletes when the workflow ends.
 func TestTimeToLiveDeletesTheFinishedDriver(t *testing.T) {
-	t.Parallel()
+	parallel(t)
 	body := `
       plugin:
         spark:` + sparkPi + `

@@ -21,7 +21,7 @@ import (
 // node's driver again. Both retry policies that retry a Failed node retry
 // a Spark failure: sparkplug reports it Failed, not Error.
 func TestArgoRetryStrategyGetsANewDriverPerNode(t *testing.T) {
-	t.Parallel()
+	parallel(t)
 	body := `
       plugin:
         spark:` + sparkPi + `

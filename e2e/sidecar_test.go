@@ -28,7 +28,7 @@ import (
 // deletes its workflow's agent pod (here: the workflow is terminated), and
 // shuts down cleanly, deleting its running driver.
 func TestEachAgentPodHasASidecarOfItsOwn(t *testing.T) {
-	t.Parallel()
+	parallel(t)
 	a := Given(t).Workflow("@examples/spark-pi.yaml").Simulate(sim.Driver{Forever: true}).When().SubmitWorkflow()
 	b := Given(t).Workflow("@examples/spark-pi.yaml").Simulate(sim.Driver{Forever: true}).When().SubmitWorkflow()
 	a.WaitForNode(framework.RootNode, framework.NodeMessage(`^RUNNING`))
@@ -68,7 +68,7 @@ func TestEachAgentPodHasASidecarOfItsOwn(t *testing.T) {
 // with it the workflow's own sidecar, is deleted by the sidecar of a later
 // workflow of the namespace (--ttl-leftover-interval).
 func TestTimeToLiveOutlivesTheWorkflowsOwnSidecar(t *testing.T) {
-	t.Parallel()
+	parallel(t)
 	const ttl = 20 * time.Second
 	first := Given(t).
 		Workflow(sparkWorkflow("spark-ttl-leftover-", "", driverBody+fmt.Sprintf("\n          timeToLiveSeconds: %d", int(ttl.Seconds())))).
@@ -115,7 +115,7 @@ func TestTimeToLiveOutlivesTheWorkflowsOwnSidecar(t *testing.T) {
 // sparkplug controller follows them, measured against its Deployment's
 // limit (the acknowledger follows nothing).
 func TestOneSidecarFollowingManyDrivers(t *testing.T) {
-	t.Parallel()
+	parallel(t)
 	const drivers = 40
 	w := Given(t).
 		Workflow(`

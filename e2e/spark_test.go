@@ -30,7 +30,7 @@ var appIDPattern = regexp.MustCompile(`^spark-[0-9a-f]{32}$`)
 // loaded machine) shows them with the next progress step (", 30s"): an
 // executor count is progress, which waits out --progress-interval.
 func TestSparkPiSucceeds(t *testing.T) {
-	t.Parallel()
+	parallel(t)
 	w := Given(t).
 		Workflow("@examples/spark-pi.yaml").
 		Simulate(sim.Driver{Forever: true}).
@@ -105,7 +105,7 @@ func param(n wfv1.NodeStatus, name string) string {
 // exception from the termination message in the node's message, and fails
 // the workflow.
 func TestFailedDriverFailsTheWorkflow(t *testing.T) {
-	t.Parallel()
+	parallel(t)
 	const exception = `java.lang.IllegalArgumentException: bad input`
 	log := "24/11/21 10:00:00 INFO SparkContext: Running Spark version 3.5.3\n" +
 		`Exception in thread "main" ` + exception + "\n" +
@@ -148,7 +148,7 @@ func TestFailedDriverFailsTheWorkflow(t *testing.T) {
 // The DAG of examples/spark-dag.yaml: pi-a and pi-b run side by side, and
 // report starts after both with their application ids as its arguments.
 func TestSparkDAGPassesApplicationIDs(t *testing.T) {
-	t.Parallel()
+	parallel(t)
 	nodes := map[string]wfv1.NodeStatus{}
 	Given(t).
 		Workflow("@examples/spark-dag.yaml").
@@ -208,7 +208,7 @@ func TestSparkDAGPassesApplicationIDs(t *testing.T) {
 // agent byte-identical requests; each still gets its own driver and its own
 // result.
 func TestIdenticalTasksGetTheirOwnDrivers(t *testing.T) {
-	t.Parallel()
+	parallel(t)
 	apps := map[string]bool{}
 	Given(t).
 		Workflow(identicalTasks).
@@ -265,7 +265,7 @@ spec:
 // A plugin restarted with kill -9 in the middle of a run picks up where it
 // was: every node keeps exactly one driver and completes.
 func TestPluginRestartMidRun(t *testing.T) {
-	t.Parallel() // the restart is of this workflow's own sidecar
+	parallel(t) // the restart is of this workflow's own sidecar
 	Given(t).
 		Workflow("@examples/spark-dag.yaml").
 		Simulate(sim.Succeed(6*time.Second)).
@@ -283,7 +283,7 @@ func TestPluginRestartMidRun(t *testing.T) {
 // An agent killed mid-run is restarted (as kubelet restarts its container)
 // and asks again about every open node: still one driver per node.
 func TestAgentRestartMidRun(t *testing.T) {
-	t.Parallel()
+	parallel(t)
 	Given(t).
 		Workflow("@examples/spark-dag.yaml").
 		Simulate(sim.Succeed(5*time.Second)).
@@ -315,7 +315,7 @@ func oneDriverPerNode(n int) func(*testing.T, []corev1.Pod) {
 // answers {} and, with no other plugin installed, Argo fails that node,
 // while the Spark step next to it succeeds.
 func TestOtherPluginsTemplatesAreLeftAlone(t *testing.T) {
-	t.Parallel()
+	parallel(t)
 	Given(t).
 		Workflow(otherPlugin).
 		Simulate(sim.Succeed(2*time.Second), "pi").
@@ -364,7 +364,7 @@ spec:
 // A driver that is evicted fails its node as an infrastructure failure,
 // saying so.
 func TestEvictedDriver(t *testing.T) {
-	t.Parallel()
+	parallel(t)
 	Given(t).
 		Workflow("@examples/spark-pi.yaml").
 		Simulate(sim.Driver{Evict: true, Run: 2 * time.Second}).
@@ -383,7 +383,7 @@ func TestEvictedDriver(t *testing.T) {
 // once (not after the pending timeout), saying why, and the driver is
 // deleted, a tombstone kept.
 func TestDriverThatCannotStartFails(t *testing.T) {
-	t.Parallel()
+	parallel(t)
 	Given(t).
 		Workflow("@examples/spark-pi.yaml").
 		Simulate(sim.Driver{WaitingReason: "ErrImagePull", Message: "pull access denied for spark, repository does not exist"}).
@@ -412,7 +412,7 @@ func TestDriverThatCannotStartFails(t *testing.T) {
 // Terminating a workflow whose Spark step runs marks the node failed (Argo)
 // and removes the driver it launched (sparkplug: Argo never tells plugins).
 func TestTerminatedWorkflowRemovesItsDriver(t *testing.T) {
-	t.Parallel()
+	parallel(t)
 	Given(t).
 		Workflow("@examples/spark-pi.yaml").
 		Simulate(sim.Driver{Forever: true}).

@@ -129,7 +129,7 @@ func TestSquattersNeverStopTheVictimsStep(t *testing.T) {
 	t.Parallel()
 	for _, kind := range []string{"ConfigMap", "Service", "Pod"} {
 		t.Run(kind, func(t *testing.T) {
-			t.Parallel()
+			parallel(t)
 			ctx := context.Background()
 			sq := squatter(t)
 			w, wf, nodeID := victim(t, 5*time.Second)

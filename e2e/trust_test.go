@@ -31,7 +31,7 @@ import (
 )
 
 func TestForgersWithADriversRightsNeverDecideANode(t *testing.T) {
-	t.Parallel()
+	parallel(t)
 	ctx := context.Background()
 	forger := squatter(t)
 	w, wf, nodeID := victim(t, 15*time.Second)

@@ -218,7 +218,7 @@ func agentPod(t *testing.T, wf *wfv1.Workflow) string {
 // it (its incarnation), never reports the old one again, and the node
 // shows the new run's result.
 func TestArgoRetryLaunchesANewRun(t *testing.T) {
-	t.Parallel()
+	parallel(t)
 	w := Given(t).Workflow(sparkWorkflow("spark-retry-", "", driverBody)).Simulate(sim.Driver{Forever: true}).When().
 		SubmitWorkflow().
 		WaitForDrivers(1)
@@ -320,7 +320,7 @@ func previousBinary(t *testing.T) string {
 // new agent pod has the acknowledger and the controller, started, adopts
 // the driver.
 func TestUpgradeAdoptsThePreviousReleasesDriver(t *testing.T) {
-	t.Parallel()
+	parallel(t)
 	bin := previousBinary(t)
 	// In controller mode the controller, which the test stops, is one of
 	// its own, in a namespace of its own.
