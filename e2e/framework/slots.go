@@ -22,9 +22,10 @@ type Slots struct {
 	// settled is closed once the tests released together have had the
 	// time to line up (settle), so that the first slots go by priority,
 	// not by who came first.
-	settled    chan struct{}
-	settleOnce sync.Once
-	waiting    [2][]chan struct{} // by priority: Long, then the rest
+	settled     chan struct{}
+	settleOnce  sync.Once
+	settleAfter time.Duration
+	waiting     [2][]chan struct{} // by priority: Long, then the rest
 }
 
 // settle is how long the first test to ask waits for the others released
@@ -33,7 +34,7 @@ const settle = 500 * time.Millisecond
 
 // NewSlots are n slots.
 func NewSlots(n int) *Slots {
-	return &Slots{free: n, settled: make(chan struct{})}
+	return &Slots{free: n, settled: make(chan struct{}), settleAfter: settle}
 }
 
 // Priority orders the tests waiting for a slot.
@@ -51,19 +52,40 @@ const (
 func (s *Slots) Parallel(t *testing.T, p Priority) {
 	t.Helper()
 	t.Parallel()
-	s.settleOnce.Do(func() { time.AfterFunc(settle, func() { s.mu.Lock(); close(s.settled); s.grant(); s.mu.Unlock() }) })
+	s.acquire(p)
+	t.Cleanup(s.release)
+}
+
+// acquire waits for a slot.
+func (s *Slots) acquire(p Priority) {
+	s.settleOnce.Do(func() { time.AfterFunc(s.settleAfter, s.open) })
 	ch := make(chan struct{})
 	s.mu.Lock()
 	s.waiting[p] = append(s.waiting[p], ch)
 	s.grant()
 	s.mu.Unlock()
 	<-ch
-	t.Cleanup(func() {
-		s.mu.Lock()
-		s.free++
-		s.grant()
-		s.mu.Unlock()
-	})
+}
+
+// open starts handing out slots: the tests released together have lined
+// up.
+func (s *Slots) open() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	select {
+	case <-s.settled:
+	default:
+		close(s.settled)
+	}
+	s.grant()
+}
+
+// release frees a slot.
+func (s *Slots) release() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.free++
+	s.grant()
 }
 
 // grant hands free slots to the waiting tests, highest priority first,
