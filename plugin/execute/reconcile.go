@@ -16,6 +16,7 @@ import (
 	"github.com/sparkplug-io/sparkplug/plugin/nodestatus"
 	"github.com/sparkplug-io/sparkplug/plugin/scope"
 	"github.com/sparkplug-io/sparkplug/plugin/spark"
+	"github.com/sparkplug-io/sparkplug/plugin/spec"
 	"github.com/sparkplug-io/sparkplug/plugin/step"
 )
 
@@ -299,26 +300,39 @@ func (c *Core) reconcile(ctx context.Context, fl *flow, node string) error {
 	}
 	r := c.newPass(ctx, fl, node, st, wf, log.With("template", tmpl.Name))
 	snap := r.gather(ts, wf)
-	for {
+	for passes := 1; ; passes++ {
 		pl := decide.Decide(snap, r.policy)
-		changes := pl.Launch > 0 || pl.Stop != decide.LimitNone || pl.Abandon || pl.Archive || pl.KueueEnqueue > 0 || len(pl.KueueDequeue) > 0 ||
+		changes := pl.Launch > 0 || pl.Stop != decide.LimitNone || pl.Abandon || pl.Archive || pl.KueueEnqueue > 0 || len(pl.KueueDequeue) > 0 || pl.Refuse > 0 || pl.Discard != nil ||
 			(pl.Report && (snap.Entry == nil || snap.Entry.Phase != pl.Outcome.Phase))
 		if changes && c.log.Enabled(ctx, slog.LevelDebug) {
 			// What a pass that changes something saw and chose; passes that
 			// change nothing (most: every --resync) say nothing.
 			r.log.Debug("pass", "incarnation", r.incarnation, "entry", entryPhase(snap.Entry), "fulfilled", snap.Fulfilled,
-				"run", runSummary(snap.Run), "launch", pl.Launch, "stop", string(pl.Stop), "abandon", pl.Abandon, "report", pl.Report, "phase", pl.Outcome.Phase)
+				"run", runSummary(snap.Run), "launch", pl.Launch, "stop", string(pl.Stop), "abandon", pl.Abandon, "refuse", pl.Refuse, "report", pl.Report, "phase", pl.Outcome.Phase)
 		}
 		befell, err := r.act(snap, pl)
-		if err != nil || befell == nil || snap.Befell != nil {
+		if err != nil || befell == nil {
 			return err
+		}
+		if passes == maxChained {
+			// decide asked for actions after actions beyond any it plans
+			// (a refusal counted, a launch under drawn names): a bug, not
+			// a reason to spin.
+			return fmt.Errorf("%d passes in a row each befell something; the last: %s %s", passes, befell.Kind, befell.Message)
 		}
 		// What befell an action is the next pass's to decide, at once:
 		// on the snapshot this pass saw and acted on, with what it
-		// recorded (a refusal is counted in memory).
-		snap.Befell, snap.Failures = befell, r.core.failures.of(r.wf.UID, r.node)
+		// recorded (a refusal is counted in memory) and what it planned.
+		snap.Befell, snap.Acted, snap.Failures = befell, &pl, r.core.failures.of(r.wf.UID, r.node)
 	}
 }
+
+// maxChained bounds the passes one reconcile runs at once, each on what
+// befell the one before: a companion refused or a name held is decided
+// (a driver kept, or deleted and its refusal counted; a launch under
+// drawn names), what that befalls is decided, and a counted refusal is
+// reported.
+const maxChained = 5
 
 // newPass is a pass over node, of step st, in the incarnation of wf (the
 // Workflow the pass reads).
@@ -326,7 +340,8 @@ func (c *Core) newPass(ctx context.Context, fl *flow, node string, st *step.Step
 	sc := fl.scope
 	r := &pass{core: c, ctx: ctx, log: log, wf: sc.Workflow, scope: sc, flow: fl, node: node, step: st,
 		now: c.opts.Now(), incarnation: nodestatus.Incarnation(wf)}
-	r.policy = decide.Policy{Body: st.Body, Timeout: st.Timeout, NotFoundGrace: c.opts.NotFoundGrace, ProgressInterval: c.opts.ProgressInterval, KueueQueue: st.KueueQueue}
+	r.policy = decide.Policy{Body: st.Body, Timeout: st.Timeout, NotFoundGrace: c.opts.NotFoundGrace, ProgressInterval: c.opts.ProgressInterval, KueueQueue: st.KueueQueue,
+		SparkSubmit: st.Body.LauncherFor(c.opts.Launcher) == spec.LauncherSparkSubmit}
 	return r
 }
 
