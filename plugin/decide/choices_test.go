@@ -1,10 +1,12 @@
 package decide
 
 import (
+	"errors"
 	"reflect"
 	"testing"
 	"time"
 
+	wfv1 "github.com/argoproj/argo-workflows/v3/pkg/apis/workflow/v1alpha1"
 	corev1 "k8s.io/api/core/v1"
 )
 
@@ -134,5 +136,23 @@ func TestNamesTakenAtARelaunchKeepTheRestOfThePlan(t *testing.T) {
 	want.Stop, want.Ensure, want.KueueDequeue, want.DrawNames = LimitNone, false, nil, true
 	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("the pass after:\n%+v\nwant\n%+v", got, want)
+	}
+}
+
+// A node no pass follows: a workflow whose node status was not read
+// fails once the node was listed long enough; an invalid step fails at
+// once, saying why.
+func TestUnfollowedNodes(t *testing.T) {
+	if pl := Unread("too many nodes", time.Second, time.Minute); pl.Report {
+		t.Errorf("listed 1s of 1m: %+v; want nothing reported", pl)
+	}
+	pl := Unread("too many nodes", time.Minute, time.Minute)
+	if !pl.Report || pl.Outcome.Phase != wfv1.NodeFailed || pl.Launch != 0 ||
+		pl.Outcome.Message() != "sparkplug refused this workflow: too many nodes; its Spark steps do not run" {
+		t.Errorf("listed 1m of 1m: %+v %q; want Failed", pl, pl.Outcome.Message())
+	}
+	pl = Unrunnable(errors.New("spark.image: Required value"))
+	if !pl.Report || pl.Outcome.Phase != wfv1.NodeFailed || pl.Launch != 0 || pl.Outcome.Message() != "spark.image: Required value" {
+		t.Errorf("invalid: %+v %q; want Failed with the reason alone", pl, pl.Outcome.Message())
 	}
 }

@@ -272,27 +272,20 @@ func (c *Core) reconcile(ctx context.Context, fl *flow, node string) error {
 		return nil // another plugin's task
 	}
 	if why := scope.Refused(wf); why != "" {
-		// Its nodes were not read (the registry said so, once): nothing
-		// is launched. Whether Argo fulfilled the node is not known, and
-		// Argo applies a result over a fulfilled node; but it removes a
-		// fulfilled node's entry, then its task, in one operation, so a
-		// node listed for HoldVanished is not fulfilled (and the writer
-		// never writes over a final entry, nor one it saw vanish): it
-		// fails, saying why. A driver launched before is left to the
-		// sweep of the ending workflow.
-		if fl.listedFor(node, c.opts.Now()) >= c.opts.HoldVanished {
-			fl.writer.Set(node, nodestatus.Incarnation(wf), c.result(decide.Refused(why), nil, false, nil, nil))
-		}
+		// Its nodes were not read (the registry said so, once): decide
+		// says when the node fails (and the writer never writes over a
+		// final entry, nor one it saw vanish). A driver launched before is
+		// left to the sweep of the ending workflow.
+		c.offer(fl, node, wf, decide.Unread(why, fl.listedFor(node, c.opts.Now()), c.opts.HoldVanished))
 		return nil
 	}
 	log := c.log.With("workflow", sc.Workflow.Name, "namespace", sc.Workflow.Namespace, "node", node)
 	if err != nil {
-		// Checked once per node, said once: the node fails with the
-		// reason, which names the field and the fix.
+		// Checked once per node, said once.
 		if _, said := fl.writer.Wanted(node); !said {
 			log.Info("invalid spark step", "error", err.Error())
 		}
-		fl.writer.Set(node, nodestatus.Incarnation(wf), c.result(decide.Invalid(err), nil, false, nil, nil))
+		c.offer(fl, node, wf, decide.Unrunnable(err))
 		return nil
 	}
 	if wf.Status.StartedAt.IsZero() {
@@ -333,6 +326,14 @@ func (c *Core) reconcile(ctx context.Context, fl *flow, node string) error {
 // drawn names), what that befalls is decided, and a counted refusal is
 // reported.
 const maxChained = 5
+
+// offer gives the writer the result of a plan made without a pass
+// (decide.Unread, decide.Unrunnable): no driver, nothing else to do.
+func (c *Core) offer(fl *flow, node string, wf *wfv1.Workflow, pl decide.Plan) {
+	if pl.Report {
+		fl.writer.Set(node, nodestatus.Incarnation(wf), c.result(pl.Outcome, nil, pl.JSON, nil, nil))
+	}
+}
 
 // newPass is a pass over node, of step st, in the incarnation of wf (the
 // Workflow the pass reads).
