@@ -75,7 +75,8 @@ type Plan struct {
 // and policy always give the same plan.
 //
 // What befell an action of the pass just before (Snapshot.Befell) is
-// reported, and nothing else done (befell.go). A node someone else
+// reported, or decides what is done of the rest of that pass's plan
+// (befell.go). A node someone else
 // fulfilled is closed: its live driver is abandoned
 // and nothing is reported. A node without a run launches attempt 1 (after
 // the backoff of refused submissions). A node with a run reports the run's
