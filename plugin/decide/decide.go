@@ -34,6 +34,22 @@ type Plan struct {
 	// Archive: the driver ended by itself and its log must be stored
 	// before the final result is written.
 	Archive bool
+	// Discard is a driver that must not run: a companion it needs was
+	// refused, or a name of its run is another's (befell.go). It is
+	// deleted first, and what it owns with it.
+	Discard *corev1.Pod
+	// Refuse is the attempt whose submission is counted as refused, for
+	// Refusal (what was said); 0: none. Nothing else is done: the next
+	// pass reports the refusal (befell.go).
+	Refuse  int
+	Refusal string
+	// DrawNames: Launch runs under names drawn now (objects.Run.NameKey),
+	// which nobody can hold, because another's objects hold the run's.
+	DrawNames bool
+	// Waive is a companion the API server refused (what it said) that
+	// the newest driver, running already, runs on without; it is said,
+	// and its companions are not checked again.
+	Waive string
 	// Report: write Outcome for the node, its outputs naming Driver (nil:
 	// none) as a JSON string when JSON (the node is a loop's child).
 	Report  bool
@@ -59,7 +75,8 @@ type Plan struct {
 // and policy always give the same plan.
 //
 // What befell an action of the pass just before (Snapshot.Befell) is
-// reported, and nothing else done (befell.go). A node someone else
+// reported, or decides what is done of the rest of that pass's plan
+// (befell.go). A node someone else
 // fulfilled is closed: its live driver is abandoned
 // and nothing is reported. A node without a run launches attempt 1 (after
 // the backoff of refused submissions). A node with a run reports the run's

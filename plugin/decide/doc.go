@@ -15,10 +15,13 @@
 // judge.go applies the restart policy (linear backoff, as the Spark
 // operator does), limits.go the time limits sparkplug enforces itself
 // (Argo never stops a plugin node it believes Running), outcomes.go the
-// outcomes that are not a run's own state, befell.go what the node
-// reports of what befell an action of the pass before (a refused launch,
-// a spark-submit that runs on: the act side records it, the next pass
-// decides), kueue.go what a step queued
+// outcomes that are not a run's own state, befell.go what is done of
+// what befell an action of the pass before and what the node reports (a
+// refused launch, a spark-submit that runs on, a live driver's companion
+// refused: kept or deleted, a run's name held: drawn names or a refusal;
+// the act side records it, the next pass decides), unfollowed.go the
+// results of nodes no pass follows (a workflow not read, an invalid
+// step), kueue.go what a step queued
 // with Kueue waits for (its attempt's Workload admitted) and what an
 // eviction does.
 package decide

@@ -38,8 +38,12 @@ type Snapshot struct {
 	Progress string
 	// Befell is what befell an action of the pass just before (nil: it
 	// acted without one, or there was none): this pass decides what the
-	// node reports of it (befell.go).
+	// node reports of it, and what is done of the rest of Acted
+	// (befell.go).
 	Befell *Befell
+	// Acted is the plan of the pass just before, carried out up to the
+	// action Befell tells of (nil without Befell).
+	Acted *Plan
 	// Archiving: an upload of the newest driver's log is in flight.
 	Archiving bool
 	// Workloads are the node's Kueue Workloads (a queued step's), every
@@ -107,4 +111,8 @@ type Policy struct {
 	// KueueQueue is the Kueue LocalQueue the step waits in before each
 	// attempt ("": the step is not queued).
 	KueueQueue string
+	// SparkSubmit: the step's driver is created by spark-submit
+	// (spec.SparkApplicationSpec.LauncherFor the plugin's launcher), which
+	// launches under the run's own names only.
+	SparkSubmit bool
 }

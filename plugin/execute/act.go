@@ -20,14 +20,21 @@ import (
 	"github.com/sparkplug-io/sparkplug/plugin/state"
 )
 
-// act carries out a plan: abandon, stop, make sure of companions,
-// launch, start a log upload, and offer the outcome to the writer. It
-// decides nothing: what befalls an action (a refused or failed launch, a
-// spark-submit that runs on) ends the pass and is returned, recorded,
-// for the next pass to decide on. An error is a transient failure: the
-// node is reconciled again.
+// act carries out a plan: discard a driver and count its refusal,
+// abandon, stop, make sure of companions (or waive one), launch, start a
+// log upload, and offer the outcome to the writer. It decides nothing:
+// what befalls an action (a refused or failed launch, a companion
+// refused, a name held, a spark-submit that runs on) ends the pass and
+// is returned, recorded, for the next pass to decide on. An error is a
+// transient failure: the node is reconciled again.
 func (r *pass) act(snap *decide.Snapshot, pl decide.Plan) (*decide.Befell, error) {
 	rn := snap.Run
+	if pl.Discard != nil {
+		r.discard(pl.Discard)
+	}
+	if pl.Refuse > 0 {
+		return r.rejected(pl.Refuse, pl.Refusal), nil
+	}
 	if pl.Abandon {
 		if err := r.abandon(rn); err != nil {
 			return nil, err
@@ -55,6 +62,12 @@ func (r *pass) act(snap *decide.Snapshot, pl decide.Plan) (*decide.Befell, error
 			return befell, err
 		}
 	}
+	if pl.Waive != "" {
+		head := rn.Head()
+		r.core.event(r.wf, corev1.EventTypeWarning, spark.ReasonObjectRefused,
+			fmt.Sprintf("%s of running driver %s not made again", pl.Waive, head.Name))
+		r.core.companions.add(head.UID)
+	}
 	if pl.KueueEnqueue > 0 {
 		if befell := r.kueueEnqueue(pl.KueueEnqueue); befell != nil {
 			return befell, nil
@@ -65,7 +78,7 @@ func (r *pass) act(snap *decide.Snapshot, pl decide.Plan) (*decide.Befell, error
 	if pl.Launch > 0 {
 		body, befell := r.bodyOf(snap, pl.Launch)
 		if befell == nil {
-			_, befell = r.launch(pl.Launch, body)
+			_, befell = r.launch(pl.Launch, body, pl.DrawNames)
 		}
 		if befell != nil {
 			return befell, nil

@@ -24,22 +24,26 @@
 //     records; one made after its node started and its previous attempt
 //     ended; a tombstone naming its driver's uid) and names the others;
 //   - package decide plans the pass (launch, stop, abandon, archive) and
-//     the outcome the node reports;
+//     the outcome the node reports, and what is done of what befell an
+//     action of the pass before (a companion waived or its driver
+//     deleted, a launch under drawn names, a refusal counted): reconcile
+//     runs the next pass at once on what act recorded;
 //   - kueue.go is all of Kueue on the act side: it reads a node's
 //     Workloads from the cache for gather, asks Kueue's visibility API
 //     where a waiting one stands, and creates, reads back admitted, marks
 //     PodsReady and deletes a queued step's Workloads, as the plan says;
-//   - act.go, launch.go (driver.go: the native create, and the move to
-//     drawn names when a name is held), submit.go and archive.go carry
-//     the plan out:
+//   - act.go, launch.go (driver.go: the native create), submit.go and
+//     archive.go carry the plan out:
 //     create what package objects builds (a batch scheduler's PodGroup
 //     first, then the driver, natively or by spark-submit, then what it
-//     owns; an object found under one of the run's names is taken only
-//     if it is the run's, driverpod.NotOurs, else the attempt fails),
+//     owns, under names drawn when the plan says; an object found under
+//     one of the run's names is taken only if it is the run's,
+//     driverpod.NotOurs, else that is recorded for decide),
 //     stop a driver a time limit ended (a tombstone ConfigMap is created
 //     for it), delete the driver of a node someone else finished,
 //     store a driver's log, record Events (events.go) and metrics. They
-//     decide nothing;
+//     make no choice: what befalls an action is recorded
+//     (decide.Befell), never acted on;
 //   - result.go renders the outcome as the node's result (phase,
 //     message, outputs), the one place it is rendered, and the workflow's
 //     writer (package nodestatus) writes it into the TaskSet under the

@@ -1,8 +1,6 @@
 package execute
 
 import (
-	"fmt"
-
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -10,7 +8,6 @@ import (
 	"github.com/sparkplug-io/sparkplug/plugin/decide"
 	"github.com/sparkplug-io/sparkplug/plugin/driverpod"
 	"github.com/sparkplug-io/sparkplug/plugin/objects"
-	"github.com/sparkplug-io/sparkplug/plugin/spark"
 )
 
 // createDriver creates the driver pod natively. A pod found under its
@@ -38,11 +35,6 @@ func (r *pass) createDriver(objs *objects.Set, o launchOrder) (created, taken *c
 		}
 		if why != "" {
 			r.forged("pod", found.Name, found.UID, why)
-			if objs.Driver.Annotations[spark.AnnotationNameKey] != "" {
-				// Not even a drawn name was free: never take it for ours.
-				r.withdrawPodGroup(objs.PodGroup)
-				return nil, nil, r.rejected(o.attempt, fmt.Sprintf("pod %s exists and is not this workflow's driver: delete it, or run the workflow under another name", found.Name))
-			}
 			return nil, found, nil
 		}
 		r.log.Info("driver pod already existed; continuing with it", "driver", found.Name)
@@ -56,12 +48,12 @@ func (r *pass) createDriver(objs *objects.Set, o launchOrder) (created, taken *c
 }
 
 // launched is the end of a launch, err what making the driver's
-// companions gave.
+// companions gave; a companion refused is recorded with the driver made,
+// whose fate is decide's.
 func (r *pass) launched(created *corev1.Pod, err error, o launchOrder) (*corev1.Pod, *decide.Befell) {
 	if err != nil {
 		if failsAttempt(err) {
-			r.discard(created)
-			return nil, r.rejected(o.attempt, err.Error())
+			return nil, companionRefused(o.attempt, created, err)
 		}
 		return nil, r.transient("%s", err)
 	}

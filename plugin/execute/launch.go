@@ -32,69 +32,67 @@ import (
 // ConfigMap and Service owned by it. A driver that already exists (a
 // repeated pass, a restarted plugin) is taken as it is, if it is this
 // workflow's driver under the name sparkplug gives it and could be its run
-// (trust.go). When a pod or Service that is not the run's holds one of
-// its names, the run takes names drawn then (objects.Run.NameKey), which
-// nobody can hold, once. The driver pod is created by the step's
-// launcher: natively here, or by spark-submit (sparkSubmit). A launch
-// that does not go through returns the outcome instead.
-func (r *pass) launch(attempt int, body *spec.SparkApplicationSpec) (*corev1.Pod, *decide.Befell) {
+// (trust.go). The run takes names drawn now (objects.Run.NameKey), which
+// nobody can hold, when draw says so: decide does once a pod or Service
+// that is not the run's held one of its names (NamesTaken). The driver pod
+// is created by the step's launcher: natively here, or by spark-submit
+// (sparkSubmit). A launch that does not go through returns what befell it
+// instead.
+func (r *pass) launch(attempt int, body *spec.SparkApplicationSpec, draw bool) (*corev1.Pod, *decide.Befell) {
 	br := r.step.Run(r.wf, r.node, attempt)
 	br.Incarnation = r.incarnation
 	// A name nobody can guess for the ConfigMap the driver mounts: none
 	// can be made before it (see companions).
 	br.ConfKey = objects.NewConfKey()
-	o := launchOrder{node: r.node, attempt: attempt}
-	for {
-		objs, err := r.core.builder.Build(body, br)
-		if err != nil {
-			return nil, unlaunchable(fmt.Sprintf("build driver objects: %s", err))
-		}
-		if out := r.createPodGroup(objs.PodGroup, o); out != nil {
-			return nil, out
-		}
-		var created *corev1.Pod
-		var out *decide.Befell
-		native := r.step.Body.LauncherFor(r.core.opts.Launcher) != spec.LauncherSparkSubmit
-		if !native {
-			created, out = r.sparkSubmit(objs, br, o)
-		} else {
-			var taken *corev1.Pod
-			created, taken, out = r.createDriver(objs, o)
-			if taken != nil && br.NameKey == "" {
-				// A pod that is not the run's holds its name: the run
-				// takes names drawn now, which nobody can hold.
-				r.withdrawPodGroup(objs.PodGroup)
-				br.NameKey = objects.NewConfKey()
-				continue
-			}
-		}
-		if out != nil {
-			return nil, out
-		}
-		r.core.launched.first(created.UID)
-		r.scope.Wrote(created)
-		err = r.companions(objs, created)
-		var squatted *squattedError
-		if native && br.NameKey == "" && errors.As(err, &squatted) {
-			// One of its companions' names is held: the same, with
-			// the driver just made out of the way.
-			r.log.Info("a companion's name is held; launching under names drawn now", "driver", created.Name, "error", err.Error())
-			r.discard(created)
-			r.withdrawPodGroup(objs.PodGroup)
-			br.NameKey = objects.NewConfKey()
-			continue
-		}
-		return r.launched(created, err, o)
+	if draw {
+		br.NameKey = objects.NewConfKey()
+		r.log.Info("a name of the run is held; launching under names drawn now", "attempt", attempt)
 	}
+	o := launchOrder{node: r.node, attempt: attempt}
+	objs, err := r.core.builder.Build(body, br)
+	if err != nil {
+		return nil, unlaunchable(fmt.Sprintf("build driver objects: %s", err))
+	}
+	if out := r.createPodGroup(objs.PodGroup, o); out != nil {
+		return nil, out
+	}
+	var created *corev1.Pod
+	var out *decide.Befell
+	if r.policy.SparkSubmit {
+		created, out = r.sparkSubmit(objs, br, o)
+	} else {
+		var taken *corev1.Pod
+		created, taken, out = r.createDriver(objs, o)
+		if taken != nil {
+			// A pod that is not the run's holds its name.
+			r.withdrawPodGroup(objs.PodGroup)
+			return nil, &decide.Befell{Kind: decide.NamesTaken, Attempt: attempt, Drawn: draw,
+				Message: fmt.Sprintf("pod %s exists and is not this workflow's driver: delete it, or run the workflow under another name", taken.Name)}
+		}
+	}
+	if out != nil {
+		return nil, out
+	}
+	r.core.launched.first(created.UID)
+	r.scope.Wrote(created)
+	err = r.companions(objs, created)
+	var squatted *squattedError
+	if errors.As(err, &squatted) {
+		// One of its companions' names is held, with the driver made.
+		r.log.Info("a companion's name is held", "driver", created.Name, "error", err.Error())
+		r.withdrawPodGroup(objs.PodGroup)
+		return nil, &decide.Befell{Kind: decide.NamesTaken, Attempt: attempt, Drawn: draw, Driver: created, Message: err.Error()}
+	}
+	return r.launched(created, err, o)
 }
 
 // ensureCompanions recreates the objects a live driver owns (ConfigMap,
 // Services, ...) when they are missing: the plugin stopped between
 // creating the pod and them. Once a driver's companions are known to exist
 // it is not checked again, so in steady state this makes no API request.
-// A companion the API server refuses for good ends the attempt as a
-// refused submission, unless the driver already runs (keepsRunning): the
-// answer is then returned instead.
+// A companion the API server refuses for good, or whose name is held, is
+// recorded (CompanionRefused): decide says whether the driver runs on
+// without it or is deleted, its attempt a refused submission.
 func (r *pass) ensureCompanions(rn *decide.Run, snap *decide.Snapshot) (*decide.Befell, error) {
 	head := rn.Head()
 	if head.UID == "" || r.core.companions.has(head.UID) {
@@ -116,25 +114,20 @@ func (r *pass) ensureCompanions(rn *decide.Run, snap *decide.Snapshot) (*decide.
 	if !failsAttempt(err) {
 		return nil, err
 	}
-	var refused *refusedError
-	if errors.As(err, &refused) && keepsRunning(head) {
-		// It started with what it needed; it runs on.
-		r.core.event(r.wf, corev1.EventTypeWarning, spark.ReasonObjectRefused,
-			fmt.Sprintf("%s of running driver %s not made again", refused.Error(), head.Name))
-		r.core.companions.add(head.UID)
-		return nil, nil
-	}
-	// Squatted: a driver never runs on with another's objects.
-	r.discard(head)
-	return r.rejected(rn.Attempt(), err.Error()), nil
+	return companionRefused(rn.Attempt(), head, err), nil
 }
 
-// keepsRunning: a driver whose companion is refused after it started (a
-// restarted plugin cannot make its Service again) runs on with what it
-// had; one that has not started would never start, and its attempt is a
-// refused submission.
-func keepsRunning(driver *corev1.Pod) bool {
-	return driver.Status.Phase == corev1.PodRunning
+// companionRefused records a companion of driver refused for good, or
+// held by another's object (failsAttempt).
+func companionRefused(attempt int, driver *corev1.Pod, err error) *decide.Befell {
+	b := &decide.Befell{Kind: decide.CompanionRefused, Attempt: attempt, Driver: driver, Message: err.Error()}
+	var refused *refusedError
+	if errors.As(err, &refused) {
+		b.Message = refused.Error()
+	} else {
+		b.Held = true
+	}
+	return b
 }
 
 // companions creates the objects a driver owns, those the cache does not

@@ -16,6 +16,7 @@ import (
 	"github.com/sparkplug-io/sparkplug/plugin/nodestatus"
 	"github.com/sparkplug-io/sparkplug/plugin/scope"
 	"github.com/sparkplug-io/sparkplug/plugin/spark"
+	"github.com/sparkplug-io/sparkplug/plugin/spec"
 	"github.com/sparkplug-io/sparkplug/plugin/step"
 )
 
@@ -271,27 +272,20 @@ func (c *Core) reconcile(ctx context.Context, fl *flow, node string) error {
 		return nil // another plugin's task
 	}
 	if why := scope.Refused(wf); why != "" {
-		// Its nodes were not read (the registry said so, once): nothing
-		// is launched. Whether Argo fulfilled the node is not known, and
-		// Argo applies a result over a fulfilled node; but it removes a
-		// fulfilled node's entry, then its task, in one operation, so a
-		// node listed for HoldVanished is not fulfilled (and the writer
-		// never writes over a final entry, nor one it saw vanish): it
-		// fails, saying why. A driver launched before is left to the
-		// sweep of the ending workflow.
-		if fl.listedFor(node, c.opts.Now()) >= c.opts.HoldVanished {
-			fl.writer.Set(node, nodestatus.Incarnation(wf), c.result(decide.Refused(why), nil, false, nil, nil))
-		}
+		// Its nodes were not read (the registry said so, once): decide
+		// says when the node fails (and the writer never writes over a
+		// final entry, nor one it saw vanish). A driver launched before is
+		// left to the sweep of the ending workflow.
+		c.offer(fl, node, wf, decide.Unread(why, fl.listedFor(node, c.opts.Now()), c.opts.HoldVanished))
 		return nil
 	}
 	log := c.log.With("workflow", sc.Workflow.Name, "namespace", sc.Workflow.Namespace, "node", node)
 	if err != nil {
-		// Checked once per node, said once: the node fails with the
-		// reason, which names the field and the fix.
+		// Checked once per node, said once.
 		if _, said := fl.writer.Wanted(node); !said {
 			log.Info("invalid spark step", "error", err.Error())
 		}
-		fl.writer.Set(node, nodestatus.Incarnation(wf), c.result(decide.Invalid(err), nil, false, nil, nil))
+		c.offer(fl, node, wf, decide.Unrunnable(err))
 		return nil
 	}
 	if wf.Status.StartedAt.IsZero() {
@@ -299,24 +293,45 @@ func (c *Core) reconcile(ctx context.Context, fl *flow, node string) error {
 	}
 	r := c.newPass(ctx, fl, node, st, wf, log.With("template", tmpl.Name))
 	snap := r.gather(ts, wf)
-	for {
+	for passes := 1; ; passes++ {
 		pl := decide.Decide(snap, r.policy)
-		changes := pl.Launch > 0 || pl.Stop != decide.LimitNone || pl.Abandon || pl.Archive || pl.KueueEnqueue > 0 || len(pl.KueueDequeue) > 0 ||
+		changes := pl.Launch > 0 || pl.Stop != decide.LimitNone || pl.Abandon || pl.Archive || pl.KueueEnqueue > 0 || len(pl.KueueDequeue) > 0 || pl.Refuse > 0 || pl.Discard != nil ||
 			(pl.Report && (snap.Entry == nil || snap.Entry.Phase != pl.Outcome.Phase))
 		if changes && c.log.Enabled(ctx, slog.LevelDebug) {
 			// What a pass that changes something saw and chose; passes that
 			// change nothing (most: every --resync) say nothing.
 			r.log.Debug("pass", "incarnation", r.incarnation, "entry", entryPhase(snap.Entry), "fulfilled", snap.Fulfilled,
-				"run", runSummary(snap.Run), "launch", pl.Launch, "stop", string(pl.Stop), "abandon", pl.Abandon, "report", pl.Report, "phase", pl.Outcome.Phase)
+				"run", runSummary(snap.Run), "launch", pl.Launch, "stop", string(pl.Stop), "abandon", pl.Abandon, "refuse", pl.Refuse, "report", pl.Report, "phase", pl.Outcome.Phase)
 		}
 		befell, err := r.act(snap, pl)
-		if err != nil || befell == nil || snap.Befell != nil {
+		if err != nil || befell == nil {
 			return err
+		}
+		if passes == maxChained {
+			// decide asked for actions after actions beyond any it plans
+			// (a refusal counted, a launch under drawn names): a bug, not
+			// a reason to spin.
+			return fmt.Errorf("%d passes in a row each befell something; the last: %s %s", passes, befell.Kind, befell.Message)
 		}
 		// What befell an action is the next pass's to decide, at once:
 		// on the snapshot this pass saw and acted on, with what it
-		// recorded (a refusal is counted in memory).
-		snap.Befell, snap.Failures = befell, r.core.failures.of(r.wf.UID, r.node)
+		// recorded (a refusal is counted in memory) and what it planned.
+		snap.Befell, snap.Acted, snap.Failures = befell, &pl, r.core.failures.of(r.wf.UID, r.node)
+	}
+}
+
+// maxChained bounds the passes one reconcile runs at once, each on what
+// befell the one before: a companion refused or a name held is decided
+// (a driver kept, or deleted and its refusal counted; a launch under
+// drawn names), what that befalls is decided, and a counted refusal is
+// reported.
+const maxChained = 5
+
+// offer gives the writer the result of a plan made without a pass
+// (decide.Unread, decide.Unrunnable): no driver, nothing else to do.
+func (c *Core) offer(fl *flow, node string, wf *wfv1.Workflow, pl decide.Plan) {
+	if pl.Report {
+		fl.writer.Set(node, nodestatus.Incarnation(wf), c.result(pl.Outcome, nil, pl.JSON, nil, nil))
 	}
 }
 
@@ -326,7 +341,8 @@ func (c *Core) newPass(ctx context.Context, fl *flow, node string, st *step.Step
 	sc := fl.scope
 	r := &pass{core: c, ctx: ctx, log: log, wf: sc.Workflow, scope: sc, flow: fl, node: node, step: st,
 		now: c.opts.Now(), incarnation: nodestatus.Incarnation(wf)}
-	r.policy = decide.Policy{Body: st.Body, Timeout: st.Timeout, NotFoundGrace: c.opts.NotFoundGrace, ProgressInterval: c.opts.ProgressInterval, KueueQueue: st.KueueQueue}
+	r.policy = decide.Policy{Body: st.Body, Timeout: st.Timeout, NotFoundGrace: c.opts.NotFoundGrace, ProgressInterval: c.opts.ProgressInterval, KueueQueue: st.KueueQueue,
+		SparkSubmit: st.Body.LauncherFor(c.opts.Launcher) == spec.LauncherSparkSubmit}
 	return r
 }
 

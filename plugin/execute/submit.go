@@ -162,11 +162,14 @@ func (r *pass) notOurDriver(p, built *corev1.Pod) string {
 	return ""
 }
 
-// squatted fails the attempt whose driver's name another pod has, naming
-// it and why it is not this run's; the pod is left as it is.
+// squatted records that another pod has the name of the attempt's
+// driver, naming it and why it is not this run's; the pod is left as it
+// is. spark-submit launches under the run's names only, so decide counts
+// a refused submission (Policy.SparkSubmit).
 func (r *pass) squatted(attempt int, why string) *decide.Befell {
 	r.log.Warn("a pod has the driver's name and is not this run's", "node", r.node, "why", why)
-	return r.rejected(attempt, fmt.Sprintf("%s, so it is not this run's driver: delete it, or run the workflow under another name", why))
+	return &decide.Befell{Kind: decide.NamesTaken, Attempt: attempt,
+		Message: fmt.Sprintf("%s, so it is not this run's driver: delete it, or run the workflow under another name", why)}
 }
 
 // runSubmit runs spark-submit once, outside any pass: it writes the pod
