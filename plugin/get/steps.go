@@ -84,15 +84,15 @@ func Steps(wf *wfv1.Workflow) []Step {
 			Namespace: wf.Namespace, Workflow: wf.Name,
 			Node: n.DisplayName, NodeName: n.Name, NodeID: n.ID,
 			Phase: phase, Message: oneLine(s.Message),
-			ApplicationID: parameter(s.Outputs, spark.OutputApplicationID),
-			DriverPod:     parameter(s.Outputs, spark.OutputDriverPod),
-			SparkUI:       parameter(s.Outputs, spark.OutputSparkUI),
-			HistoryUI:     parameter(s.Outputs, spark.OutputHistoryUI),
+			ApplicationID: Parameter(s.Outputs, spark.OutputApplicationID),
+			DriverPod:     Parameter(s.Outputs, spark.OutputDriverPod),
+			SparkUI:       Parameter(s.Outputs, spark.OutputSparkUI),
+			HistoryUI:     Parameter(s.Outputs, spark.OutputHistoryUI),
 			StartedAt:     stamp(s.StartedAt.Time),
 			FinishedAt:    stamp(s.FinishedAt.Time),
 			Created:       stamp(wf.CreationTimestamp.Time),
 		}
-		step.Attempt, _ = strconv.Atoi(parameter(s.Outputs, spark.OutputAttempt))
+		step.Attempt, _ = strconv.Atoi(Parameter(s.Outputs, spark.OutputAttempt))
 		if step.DriverPod != "" && step.Attempt < 1 {
 			step.Attempt = 1
 		}
@@ -165,7 +165,9 @@ func stamp(t time.Time) string {
 	return t.UTC().Format(time.RFC3339)
 }
 
-func parameter(o *wfv1.Outputs, name string) string {
+// Parameter is the value of a node's output parameter name, "" when it
+// has none.
+func Parameter(o *wfv1.Outputs, name string) string {
 	if o == nil {
 		return ""
 	}

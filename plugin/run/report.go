@@ -37,8 +37,8 @@ func SparkNodes(wf *wfv1.Workflow) []Node {
 		s := wf.Status.Nodes[n.ID]
 		out = append(out, Node{
 			ID: n.ID, DisplayName: n.DisplayName, Phase: s.Phase, Message: s.Message,
-			ApplicationID: parameter(s.Outputs, spark.OutputApplicationID),
-			DriverPod:     parameter(s.Outputs, spark.OutputDriverPod),
+			ApplicationID: get.Parameter(s.Outputs, spark.OutputApplicationID),
+			DriverPod:     get.Parameter(s.Outputs, spark.OutputDriverPod),
 		})
 	}
 	return out
@@ -99,18 +99,6 @@ func ended(wf *wfv1.Workflow) string {
 
 func oneLine(s string) string {
 	return spec.Truncate(strings.Join(strings.Fields(s), " "), maxMessage)
-}
-
-func parameter(o *wfv1.Outputs, name string) string {
-	if o == nil {
-		return ""
-	}
-	for _, p := range o.Parameters {
-		if p.Name == name && p.Value != nil {
-			return p.Value.String()
-		}
-	}
-	return ""
 }
 
 // ResultAPIVersion and ResultKind name the structure of `sparkplug run
