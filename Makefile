@@ -76,7 +76,7 @@ ARGO ?=
 servers: ## build argo (for argo server) and versitygw (an S3 server), which e2e runs, from hack/servers (cached; cold ~5 min)
 	bash hack/servers.sh build
 
-e2e: tools servers ## end-to-end tests: real Argo controller and agent, the plugin from manifests/, KWOK for pods (~6 min); ARGO=v4.0.2 for another Argo
+e2e: tools servers ## end-to-end tests: real Argo controller and agent, the plugin from manifests/, KWOK for pods (~5 min); ARGO=v4.0.2 for another Argo
 	$(if $(ARGO),bash hack/argo.sh build $(ARGO))
 	SPARKPLUG_E2E_ARGO=$(ARGO) GO=$(GO) bash hack/e2e.sh -count=1 -tags e2e -timeout 30m -parallel 64 -v ./e2e/...
 
@@ -84,7 +84,7 @@ e2e: tools servers ## end-to-end tests: real Argo controller and agent, the plug
 # the acknowledger as each agent pod's sidecar and sparkplug controller's two
 # replicas as host processes; adds the handover tests (handover_test.go).
 .PHONY: e2e-controller
-e2e-controller: tools servers ## the e2e suite in controller mode (manifests/modes/controller: sparkplug controller's replicas, the acknowledger in agent pods) with the leader kill and handover tests (~8.5 min: the tests that restart the controller run alone; the tests whose subject the mode does not change run in make e2e only)
+e2e-controller: tools servers ## the e2e suite in controller mode (manifests/modes/controller: sparkplug controller's replicas, the acknowledger in agent pods) with the leader kill and handover tests (~5.5 min: a test that sets, kills or stops the controller has one of its own, in its own namespace; the tests whose subject the mode does not change run in make e2e only)
 	$(if $(ARGO),bash hack/argo.sh build $(ARGO))
 	SPARKPLUG_E2E_MODE=controller SPARKPLUG_E2E_ARGO=$(ARGO) GO=$(GO) bash hack/e2e.sh -count=1 -tags e2e -timeout 30m -parallel 64 -v ./e2e/
 
