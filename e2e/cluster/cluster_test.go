@@ -5,6 +5,8 @@ package cluster_test
 import (
 	"context"
 	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -174,4 +176,48 @@ func TestKWOK(t *testing.T) {
 	if got.Spec.NodeName != cluster.FakeNodeName {
 		t.Errorf("pod on node %q, want %q", got.Spec.NodeName, cluster.FakeNodeName)
 	}
+
+	// Restarting the API server restarts the scheduler and the
+	// controller-manager after it (each log gets a second start line), and
+	// a new pod is scheduled and run as before.
+	if err := c.RestartAPIServer(ctx); err != nil {
+		t.Fatalf("restart API server: %v", err)
+	}
+	for name, want := range map[string]int{"kube-apiserver": 2, "kube-scheduler": 2, "kube-controller-manager": 2, "kwok": 1} {
+		b, err := os.ReadFile(filepath.Join(c.LogDir(), name+".log"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := starts(string(b), name); got != want {
+			t.Errorf("%s started %d times, want %d", name, got, want)
+		}
+	}
+	start = time.Now()
+	pod.Name = "after-restart"
+	if _, err := c.Client.CoreV1().Pods(metav1.NamespaceDefault).Create(ctx, pod, metav1.CreateOptions{}); err != nil {
+		t.Fatalf("create pod after restart: %v", err)
+	}
+	err = wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, 30*time.Second, true, func(ctx context.Context) (bool, error) {
+		p, err := c.Client.CoreV1().Pods(metav1.NamespaceDefault).Get(ctx, pod.Name, metav1.GetOptions{})
+		if err != nil {
+			return false, err
+		}
+		return p.Status.Phase == corev1.PodRunning, nil
+	})
+	if err != nil {
+		t.Fatalf("pod created after the restart not Running: %v", err)
+	}
+	t.Logf("pod created after the restart Running in %v", time.Since(start).Round(time.Millisecond))
+}
+
+// starts counts the lines a component's log holds that start its binary,
+// one per start ("### /path/to/name args", beside "### waited ..." notes).
+func starts(log, name string) int {
+	n := 0
+	for line := range strings.Lines(log) {
+		if strings.HasPrefix(line, "### ") && strings.Contains(line, "/"+name+" ") {
+			n++
+		}
+	}
+	return n
 }

@@ -112,19 +112,57 @@ func (c *Cluster) WriteTokenKubeconfigFor(server, path, user, token string) erro
 // RestartAPIServer stops the kube-apiserver (SIGTERM, then SIGKILL) and
 // starts it again on the same port, as a control-plane upgrade or crash
 // would: meanwhile clients see refused connections and their watches end.
-// CheckAlive waits for it.
+// The scheduler and the controller-manager are restarted after it, as a
+// control-plane node's restart restarts them too; KWOK (the nodes'
+// kubelets) and everything the tests run keep running.
+//
+// Why those two: client-go's reflectors wait 0.8 s after a refused
+// connection, doubling to 30 s (plus up to as much again of jitter), and
+// forget the delay only after 2 minutes without another. A soak that
+// restarts the API server every minute or so would leave a long-running
+// scheduler waiting up to a minute to see each new pod, and its later
+// iterations slower for a reason of the scheduler's, not the code's under
+// test.
 func (c *Cluster) RestartAPIServer(ctx context.Context) error {
 	c.procsMu.Lock()
 	defer c.procsMu.Unlock()
-	i := slices.IndexFunc(c.procs, func(p *process) bool { return p.name == binAPIServer })
+	err := c.restartInPlace(ctx, binAPIServer, apiServerArgs(c.layout), nil,
+		c.layout.apiServerURL()+"/readyz", c.Config.BearerToken)
+	if err != nil {
+		return err
+	}
+	for _, r := range []struct {
+		name string
+		args []string
+		port int
+	}{
+		{binScheduler, schedulerArgs(c.layout), c.layout.schedulerPort},
+		{binControllerManager, controllerManagerArgs(c.layout), c.layout.controllerManagerPort},
+	} {
+		if !slices.ContainsFunc(c.procs, func(p *process) bool { return p.name == r.name }) {
+			continue // this cluster runs without it
+		}
+		url := fmt.Sprintf("https://%s:%d/healthz", loopback, r.port)
+		if err := c.restartInPlace(ctx, r.name, r.args, nil, url, ""); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// restartInPlace stops the running component name and starts it again with
+// args on the same ports and log, waiting until url answers healthy. The
+// caller holds procsMu.
+func (c *Cluster) restartInPlace(ctx context.Context, name string, args, env []string, url, token string) error {
+	i := slices.IndexFunc(c.procs, func(p *process) bool { return p.name == name })
 	if i < 0 {
-		return errors.New("no kube-apiserver runs")
+		return fmt.Errorf("no %s runs", name)
 	}
 	old := c.procs[i]
 	if err := old.stop(stopGrace); err != nil {
 		return err
 	}
-	p, err := startProcess(binAPIServer, filepath.Join(c.opts.BinDir, binAPIServer), apiServerArgs(c.layout), nil, old.logPath)
+	p, err := startProcess(name, filepath.Join(c.opts.BinDir, name), args, env, old.logPath)
 	if err != nil {
 		return err
 	}
@@ -132,8 +170,8 @@ func (c *Cluster) RestartAPIServer(ctx context.Context) error {
 	if err := c.recordPID(p); err != nil {
 		return err
 	}
-	return c.waitFor(ctx, p, "kube-apiserver to be healthy again", func(ctx context.Context) error {
-		return httpHealthy(ctx, c.layout.apiServerURL()+"/readyz", c.Config.BearerToken, "")
+	return c.waitFor(ctx, p, name+" to be healthy again", func(ctx context.Context) error {
+		return httpHealthy(ctx, url, token, "")
 	})
 }
 
