@@ -14,6 +14,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -96,6 +97,9 @@ type Cluster struct {
 
 	stopOnce sync.Once
 	stopErr  error
+	// stopped is set once Stop begins: a refused connection is then
+	// final (dial).
+	stopped atomic.Bool
 }
 
 // withDefaults fills BinDir and checks that the binaries are there.
@@ -236,6 +240,7 @@ func (c *Cluster) writeCredentials() (string, error) {
 // after a few seconds) and removes the state dir unless Options.KeepDir.
 // It is safe to call more than once; later calls return the first result.
 func (c *Cluster) Stop() error {
+	c.stopped.Store(true)
 	c.stopOnce.Do(func() {
 		var errs []error
 		for i := len(c.procs) - 1; i >= 0; i-- {

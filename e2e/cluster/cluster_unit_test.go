@@ -252,3 +252,50 @@ func TestKWOKLogsCRDIsThePinnedOne(t *testing.T) {
 		t.Error("e2e/cluster/kwok-logs-crd.yaml differs from the pinned KWOK module's Logs CRD: copy it again")
 	}
 }
+
+// A refused connection is tried again until the address listens (the API
+// server back from a restart), and refused at once when the cluster is
+// stopped.
+func TestDialWaitsOutARestart(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	l.Close() // refused from now on, until listened on again
+
+	c := &Cluster{}
+	back := make(chan net.Listener, 1)
+	go func() {
+		time.Sleep(600 * time.Millisecond)
+		l, err := net.Listen("tcp", addr)
+		if err != nil {
+			t.Error(err)
+		}
+		back <- l
+	}()
+	start := time.Now()
+	conn, err := c.dial(t.Context(), "tcp", addr)
+	l = <-back
+	if l != nil {
+		defer l.Close()
+	}
+	if err != nil {
+		t.Fatalf("dial while the address came back: %v", err)
+	}
+	conn.Close()
+	if waited := time.Since(start); waited < 500*time.Millisecond {
+		t.Errorf("connected after %v, before the address listened again", waited)
+	}
+
+	l.Close()
+	c.stopped.Store(true)
+	start = time.Now()
+	if conn, err := c.dial(t.Context(), "tcp", addr); err == nil {
+		conn.Close()
+		t.Fatal("a stopped cluster's address was dialled")
+	}
+	if waited := time.Since(start); waited > 100*time.Millisecond {
+		t.Errorf("a stopped cluster's refused connection took %v", waited)
+	}
+}

@@ -49,7 +49,7 @@ func (c *Cluster) startAPIServer(ctx context.Context, token string) error {
 	if err := os.WriteFile(c.Kubeconfig, kubeconfig, 0o600); err != nil {
 		return fmt.Errorf("write admin kubeconfig: %w", err)
 	}
-	c.Config = configForToken(c.layout.apiServerURL(), token)
+	c.Config = c.configForToken(c.layout.apiServerURL(), token)
 	client, err := kubernetes.NewForConfig(c.Config)
 	if err != nil {
 		return fmt.Errorf("create client: %w", err)

@@ -46,14 +46,17 @@ func renderKubeconfig(server, user, token string) ([]byte, error) {
 	return b, nil
 }
 
-// configForToken is the rest.Config matching renderKubeconfig.
-func configForToken(server, token string) *rest.Config {
+// configForToken is the rest.Config matching renderKubeconfig, for a
+// client in the test's process (which waits out an API server's restart:
+// dial).
+func (c *Cluster) configForToken(server, token string) *rest.Config {
 	return &rest.Config{
 		Host:            server,
 		BearerToken:     token,
 		TLSClientConfig: rest.TLSClientConfig{Insecure: true},
 		QPS:             100,
 		Burst:           200,
+		Dial:            c.dial,
 	}
 }
 
@@ -65,7 +68,7 @@ func (c *Cluster) ConfigForServiceAccount(ctx context.Context, namespace, name s
 	if err != nil {
 		return nil, err
 	}
-	return configForToken(c.Config.Host, token), nil
+	return c.configForToken(c.Config.Host, token), nil
 }
 
 // WriteServiceAccountKubeconfig writes to path a kubeconfig that
