@@ -11,7 +11,6 @@ import (
 	"github.com/argoproj/argo-workflows/v3/pkg/apis/workflow"
 	wfv1 "github.com/argoproj/argo-workflows/v3/pkg/apis/workflow/v1alpha1"
 
-	"github.com/sparkplug-io/sparkplug/plugin/spec"
 	"github.com/sparkplug-io/sparkplug/plugin/step"
 )
 
@@ -61,7 +60,7 @@ func sparkCalls(docs []*document) (calls []call, errs []error) {
 			errs = append(errs, fmt.Errorf("%s: %w", path, err))
 			return
 		}
-		switch _, ok, err := spec.BodyOf(&sub); {
+		switch _, ok, err := step.BodyOf(&sub); {
 		case err != nil:
 			errs = append(errs, fmt.Errorf("%s: %w", path, err))
 		case ok:
@@ -118,7 +117,7 @@ func sparkCalls(docs []*document) (calls []call, errs []error) {
 	for _, d := range docs {
 		for i := range d.spec.Templates {
 			tmpl := &d.spec.Templates[i]
-			if _, ok, _ := spec.BodyOf(tmpl); !ok || reached[tmpl] {
+			if _, ok, _ := step.BodyOf(tmpl); !ok || reached[tmpl] {
 				continue
 			}
 			if d.kind == workflow.WorkflowTemplateKind {

@@ -11,8 +11,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/sparkplug-io/sparkplug/plugin/identity"
 	"github.com/sparkplug-io/sparkplug/plugin/spark"
+	"github.com/sparkplug-io/sparkplug/plugin/step"
 )
 
 // forgedDriver makes a pod that carries every label and annotation of a
@@ -21,7 +21,7 @@ import (
 // can: labels alone must never make it a run.
 func forgedDriver(t *testing.T, e *env, name, node string, tmpl *wfv1.Template, status corev1.PodStatus, owners ...metav1.OwnerReference) corev1.Pod {
 	t.Helper()
-	key, err := identity.Key(tmpl)
+	key, err := step.Key(tmpl)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -22,9 +22,9 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/sparkplug-io/sparkplug/plugin/identity"
 	"github.com/sparkplug-io/sparkplug/plugin/objects"
 	"github.com/sparkplug-io/sparkplug/plugin/spark"
+	"github.com/sparkplug-io/sparkplug/plugin/step"
 )
 
 // forgeRun makes a pod with everything a driver of the env's node and
@@ -34,7 +34,7 @@ import (
 func forgeRun(t *testing.T, e *env, node string, attempt int, tmpl *wfv1.Template, status corev1.PodStatus) corev1.Pod {
 	t.Helper()
 	n := e.names(node, attempt)
-	key, err := identity.Key(tmpl)
+	key, err := step.Key(tmpl)
 	if err != nil {
 		t.Fatal(err)
 	}

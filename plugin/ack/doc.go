@@ -14,7 +14,7 @@
 //     ErrBadRequest (the server answers 400).
 //
 // Classify is the one rule: the sidecar's Execute decides by it too, and
-// it decides "spark" by spark.PluginBody, the rule of spec.BodyOf. The
+// it decides "spark" by spark.PluginBody, the rule of step.BodyOf. The
 // package imports the standard library and package spark only (a test
 // checks), so the acknowledger links no Kubernetes client, no Argo types
 // and no gin.

@@ -4,7 +4,7 @@ import (
 	"testing"
 	"time"
 
-	wfv1 "github.com/argoproj/argo-workflows/v3/pkg/apis/workflow/v1alpha1"
+	"github.com/sparkplug-io/sparkplug/plugin/state"
 )
 
 // A refused launch, pass by pass: the first pass launches; its act
@@ -22,7 +22,7 @@ func TestARefusalIsRecordedThenDecided(t *testing.T) {
 	s.Failures = map[int]Failure{1: {Count: 1, At: t0, Message: "pods is forbidden"}}
 	s.Befell = &Befell{Kind: Rejected, Attempt: 1, Message: "pods is forbidden"}
 	pl := Decide(s, p)
-	if pl.Launch != 0 || !pl.Report || pl.Driver != nil || pl.Outcome.Phase != wfv1.NodePending ||
+	if pl.Launch != 0 || !pl.Report || pl.Driver != nil || pl.Outcome.Phase != state.PhasePending ||
 		pl.Outcome.Message() != "SUBMISSION_FAILED: retry 1/2 soon: pods is forbidden" {
 		t.Fatalf("the pass after the refusal: %+v %q", pl, pl.Outcome.Message())
 	}
@@ -38,7 +38,7 @@ func TestARefusalIsRecordedThenDecided(t *testing.T) {
 	// The third refusal uses up both retries.
 	s.Failures = map[int]Failure{1: {Count: 3, At: s.Now, Message: "pods is forbidden"}}
 	s.Befell = &Befell{Kind: Rejected, Attempt: 1, Message: "pods is forbidden"}
-	if pl := Decide(s, p); pl.Launch != 0 || !pl.Report || pl.Outcome.Phase != wfv1.NodeFailed || pl.Outcome.Message() != "SUBMISSION_FAILED: pods is forbidden" {
+	if pl := Decide(s, p); pl.Launch != 0 || !pl.Report || pl.Outcome.Phase != state.PhaseFailed || pl.Outcome.Message() != "SUBMISSION_FAILED: pods is forbidden" {
 		t.Fatalf("the last refusal: %+v %q; want Failed", pl, pl.Outcome.Message())
 	}
 }
@@ -51,27 +51,25 @@ func TestWhatBefellIsReportedAlone(t *testing.T) {
 	for _, tc := range []struct {
 		name   string
 		b      Befell
-		phase  wfv1.NodePhase
+		phase  state.Phase
 		msg    string
 		others func(*Snapshot)
 	}{
-		{"a spark-submit runs on", Befell{Kind: Submitting, Attempt: 1}, wfv1.NodePending, SubmitRunning().Message(), nil},
-		{"no spark-submit slot", Befell{Kind: NoSlot, Attempt: 1, Running: 3}, wfv1.NodePending, SubmitQueued(3).Message(), nil},
-		{"an interrupted launch", Befell{Kind: Interrupted, Message: "create driver pod x: timeout"}, wfv1.NodePending,
+		{"a spark-submit runs on", Befell{Kind: Submitting, Attempt: 1}, state.PhasePending, SubmitRunning().Message(), nil},
+		{"no spark-submit slot", Befell{Kind: NoSlot, Attempt: 1, Running: 3}, state.PhasePending, SubmitQueued(3).Message(), nil},
+		{"an interrupted launch", Befell{Kind: Interrupted, Message: "create driver pod x: timeout"}, state.PhasePending,
 			"SUBMITTED: retrying after a transient API error: create driver pod x: timeout", nil},
-		{"an unlaunchable attempt", Befell{Kind: Unlaunchable, Message: "build driver objects: bad"}, wfv1.NodeFailed,
+		{"an unlaunchable attempt", Befell{Kind: Unlaunchable, Message: "build driver objects: bad"}, state.PhaseFailed,
 			"SUBMISSION_FAILED: build driver objects: bad", nil},
-		{"a refusal memory lost", Befell{Kind: Rejected, Attempt: 2, Message: "no"}, wfv1.NodePending, "SUBMISSION_FAILED: retry 1/2 soon: no", nil},
-		{"a kind unknown", Befell{Kind: "odd", Message: "m"}, wfv1.NodePending, "SUBMITTED: retrying after a transient API error: unknown outcome of an action (odd): m", nil},
-		{"a relaunch after a failed attempt", Befell{Kind: Rejected, Attempt: 2, Message: "no"}, wfv1.NodePending, "SUBMISSION_FAILED: retry 1/2 soon: no",
+		{"a refusal memory lost", Befell{Kind: Rejected, Attempt: 2, Message: "no"}, state.PhasePending, "SUBMISSION_FAILED: retry 1/2 soon: no", nil},
+		{"a kind unknown", Befell{Kind: "odd", Message: "m"}, state.PhasePending, "SUBMITTED: retrying after a transient API error: unknown outcome of an action (odd): m", nil},
+		{"a relaunch after a failed attempt", Befell{Kind: Rejected, Attempt: 2, Message: "no"}, state.PhasePending, "SUBMISSION_FAILED: retry 1/2 soon: no",
 			func(s *Snapshot) {
 				s.Run = runOf(driver(1, exited(1, "Error")))
 				s.Failures = map[int]Failure{2: {Count: 1, At: s.Now, Message: "no"}}
 			}},
-		{"a loop's child reports JSON", Befell{Kind: Submitting, Attempt: 1}, wfv1.NodePending, SubmitRunning().Message(),
-			func(s *Snapshot) {
-				s.Nodes = wfv1.Nodes{"n1": {ID: "n1", Name: "wf.spark(0:1)", Type: wfv1.NodeTypePlugin}}
-			}},
+		{"a loop's child reports JSON", Befell{Kind: Submitting, Attempt: 1}, state.PhasePending, SubmitRunning().Message(),
+			named("wf.spark(0:1)")},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s := snap(t0.Add(time.Hour), nil)

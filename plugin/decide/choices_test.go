@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	wfv1 "github.com/argoproj/argo-workflows/v3/pkg/apis/workflow/v1alpha1"
+	"github.com/sparkplug-io/sparkplug/plugin/state"
 	corev1 "k8s.io/api/core/v1"
 )
 
@@ -147,12 +147,12 @@ func TestUnfollowedNodes(t *testing.T) {
 		t.Errorf("listed 1s of 1m: %+v; want nothing reported", pl)
 	}
 	pl := Unread("too many nodes", time.Minute, time.Minute)
-	if !pl.Report || pl.Outcome.Phase != wfv1.NodeFailed || pl.Launch != 0 ||
+	if !pl.Report || pl.Outcome.Phase != state.PhaseFailed || pl.Launch != 0 ||
 		pl.Outcome.Message() != "sparkplug refused this workflow: too many nodes; its Spark steps do not run" {
 		t.Errorf("listed 1m of 1m: %+v %q; want Failed", pl, pl.Outcome.Message())
 	}
 	pl = Unrunnable(errors.New("spark.image: Required value"))
-	if !pl.Report || pl.Outcome.Phase != wfv1.NodeFailed || pl.Launch != 0 || pl.Outcome.Message() != "spark.image: Required value" {
+	if !pl.Report || pl.Outcome.Phase != state.PhaseFailed || pl.Launch != 0 || pl.Outcome.Message() != "spark.image: Required value" {
 		t.Errorf("invalid: %+v %q; want Failed with the reason alone", pl, pl.Outcome.Message())
 	}
 }

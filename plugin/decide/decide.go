@@ -4,12 +4,10 @@ import (
 	"fmt"
 	"time"
 
-	wfv1 "github.com/argoproj/argo-workflows/v3/pkg/apis/workflow/v1alpha1"
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/sparkplug-io/sparkplug/plugin/confvalue"
 	"github.com/sparkplug-io/sparkplug/plugin/driverpod"
-	"github.com/sparkplug-io/sparkplug/plugin/identity"
 	"github.com/sparkplug-io/sparkplug/plugin/spark"
 	"github.com/sparkplug-io/sparkplug/plugin/spec"
 	"github.com/sparkplug-io/sparkplug/plugin/state"
@@ -97,15 +95,14 @@ func Decide(s *Snapshot, p Policy) Plan {
 func plan(s *Snapshot, p Policy) Plan {
 	rn := s.Run
 	if s.Befell != nil {
-		loop, _ := identity.InLoop(s.Nodes, s.NodeID)
-		return afterAction(s, p, loop)
+		return afterAction(s, p, s.InLoop)
 	}
-	if s.Fulfilled || (s.Entry != nil && s.Entry.Phase.Fulfilled(nil)) {
+	if s.Fulfilled || s.EntryPhase.Fulfilled() {
 		pl := Plan{Abandon: rn != nil && rn.Live()}
 		release(s, &pl, 0)
 		return pl
 	}
-	loop, known := identity.InLoop(s.Nodes, s.NodeID)
+	loop, known := s.InLoop, s.LoopKnown
 	if rn == nil {
 		pl := Plan{Launch: 1, JSON: loop}
 		if b := backoff(s, p, 1); b != nil {
@@ -121,7 +118,7 @@ func plan(s *Snapshot, p Policy) Plan {
 		// the driver stops.
 		out := v.Outcome
 		out.Archive = state.ArchivingBeforeStop
-		out.Phase = wfv1.NodeRunning
+		out.Phase = state.PhaseRunning
 		pl := Plan{Archive: true, Report: true, Outcome: out, Driver: rn.Head(), JSON: loop}
 		release(s, &pl, rn.Attempt())
 		return pl
@@ -145,7 +142,7 @@ func plan(s *Snapshot, p Policy) Plan {
 	release(s, &pl, keep)
 	if v.Final && pl.Stop == LimitNone && needsArchive(rn, p.Body) {
 		pl.Archive = true
-		pl.Outcome.Phase = wfv1.NodeRunning
+		pl.Outcome.Phase = state.PhaseRunning
 		pl.Outcome.Archive = state.ArchivingLog
 	}
 	if pl.Outcome.Phase.Completed() && !known {
@@ -232,7 +229,7 @@ func backoff(s *Snapshot, p Policy, attempt int) *state.Outcome {
 	if f.Count == 0 {
 		return nil
 	}
-	if out := afterRefusal(f, p.Body); out.Phase == wfv1.NodeFailed {
+	if out := afterRefusal(f, p.Body); out.Phase == state.PhaseFailed {
 		return &out // no retry left: the refusal stands
 	}
 	rp := p.Body.RestartPolicy
@@ -241,7 +238,7 @@ func backoff(s *Snapshot, p Policy, attempt int) *state.Outcome {
 	if !s.Now.Before(at) {
 		return nil
 	}
-	o := state.Outcome{State: spark.StateSubmissionFailed, Phase: wfv1.NodePending,
+	o := state.Outcome{State: spark.StateSubmissionFailed, Phase: state.PhasePending,
 		Detail: fmt.Sprintf("retry %s in %s: %s", ofMax(f.Count, deref32(rp.OnSubmissionFailureRetries, 0)), at.Sub(s.Now).Round(time.Second), f.Message)}
 	return &o
 }
@@ -253,7 +250,7 @@ func afterRefusal(f Failure, body *spec.SparkApplicationSpec) state.Outcome {
 	rp := body.RestartPolicy
 	retries := deref32(rp.OnSubmissionFailureRetries, 0)
 	if f.Count <= int(retries) && rp.Type != spec.RestartNever {
-		return state.Outcome{State: spark.StateSubmissionFailed, Phase: wfv1.NodePending,
+		return state.Outcome{State: spark.StateSubmissionFailed, Phase: state.PhasePending,
 			Detail: fmt.Sprintf("retry %s soon: %s", ofMax(f.Count, retries), f.Message)}
 	}
 	return state.SubmissionFailed(f.Message)

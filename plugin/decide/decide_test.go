@@ -6,10 +6,10 @@ import (
 	"testing"
 	"time"
 
-	wfv1 "github.com/argoproj/argo-workflows/v3/pkg/apis/workflow/v1alpha1"
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/sparkplug-io/sparkplug/plugin/driverpod/drivertest"
+	"github.com/sparkplug-io/sparkplug/plugin/identity"
 	"github.com/sparkplug-io/sparkplug/plugin/spark"
 	"github.com/sparkplug-io/sparkplug/plugin/spec"
 	"github.com/sparkplug-io/sparkplug/plugin/state"
@@ -53,17 +53,18 @@ func tombOf(attempt int, l Limit, stoppedAt time.Time) *Run {
 	return &Run{Attempts: []*corev1.Pod{stand}, Tomb: cm}
 }
 
-// nodesNamed is a Workflow node status that shows node n1, Running,
-// under name.
-func nodesNamed(name string) wfv1.Nodes {
-	return wfv1.Nodes{"n1": {ID: "n1", Name: name, Type: wfv1.NodeTypePlugin, Phase: wfv1.NodeRunning}}
+// named: the Workflow's nodes list node n1 under name, which says
+// whether it is a loop's child (scope.InLoop, here of a node with no
+// Retry parent).
+func named(name string) func(*Snapshot) {
+	return func(s *Snapshot) { s.InLoop, s.LoopKnown = identity.LoopChild(name), true }
 }
 
 // snap is a snapshot of node n1 at now with run rn (nil: none), which
 // the Workflow shows Running, outside any loop; mods change it further.
 func snap(now time.Time, rn *Run, mods ...func(*Snapshot)) *Snapshot {
-	s := &Snapshot{Now: now, NodeID: "n1", Run: rn, Nodes: nodesNamed("wf.spark")}
-	for _, m := range mods {
+	s := &Snapshot{Now: now, NodeID: "n1", Run: rn}
+	for _, m := range append([]func(*Snapshot){named("wf.spark")}, mods...) {
 		m(s)
 	}
 	return s
@@ -96,7 +97,7 @@ type planned struct {
 	launch                                   int
 	stop                                     Limit
 	abandon, ensure, archive, report, asJSON bool
-	phase                                    wfv1.NodePhase
+	phase                                    state.Phase
 	state                                    spark.State
 	msg                                      string
 	driver                                   string
@@ -109,13 +110,13 @@ func TestDecide(t *testing.T) {
 	archives := policyOf(t, `"sparkplug":{"archiveLogs":true}`, 0)
 	timeout := policyOf(t, onFailureRP, 10*time.Minute)
 	fulfilled := func(s *Snapshot) { s.Fulfilled = true }
-	entry := func(p wfv1.NodePhase) func(*Snapshot) {
-		return func(s *Snapshot) { s.Entry = &wfv1.NodeResult{Phase: p, Message: "someone's result"} }
+	entry := func(p state.Phase) func(*Snapshot) {
+		return func(s *Snapshot) { s.EntryPhase = p }
 	}
 	refused := func(s *Snapshot) {
 		s.Failures = map[int]Failure{1: {Count: 1, At: t0, Message: "pods is forbidden: exceeded quota"}}
 	}
-	unknown := func(s *Snapshot) { s.Nodes = nil }
+	unknown := func(s *Snapshot) { s.InLoop, s.LoopKnown = false, false }
 
 	for _, row := range []struct {
 		name string
@@ -128,7 +129,7 @@ func TestDecide(t *testing.T) {
 			planned{launch: 1}},
 		{"a refused submission backs off: no launch, SUBMISSION_FAILED Pending",
 			snap(t0.Add(2*time.Second), nil, refused), onFailure,
-			planned{report: true, phase: wfv1.NodePending, state: spark.StateSubmissionFailed, msg: "SUBMISSION_FAILED: retry 1/2 in 3s: pods is forbidden: exceeded quota"}},
+			planned{report: true, phase: state.PhasePending, state: spark.StateSubmissionFailed, msg: "SUBMISSION_FAILED: retry 1/2 in 3s: pods is forbidden: exceeded quota"}},
 		{"a refused submission, its backoff over: attempt 1 launches",
 			snap(t0.Add(5*time.Second), nil, refused), onFailure,
 			planned{launch: 1}},
@@ -136,82 +137,82 @@ func TestDecide(t *testing.T) {
 			snap(t0.Add(time.Minute), runOf(driver(1, running())), fulfilled), never,
 			planned{abandon: true}},
 		{"a terminal entry, whoever wrote it: its live driver is abandoned, nothing reported",
-			snap(t0.Add(time.Minute), runOf(driver(1, running())), entry(wfv1.NodeFailed)), never,
+			snap(t0.Add(time.Minute), runOf(driver(1, running())), entry(state.PhaseFailed)), never,
 			planned{abandon: true}},
 		{"the Workflow shows the node fulfilled, its driver ended: nothing at all",
 			snap(t0.Add(2*time.Minute), runOf(driver(1, exited(1, "Error"))), fulfilled), never,
 			planned{}},
 		{"a terminal entry and no run: nothing, never a launch",
-			snap(t0, nil, entry(wfv1.NodeSucceeded)), never,
+			snap(t0, nil, entry(state.PhaseSucceeded)), never,
 			planned{}},
 		{"a Pending entry is no fulfilment: the running driver reports",
-			snap(t0.Add(time.Minute), runOf(driver(1, running())), entry(wfv1.NodePending)), never,
-			planned{ensure: true, report: true, phase: wfv1.NodeRunning, state: spark.StateRunning, msg: "RUNNING 0/1 executor", driver: "n1-a1-driver"}},
+			snap(t0.Add(time.Minute), runOf(driver(1, running())), entry(state.PhasePending)), never,
+			planned{ensure: true, report: true, phase: state.PhaseRunning, state: spark.StateRunning, msg: "RUNNING 0/1 executor", driver: "n1-a1-driver"}},
 		{"a running driver: Running, its companions ensured",
 			snap(t0.Add(time.Minute), runOf(driver(1, running()))), never,
-			planned{ensure: true, report: true, phase: wfv1.NodeRunning, state: spark.StateRunning, msg: "RUNNING 0/1 executor", driver: "n1-a1-driver"}},
+			planned{ensure: true, report: true, phase: state.PhaseRunning, state: spark.StateRunning, msg: "RUNNING 0/1 executor", driver: "n1-a1-driver"}},
 		{"a pending driver: Pending SUBMITTED",
 			snap(t0.Add(10*time.Second), runOf(driver(1))), never,
-			planned{ensure: true, report: true, phase: wfv1.NodePending, state: spark.StateSubmitted, msg: "SUBMITTED", driver: "n1-a1-driver"}},
+			planned{ensure: true, report: true, phase: state.PhasePending, state: spark.StateSubmitted, msg: "SUBMITTED", driver: "n1-a1-driver"}},
 		{"a succeeded driver: Succeeded, final",
 			snap(t0.Add(2*time.Minute), runOf(driver(1, exited(0, "Completed")))), never,
-			planned{report: true, phase: wfv1.NodeSucceeded, state: spark.StateCompleted, msg: "COMPLETED", driver: "n1-a1-driver"}},
+			planned{report: true, phase: state.PhaseSucceeded, state: spark.StateCompleted, msg: "COMPLETED", driver: "n1-a1-driver"}},
 		{"a failed driver under Never: Failed, final",
 			snap(t0.Add(2*time.Minute), runOf(driver(1, exited(1, "Error")))), never,
-			planned{report: true, phase: wfv1.NodeFailed, state: spark.StateFailed, msg: "FAILED: driver exited 1 (Error)", driver: "n1-a1-driver"}},
+			planned{report: true, phase: state.PhaseFailed, state: spark.StateFailed, msg: "FAILED: driver exited 1 (Error)", driver: "n1-a1-driver"}},
 		{"a driver over the template's timeout: stopped, Failed, never rerun",
 			snap(t0.Add(11*time.Minute), runOf(driver(1, running()))), timeout,
-			planned{stop: LimitTimeout, ensure: true, report: true, phase: wfv1.NodeFailed, state: spark.StateFailed, msg: "timed out after 10m0s", driver: "n1-a1-driver"}},
+			planned{stop: LimitTimeout, ensure: true, report: true, phase: state.PhaseFailed, state: spark.StateFailed, msg: "timed out after 10m0s", driver: "n1-a1-driver"}},
 		{"a driver that cannot start: stopped at once, Failed",
 			snap(t0.Add(10*time.Second), runOf(driver(1, waitingOn("ImagePullBackOff")))), never,
-			planned{stop: LimitCannotStart, ensure: true, report: true, phase: wfv1.NodeFailed, state: spark.StateFailed, msg: "ImagePullBackOff", driver: "n1-a1-driver"}},
+			planned{stop: LimitCannotStart, ensure: true, report: true, phase: state.PhaseFailed, state: spark.StateFailed, msg: "ImagePullBackOff", driver: "n1-a1-driver"}},
 		{"a pending timeout under OnFailure: the rerun waits out its interval, the driver not stopped yet",
 			snap(t0.Add(5*time.Minute+5*time.Second), runOf(driver(1, waitingOn("ContainerCreating")))), pending5m,
-			planned{ensure: true, report: true, phase: wfv1.NodeRunning, state: spark.StatePendingRerun, msg: "PENDING_RERUN: attempt 2/3 in 5s", driver: "n1-a1-driver"}},
+			planned{ensure: true, report: true, phase: state.PhaseRunning, state: spark.StatePendingRerun, msg: "PENDING_RERUN: attempt 2/3 in 5s", driver: "n1-a1-driver"}},
 		{"a pending timeout under OnFailure with retries left: stopped, attempt 2 launched after the interval",
 			snap(t0.Add(5*time.Minute+10*time.Second), runOf(driver(1, waitingOn("ContainerCreating")))), pending5m,
-			planned{launch: 2, stop: LimitPending, ensure: true, report: true, phase: wfv1.NodeRunning, state: spark.StatePendingRerun, msg: "starting attempt 2/3 after: FAILED", driver: "n1-a1-driver"}},
+			planned{launch: 2, stop: LimitPending, ensure: true, report: true, phase: state.PhaseRunning, state: spark.StatePendingRerun, msg: "starting attempt 2/3 after: FAILED", driver: "n1-a1-driver"}},
 		{"a refused submission of attempt 2 holds back the rerun",
 			snap(t0.Add(2*time.Minute+10*time.Second), runOf(driver(1, exited(1, "Error"))), func(s *Snapshot) {
 				s.Failures = map[int]Failure{2: {Count: 1, At: t0.Add(2*time.Minute + 8*time.Second), Message: "quota"}}
 			}), onFailure,
-			planned{report: true, phase: wfv1.NodePending, state: spark.StateSubmissionFailed, msg: "SUBMISSION_FAILED: retry 1/2 in 3s: quota", driver: "n1-a1-driver"}},
+			planned{report: true, phase: state.PhasePending, state: spark.StateSubmissionFailed, msg: "SUBMISSION_FAILED: retry 1/2 in 3s: quota", driver: "n1-a1-driver"}},
 		{"a tombstone of a pending timeout under OnFailure: attempt 2 launches after the interval, nothing to stop",
 			snap(t0.Add(5*time.Minute+10*time.Second), tombOf(1, LimitPending, t0.Add(5*time.Minute))), onFailure,
-			planned{launch: 2, report: true, phase: wfv1.NodeRunning, state: spark.StatePendingRerun, msg: "starting attempt 2/3 after: FAILED", driver: "n1-a1-driver"}},
+			planned{launch: 2, report: true, phase: state.PhaseRunning, state: spark.StatePendingRerun, msg: "starting attempt 2/3 after: FAILED", driver: "n1-a1-driver"}},
 		{"a tombstone of a pending timeout under Never: Failed with what it recorded",
 			snap(t0.Add(6*time.Minute), tombOf(1, LimitPending, t0.Add(5*time.Minute))), never,
-			planned{report: true, phase: wfv1.NodeFailed, state: spark.StateFailed, msg: "stopped for PendingTimeout", driver: "n1-a1-driver"}},
+			planned{report: true, phase: state.PhaseFailed, state: spark.StateFailed, msg: "stopped for PendingTimeout", driver: "n1-a1-driver"}},
 		{"a tombstone of the template's timeout: Failed, never rerun whatever the policy",
 			snap(t0.Add(time.Hour), tombOf(1, LimitTimeout, t0.Add(10*time.Minute))), onFailure,
-			planned{report: true, phase: wfv1.NodeFailed, state: spark.StateFailed, msg: "stopped for Timeout", driver: "n1-a1-driver"}},
+			planned{report: true, phase: state.PhaseFailed, state: spark.StateFailed, msg: "stopped for Timeout", driver: "n1-a1-driver"}},
 		{"a ghost within NotFoundGrace: Pending, waiting for it",
 			snap(t0.Add(10*time.Second), ghostOf(1, t0)), never,
-			planned{report: true, phase: wfv1.NodePending, state: spark.StateSubmitted, driver: "n1-a1-driver"}},
+			planned{report: true, phase: state.PhasePending, state: spark.StateSubmitted, driver: "n1-a1-driver"}},
 		{"a ghost past NotFoundGrace: Failed, never silently relaunched",
 			snap(t0.Add(31*time.Second), ghostOf(1, t0)), never,
-			planned{report: true, phase: wfv1.NodeFailed, state: spark.StateFailed, msg: "not found", driver: "n1-a1-driver"}},
+			planned{report: true, phase: state.PhaseFailed, state: spark.StateFailed, msg: "not found", driver: "n1-a1-driver"}},
 		{"archived logs, the driver succeeded: its log is stored first, Running meanwhile",
 			snap(t0.Add(2*time.Minute), runOf(driver(1, exited(0, "Completed")))), archives,
-			planned{archive: true, report: true, phase: wfv1.NodeRunning, state: spark.StateCompleted, msg: "COMPLETED; archiving the driver log", driver: "n1-a1-driver"}},
+			planned{archive: true, report: true, phase: state.PhaseRunning, state: spark.StateCompleted, msg: "COMPLETED; archiving the driver log", driver: "n1-a1-driver"}},
 		{"archived logs, the log stored: Succeeded",
 			snap(t0.Add(2*time.Minute), runOf(driver(1, exited(0, "Completed"), annotated(spark.AnnotationDriverLog, "wf/n1-a1-driver/driver.log")))), archives,
-			planned{report: true, phase: wfv1.NodeSucceeded, state: spark.StateCompleted, msg: "COMPLETED", driver: "n1-a1-driver"}},
+			planned{report: true, phase: state.PhaseSucceeded, state: spark.StateCompleted, msg: "COMPLETED", driver: "n1-a1-driver"}},
 		{"archived logs, the upload refused: final all the same",
 			snap(t0.Add(2*time.Minute), runOf(driver(1, exited(1, "Error"), annotated(spark.AnnotationDriverLogError, "Access Denied")))), archives,
-			planned{report: true, phase: wfv1.NodeFailed, state: spark.StateFailed, msg: "driver exited 1", driver: "n1-a1-driver"}},
+			planned{report: true, phase: state.PhaseFailed, state: spark.StateFailed, msg: "driver exited 1", driver: "n1-a1-driver"}},
 		{"a loop's child: its result is JSON",
-			snap(t0.Add(time.Minute), runOf(driver(1, running())), func(s *Snapshot) { s.Nodes = nodesNamed("wf.loop(0:a)") }), never,
-			planned{ensure: true, report: true, asJSON: true, phase: wfv1.NodeRunning, state: spark.StateRunning, driver: "n1-a1-driver"}},
+			snap(t0.Add(time.Minute), runOf(driver(1, running())), named("wf.loop(0:a)")), never,
+			planned{ensure: true, report: true, asJSON: true, phase: state.PhaseRunning, state: spark.StateRunning, driver: "n1-a1-driver"}},
 		{"a loop's child without a run: its launch knows it is JSON",
-			snap(t0, nil, func(s *Snapshot) { s.Nodes = nodesNamed("wf.loop(1:b)") }), never,
+			snap(t0, nil, named("wf.loop(1:b)")), never,
 			planned{launch: 1, asJSON: true}},
 		{"a final outcome waits while the Workflow does not know the node",
 			snap(t0.Add(2*time.Minute), runOf(driver(1, exited(0, "Completed"))), unknown), never,
-			planned{phase: wfv1.NodeSucceeded, state: spark.StateCompleted, msg: "COMPLETED", driver: "n1-a1-driver"}},
+			planned{phase: state.PhaseSucceeded, state: spark.StateCompleted, msg: "COMPLETED", driver: "n1-a1-driver"}},
 		{"a running outcome is reported though the Workflow does not know the node",
 			snap(t0.Add(time.Minute), runOf(driver(1, running())), unknown), never,
-			planned{ensure: true, report: true, phase: wfv1.NodeRunning, state: spark.StateRunning, driver: "n1-a1-driver"}},
+			planned{ensure: true, report: true, phase: state.PhaseRunning, state: spark.StateRunning, driver: "n1-a1-driver"}},
 	} {
 		t.Run(row.name, func(t *testing.T) {
 			pl := Decide(row.s, row.p)
@@ -250,12 +251,12 @@ func TestAfterRefusal(t *testing.T) {
 		name  string
 		f     Failure
 		body  *spec.SparkApplicationSpec
-		phase wfv1.NodePhase
+		phase state.Phase
 		msg   string
 	}{
-		{"a retry left", Failure{Count: 1, Message: "pods is forbidden"}, onFailure, wfv1.NodePending, "SUBMISSION_FAILED: retry 1/2 soon: pods is forbidden"},
-		{"the retries used", Failure{Count: 3, Message: "pods is forbidden"}, onFailure, wfv1.NodeFailed, "SUBMISSION_FAILED: pods is forbidden"},
-		{"Never retries none", Failure{Count: 1, Message: "spark-submit exited 1"}, sparkBody(t, ""), wfv1.NodeFailed, "SUBMISSION_FAILED: spark-submit exited 1"},
+		{"a retry left", Failure{Count: 1, Message: "pods is forbidden"}, onFailure, state.PhasePending, "SUBMISSION_FAILED: retry 1/2 soon: pods is forbidden"},
+		{"the retries used", Failure{Count: 3, Message: "pods is forbidden"}, onFailure, state.PhaseFailed, "SUBMISSION_FAILED: pods is forbidden"},
+		{"Never retries none", Failure{Count: 1, Message: "spark-submit exited 1"}, sparkBody(t, ""), state.PhaseFailed, "SUBMISSION_FAILED: spark-submit exited 1"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			o := afterRefusal(tc.f, tc.body)

@@ -1,8 +1,9 @@
 // Package decide is what sparkplug decides about one Argo node, and
-// nothing else: it imports no API client and holds none, so it cannot act.
+// nothing else: it links nothing of client-go or of Argo (whose API types
+// bring client-go along) and holds no client, so it cannot act.
 //
-// Decide reads a Snapshot (the node's TaskSet entry, what the Workflow
-// shows of it, its run in the current incarnation with every attempt's
+// Decide reads a Snapshot (the phase of the node's TaskSet entry, what the
+// Workflow shows of it and whether it is a loop's child, its run in the current incarnation with every attempt's
 // driver pod, ghost or tombstone, and the refused submissions kept in
 // memory) and a Policy (the step's body and timeout, the plugin's
 // settings), and returns a Plan: launch an attempt, stop a driver that a

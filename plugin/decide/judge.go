@@ -5,8 +5,6 @@ import (
 	"strconv"
 	"time"
 
-	wfv1 "github.com/argoproj/argo-workflows/v3/pkg/apis/workflow/v1alpha1"
-
 	"github.com/sparkplug-io/sparkplug/plugin/spark"
 	"github.com/sparkplug-io/sparkplug/plugin/spec"
 	"github.com/sparkplug-io/sparkplug/plugin/state"
@@ -71,7 +69,7 @@ func judge(a state.Assessment, attempt int, p spec.RestartPolicy, endedAt, now t
 func pendingRerun(what string, a state.Assessment) state.Outcome {
 	// The driver that ended is still the one the outputs name, so its
 	// exit code goes with them until the next attempt's driver exists.
-	return state.Outcome{State: spark.StatePendingRerun, Phase: wfv1.NodeRunning, Detail: what + ": " + a.Message(), ExitCode: a.ExitCode}
+	return state.Outcome{State: spark.StatePendingRerun, Phase: state.PhaseRunning, Detail: what + ": " + a.Message(), ExitCode: a.ExitCode}
 }
 
 // attemptPart is the attempt a message names when the policy can rerun:

@@ -5,8 +5,6 @@ import (
 	"testing"
 	"time"
 
-	wfv1 "github.com/argoproj/argo-workflows/v3/pkg/apis/workflow/v1alpha1"
-
 	"github.com/sparkplug-io/sparkplug/plugin/spark"
 	"github.com/sparkplug-io/sparkplug/plugin/spec"
 	"github.com/sparkplug-io/sparkplug/plugin/state"
@@ -34,26 +32,26 @@ func TestJudge(t *testing.T) {
 		policy      spec.RestartPolicy
 		now         time.Time
 		wantFinal   bool
-		wantPhase   wfv1.NodePhase
+		wantPhase   state.Phase
 		wantRelaunc bool
 		wantMsg     string
 	}{
-		{"running is not final", runningA, 1, never, ended, false, wfv1.NodeRunning, false, "RUNNING"},
-		{"never: failure is final", failedA, 1, never, ended, true, wfv1.NodeFailed, false, "FAILED"},
-		{"never: success is final", okA, 1, never, ended, true, wfv1.NodeSucceeded, false, "COMPLETED"},
-		{"onFailure: success is never rerun", okA, 1, onFailure, ended.Add(time.Hour), true, wfv1.NodeSucceeded, false, "COMPLETED"},
-		{"onFailure: first failure waits 1x interval", failedA, 1, onFailure, ended.Add(5 * time.Second), false, wfv1.NodeRunning, false, "PENDING_RERUN: attempt 2/3 in 5s"},
-		{"onFailure: first failure reruns after 1x interval", failedA, 1, onFailure, ended.Add(10 * time.Second), false, wfv1.NodeRunning, true, "starting attempt 2/3"},
-		{"onFailure: second failure waits 2x interval (linear)", failedA, 2, onFailure, ended.Add(15 * time.Second), false, wfv1.NodeRunning, false, "attempt 3/3 in 5s"},
-		{"onFailure: retries used up is final with the attempt count", failedA, 3, onFailure, ended.Add(time.Hour), true, wfv1.NodeFailed, false, "(attempt 3/3)"},
-		{"onFailure: running shows the attempt", runningA, 2, onFailure, ended, false, wfv1.NodeRunning, false, "(attempt 2/3)"},
-		{"onFailure without retries behaves like never", failedA, 1, spec.RestartPolicy{Type: spec.RestartOnFailure}, ended.Add(time.Hour), true, wfv1.NodeFailed, false, "FAILED"},
-		{"always: success reruns", okA, 4, always, ended.Add(time.Hour), false, wfv1.NodeRunning, true, "starting attempt 5"},
-		{"always: failure reruns", failedA, 1, always, ended.Add(5 * time.Second), false, wfv1.NodeRunning, true, "starting attempt 2"},
-		{"onInfrastructureFailure: an eviction reruns", evictedA, 1, infra, ended.Add(10 * time.Second), false, wfv1.NodeRunning, true, "starting attempt 2/2"},
-		{"onInfrastructureFailure: an application failure is final", failedA, 1, infra, ended.Add(time.Hour), true, wfv1.NodeFailed, false, "exited 1"},
-		{"onInfrastructureFailure: retries used up", evictedA, 2, infra, ended.Add(time.Hour), true, wfv1.NodeFailed, false, "(attempt 2/2)"},
-		{"onInfrastructureFailure: success is final", okA, 1, infra, ended.Add(time.Hour), true, wfv1.NodeSucceeded, false, "COMPLETED"},
+		{"running is not final", runningA, 1, never, ended, false, state.PhaseRunning, false, "RUNNING"},
+		{"never: failure is final", failedA, 1, never, ended, true, state.PhaseFailed, false, "FAILED"},
+		{"never: success is final", okA, 1, never, ended, true, state.PhaseSucceeded, false, "COMPLETED"},
+		{"onFailure: success is never rerun", okA, 1, onFailure, ended.Add(time.Hour), true, state.PhaseSucceeded, false, "COMPLETED"},
+		{"onFailure: first failure waits 1x interval", failedA, 1, onFailure, ended.Add(5 * time.Second), false, state.PhaseRunning, false, "PENDING_RERUN: attempt 2/3 in 5s"},
+		{"onFailure: first failure reruns after 1x interval", failedA, 1, onFailure, ended.Add(10 * time.Second), false, state.PhaseRunning, true, "starting attempt 2/3"},
+		{"onFailure: second failure waits 2x interval (linear)", failedA, 2, onFailure, ended.Add(15 * time.Second), false, state.PhaseRunning, false, "attempt 3/3 in 5s"},
+		{"onFailure: retries used up is final with the attempt count", failedA, 3, onFailure, ended.Add(time.Hour), true, state.PhaseFailed, false, "(attempt 3/3)"},
+		{"onFailure: running shows the attempt", runningA, 2, onFailure, ended, false, state.PhaseRunning, false, "(attempt 2/3)"},
+		{"onFailure without retries behaves like never", failedA, 1, spec.RestartPolicy{Type: spec.RestartOnFailure}, ended.Add(time.Hour), true, state.PhaseFailed, false, "FAILED"},
+		{"always: success reruns", okA, 4, always, ended.Add(time.Hour), false, state.PhaseRunning, true, "starting attempt 5"},
+		{"always: failure reruns", failedA, 1, always, ended.Add(5 * time.Second), false, state.PhaseRunning, true, "starting attempt 2"},
+		{"onInfrastructureFailure: an eviction reruns", evictedA, 1, infra, ended.Add(10 * time.Second), false, state.PhaseRunning, true, "starting attempt 2/2"},
+		{"onInfrastructureFailure: an application failure is final", failedA, 1, infra, ended.Add(time.Hour), true, state.PhaseFailed, false, "exited 1"},
+		{"onInfrastructureFailure: retries used up", evictedA, 2, infra, ended.Add(time.Hour), true, state.PhaseFailed, false, "(attempt 2/2)"},
+		{"onInfrastructureFailure: success is final", okA, 1, infra, ended.Add(time.Hour), true, state.PhaseSucceeded, false, "COMPLETED"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"strings"
 
-	wfv1 "github.com/argoproj/argo-workflows/v3/pkg/apis/workflow/v1alpha1"
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/sparkplug-io/sparkplug/plugin/kueue"
@@ -95,7 +94,7 @@ func queued(p Policy, n int, ended *state.Assessment, name, why string) state.Ou
 		if why != "" {
 			detail += ": " + why
 		}
-		return state.Outcome{State: spark.StateQueued, Phase: wfv1.NodePending, Detail: detail}
+		return state.Outcome{State: spark.StateQueued, Phase: state.PhasePending, Detail: detail}
 	}
 	detail := fmt.Sprintf("attempt %s waits in LocalQueue %s %s", attemptOfMax(n, p.Body.RestartPolicy), p.KueueQueue, what)
 	if why != "" {

@@ -5,12 +5,12 @@ import (
 	"testing"
 	"time"
 
-	wfv1 "github.com/argoproj/argo-workflows/v3/pkg/apis/workflow/v1alpha1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/utils/ptr"
 
 	"github.com/sparkplug-io/sparkplug/plugin/kueue"
 	"github.com/sparkplug-io/sparkplug/plugin/spark"
+	"github.com/sparkplug-io/sparkplug/plugin/state"
 )
 
 // wl is the Workload of attempt n of node n1, current, as a cache shows
@@ -75,7 +75,7 @@ func TestDecideQueuedStep(t *testing.T) {
 		launch, enqueue           int
 		admitted                  bool
 		stop                      Limit
-		phase                     wfv1.NodePhase
+		phase                     state.Phase
 		state                     spark.State
 		msg                       string
 		dequeue                   []int
@@ -84,52 +84,52 @@ func TestDecideQueuedStep(t *testing.T) {
 	}{
 		{name: "no Workload yet: it is created, nothing launches, the node is QUEUED",
 			s: snap(t0, nil, withWorkloads()), p: queued,
-			enqueue: 1, phase: wfv1.NodePending, state: spark.StateQueued, msg: "QUEUED: waiting in LocalQueue lq for Kueue"},
+			enqueue: 1, phase: state.PhasePending, state: spark.StateQueued, msg: "QUEUED: waiting in LocalQueue lq for Kueue"},
 		{name: "the cache has not synced: nothing is created yet",
 			s: snap(t0, nil, func(s *Snapshot) { s.WorkloadsKnown = false }), p: queued,
-			phase: wfv1.NodePending, state: spark.StateQueued, msg: "QUEUED"},
+			phase: state.PhasePending, state: spark.StateQueued, msg: "QUEUED"},
 		{name: "a Workload Kueue has not admitted: the node says why it waits",
 			s: snap(t0, nil, withWorkloads(wl(1, waitingFor("couldn't assign flavors to pod set driver: insufficient quota for cpu")))), p: queued,
-			phase: wfv1.NodePending, state: spark.StateQueued, msg: "QUEUED: waiting in LocalQueue lq for Kueue to admit Workload wl-1: couldn't assign flavors to pod set driver: insufficient quota for cpu"},
+			phase: state.PhasePending, state: spark.StateQueued, msg: "QUEUED: waiting in LocalQueue lq for Kueue to admit Workload wl-1: couldn't assign flavors to pod set driver: insufficient quota for cpu"},
 		{name: "a waiting Workload whose place the visibility API gives: the node says it",
 			s: snap(t0, nil, withWorkloads(wl(1, waitingFor("insufficient quota for cpu"), func(w *Workload) { w.Position = ptr.To[int32](2) }))), p: queued,
-			phase: wfv1.NodePending, state: spark.StateQueued, msg: "QUEUED: waiting in LocalQueue lq for Kueue to admit Workload wl-1: 2 Workloads ahead of it; insufficient quota for cpu"},
+			phase: state.PhasePending, state: spark.StateQueued, msg: "QUEUED: waiting in LocalQueue lq for Kueue to admit Workload wl-1: 2 Workloads ahead of it; insufficient quota for cpu"},
 		{name: "the next in line",
 			s: snap(t0, nil, withWorkloads(wl(1, func(w *Workload) { w.Position = ptr.To[int32](0) }))), p: queued,
-			phase: wfv1.NodePending, state: spark.StateQueued, msg: "QUEUED: waiting in LocalQueue lq for Kueue to admit Workload wl-1: next in line"},
+			phase: state.PhasePending, state: spark.StateQueued, msg: "QUEUED: waiting in LocalQueue lq for Kueue to admit Workload wl-1: next in line"},
 		{name: "an admitted Workload: attempt 1 launches with it",
 			s: snap(t0, nil, withWorkloads(wl(1, admittedWith(2)))), p: queued,
 			launch: 1, admitted: true},
 		{name: "a running driver keeps its Workload and is marked PodsReady once its admitted executors run",
 			s: snap(t0.Add(time.Minute), runOf(driver(1, running())), withWorkloads(wl(1, admittedWith(2))), withExecutors(2)), p: queued,
-			phase: wfv1.NodeRunning, state: spark.StateRunning, podsReady: true},
+			phase: state.PhaseRunning, state: spark.StateRunning, podsReady: true},
 		{name: "not PodsReady while an admitted executor is missing",
 			s: snap(t0.Add(time.Minute), runOf(driver(1, running())), withWorkloads(wl(1, admittedWith(2))), withExecutors(1)), p: queued,
-			phase: wfv1.NodeRunning, state: spark.StateRunning},
+			phase: state.PhaseRunning, state: spark.StateRunning},
 		{name: "preempted while running: the driver stops and attempt 2 is queued at once",
 			s: snap(t0.Add(time.Minute), runOf(driver(1, running())), withWorkloads(wl(1, evictedFor(kueue.ReasonPreempted)))), p: queued,
-			stop: LimitPreempted, phase: wfv1.NodeRunning, state: spark.StatePendingRerun, enqueue: 2, dequeue: []int{1},
+			stop: LimitPreempted, phase: state.PhaseRunning, state: spark.StatePendingRerun, enqueue: 2, dequeue: []int{1},
 			msg: "PENDING_RERUN: attempt 2 waits in LocalQueue lq for Kueue; after: FAILED: evicted by Kueue (Preempted): to make room"},
 		{name: "preempted, the step archives logs: the log is stored first, the driver and its Workload stay meanwhile",
 			s: snap(t0.Add(time.Minute), runOf(driver(1, running())), withWorkloads(wl(1, evictedFor(kueue.ReasonPreempted)))), p: archivesLogs,
-			archive: true, phase: wfv1.NodeRunning, state: spark.StatePendingRerun, msg: "archiving the driver log before stopping the driver"},
+			archive: true, phase: state.PhaseRunning, state: spark.StatePendingRerun, msg: "archiving the driver log before stopping the driver"},
 		{name: "preempted, its log stored: the driver stops and attempt 2 is queued",
 			s: snap(t0.Add(time.Minute), runOf(driver(1, running(), annotated(spark.AnnotationDriverLog, "k"))), withWorkloads(wl(1, evictedFor(kueue.ReasonPreempted)))), p: archivesLogs,
-			stop: LimitPreempted, enqueue: 2, dequeue: []int{1}, phase: wfv1.NodeRunning, state: spark.StatePendingRerun},
+			stop: LimitPreempted, enqueue: 2, dequeue: []int{1}, phase: state.PhaseRunning, state: spark.StatePendingRerun},
 		{name: "preempted, the step fails on preemption: the driver stops and the node fails",
 			s: snap(t0.Add(time.Minute), runOf(driver(1, running())), withWorkloads(wl(1, evictedFor(kueue.ReasonPreempted)))), p: failOnPreemption,
-			stop: LimitEvicted, phase: wfv1.NodeFailed, state: spark.StateFailed, dequeue: []int{1}, final: true,
+			stop: LimitEvicted, phase: state.PhaseFailed, state: spark.StateFailed, dequeue: []int{1}, final: true,
 			msg: "FAILED: evicted by Kueue (Preempted): to make room"},
 		{name: "evicted for another reason: final, whatever onPreemption says",
 			s: snap(t0.Add(time.Minute), runOf(driver(1, running())), withWorkloads(wl(1, evictedFor("PodsReadyTimeout")))), p: queued,
-			stop: LimitEvicted, phase: wfv1.NodeFailed, state: spark.StateFailed, dequeue: []int{1}, final: true,
+			stop: LimitEvicted, phase: state.PhaseFailed, state: spark.StateFailed, dequeue: []int{1}, final: true,
 			msg: "FAILED: evicted by Kueue (PodsReadyTimeout)"},
 		{name: "the preempted attempt's tombstone: attempt 2 waits for its own admission",
 			s: snap(t0.Add(2*time.Minute), tombOf(1, LimitPreempted, t0.Add(time.Minute)), withWorkloads(wl(2, waitingFor("insufficient quota")))), p: queued,
-			phase: wfv1.NodeRunning, state: spark.StatePendingRerun, msg: "attempt 2 waits in LocalQueue lq for Kueue to admit Workload wl-2 (insufficient quota); after: FAILED"},
+			phase: state.PhaseRunning, state: spark.StatePendingRerun, msg: "attempt 2 waits in LocalQueue lq for Kueue to admit Workload wl-2 (insufficient quota); after: FAILED"},
 		{name: "the driver finished: its Workload goes, the node completes",
 			s: snap(t0.Add(time.Minute), runOf(driver(1, exited(0, "Completed"))), withWorkloads(wl(1, admittedWith(2)))), p: queued,
-			phase: wfv1.NodeSucceeded, state: spark.StateCompleted, dequeue: []int{1}, final: true},
+			phase: state.PhaseSucceeded, state: spark.StateCompleted, dequeue: []int{1}, final: true},
 		{name: "Argo fulfilled a queued node (stop, terminate): its Workload goes",
 			s: snap(t0.Add(time.Minute), nil, withWorkloads(wl(1, waitingFor("insufficient quota"))), func(s *Snapshot) { s.Fulfilled = true }), p: queued,
 			dequeue: []int{1}},
@@ -138,7 +138,7 @@ func TestDecideQueuedStep(t *testing.T) {
 			abandon: true, dequeue: []int{1}},
 		{name: "a Workload of an older incarnation goes; the current one is created",
 			s: snap(t0, nil, withWorkloads(func() Workload { w := wl(1, admittedWith(2)); w.Current = false; return w }())), p: queued,
-			enqueue: 1, dequeue: []int{1}, phase: wfv1.NodePending, state: spark.StateQueued},
+			enqueue: 1, dequeue: []int{1}, phase: state.PhasePending, state: spark.StateQueued},
 	} {
 		t.Run(row.name, func(t *testing.T) {
 			pl := Decide(row.s, row.p)

@@ -3,8 +3,6 @@ package decide
 import (
 	"fmt"
 
-	wfv1 "github.com/argoproj/argo-workflows/v3/pkg/apis/workflow/v1alpha1"
-
 	"github.com/sparkplug-io/sparkplug/plugin/spark"
 	"github.com/sparkplug-io/sparkplug/plugin/state"
 )
@@ -15,39 +13,39 @@ import (
 
 // Transient: an API error that asking again may cure.
 func Transient(message string) state.Outcome {
-	return state.Outcome{State: spark.StateSubmitted, Phase: wfv1.NodePending,
+	return state.Outcome{State: spark.StateSubmitted, Phase: state.PhasePending,
 		Detail: "retrying after a transient API error: " + message}
 }
 
 // SubmitRunning: the attempt's spark-submit still runs.
 func SubmitRunning() state.Outcome {
-	return state.Outcome{State: spark.StateSubmitted, Phase: wfv1.NodePending, Detail: "spark-submit running"}
+	return state.Outcome{State: spark.StateSubmitted, Phase: state.PhasePending, Detail: "spark-submit running"}
 }
 
 // SubmitQueued: as many spark-submits run as the plugin allows.
 func SubmitQueued(running int) state.Outcome {
-	return state.Outcome{State: spark.StateSubmitted, Phase: wfv1.NodePending,
+	return state.Outcome{State: spark.StateSubmitted, Phase: state.PhasePending,
 		Detail: fmt.Sprintf("waiting for a spark-submit slot: %d run, as many as the plugin allows (max-spark-submits)", running)}
 }
 
 // Invalid: the step cannot run at all (its body or timeout is invalid);
 // the message is the reason alone.
 func Invalid(err error) state.Outcome {
-	return state.Outcome{Phase: wfv1.NodeFailed, Detail: err.Error()}
+	return state.Outcome{Phase: state.PhaseFailed, Detail: err.Error()}
 }
 
 // Declined: this process does not serve the request's workflow (the
 // sidecar follows its own agent pod's, or as many as it may already), or
 // may not write its TaskSet; the message is the reason alone.
 func Declined(why string) state.Outcome {
-	return state.Outcome{Phase: wfv1.NodeFailed, Detail: why}
+	return state.Outcome{Phase: state.PhaseFailed, Detail: why}
 }
 
 // Refused: the workflow's node status is over what sparkplug reads of
 // one, or not readable (why): whether a node is fulfilled or a loop's
 // child is unknown, so none of its Spark steps runs.
 func Refused(why string) state.Outcome {
-	return state.Outcome{Phase: wfv1.NodeFailed, Detail: "sparkplug refused this workflow: " + why + "; its Spark steps do not run"}
+	return state.Outcome{Phase: state.PhaseFailed, Detail: "sparkplug refused this workflow: " + why + "; its Spark steps do not run"}
 }
 
 // ofMax is "n/max", as in "retry 1/2" and "attempt 2/3".

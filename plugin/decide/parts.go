@@ -1,7 +1,6 @@
 package decide
 
 import (
-	wfv1 "github.com/argoproj/argo-workflows/v3/pkg/apis/workflow/v1alpha1"
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/sparkplug-io/sparkplug/plugin/spark"
@@ -21,7 +20,7 @@ func driverParts(o state.Outcome, driver *corev1.Pod, progress string) state.Out
 	if why := driver.Annotations[spark.AnnotationDriverLogError]; why != "" {
 		o.LogNotArchived = spec.Truncate(why, spark.MaxDriverLogErrorBytes)
 	}
-	if progress != "" && o.State == spark.StateRunning && o.Phase == wfv1.NodeRunning {
+	if progress != "" && o.State == spark.StateRunning && o.Phase == state.PhaseRunning {
 		o.Progress = spec.Truncate(progress, MaxProgressBytes)
 	}
 	return o

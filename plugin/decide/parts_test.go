@@ -5,8 +5,6 @@ import (
 	"testing"
 	"time"
 
-	wfv1 "github.com/argoproj/argo-workflows/v3/pkg/apis/workflow/v1alpha1"
-
 	"github.com/sparkplug-io/sparkplug/plugin/spark"
 	"github.com/sparkplug-io/sparkplug/plugin/state"
 )
@@ -16,14 +14,14 @@ import (
 // (the UI does not answer) those alone; a finished driver's never.
 func TestRunningMessageCarriesSparksProgress(t *testing.T) {
 	d := driver(1, running())
-	running := state.Outcome{State: spark.StateRunning, Phase: wfv1.NodeRunning, Counts: "3/3 executors", Elapsed: 4*time.Minute + 30*time.Second}
+	running := state.Outcome{State: spark.StateRunning, Phase: state.PhaseRunning, Counts: "3/3 executors", Elapsed: 4*time.Minute + 30*time.Second}
 	if got, want := driverParts(running, d, "stage 4/7, 1,200/3,000 tasks").Message(), "RUNNING 3/3 executors, 4m30s, stage 4/7, 1,200/3,000 tasks"; got != want {
 		t.Errorf("message %q, want %q", got, want)
 	}
 	if got := driverParts(running, d, "").Message(); got != "RUNNING 3/3 executors, 4m30s" {
 		t.Errorf("unreachable UI: message %q", got)
 	}
-	done := state.Outcome{State: spark.StateCompleted, Phase: wfv1.NodeSucceeded}
+	done := state.Outcome{State: spark.StateCompleted, Phase: state.PhaseSucceeded}
 	if got := driverParts(done, d, "stage 4/7, 1,200/3,000 tasks").Message(); got != "COMPLETED" {
 		t.Errorf("finished driver: message %q, want COMPLETED", got)
 	}
@@ -40,7 +38,7 @@ func TestRunningMessageCarriesSparksProgress(t *testing.T) {
 // Why a driver's log could not be stored, as the archive recorded it on
 // the driver, ends the message of a report naming it, bounded.
 func TestALogNotArchivedIsSaid(t *testing.T) {
-	failed := state.Outcome{State: spark.StateFailed, Phase: wfv1.NodeFailed, Detail: "driver exited 1 (Error)"}
+	failed := state.Outcome{State: spark.StateFailed, Phase: state.PhaseFailed, Detail: "driver exited 1 (Error)"}
 	d := driver(1, exited(1, "Error"), annotated(spark.AnnotationDriverLogError, "store s3://logs/x: Access Denied"))
 	if got, want := driverParts(failed, d, "").Message(), "FAILED: driver exited 1 (Error); driver log not archived: store s3://logs/x: Access Denied"; got != want {
 		t.Errorf("message %q, want %q", got, want)

@@ -3,11 +3,11 @@ package decide
 import (
 	"time"
 
-	wfv1 "github.com/argoproj/argo-workflows/v3/pkg/apis/workflow/v1alpha1"
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/sparkplug-io/sparkplug/plugin/driverpod"
 	"github.com/sparkplug-io/sparkplug/plugin/spec"
+	"github.com/sparkplug-io/sparkplug/plugin/state"
 )
 
 // Snapshot is everything one decision about one Argo node reads, as one
@@ -19,15 +19,17 @@ type Snapshot struct {
 	Now time.Time
 	// NodeID is the Argo node the decision is about.
 	NodeID string
-	// Entry is the node's result in the TaskSet's status.nodes, whoever
-	// wrote it; nil when there is none.
-	Entry *wfv1.NodeResult
+	// EntryPhase is the phase of the node's result in the TaskSet's
+	// status.nodes, whoever wrote it; empty when there is none.
+	EntryPhase state.Phase
 	// Fulfilled: the Workflow shows the node fulfilled (a final phase),
 	// which it may for a moment while the TaskSet still lists it.
 	Fulfilled bool
-	// Nodes is the Workflow's node status (nil without one); it says
-	// whether the node is a loop's child.
-	Nodes wfv1.Nodes
+	// InLoop: the node is a loop's child, or an attempt of one, whose
+	// result Argo reads as JSON (scope.InLoop of the Workflow's
+	// nodes). LoopKnown is false while the Workflow's nodes do not list
+	// the node (a view that lags).
+	InLoop, LoopKnown bool
 	// Run is the node's run in the current incarnation; nil: none yet.
 	Run *Run
 	// Failures are the refused submissions of the node's attempts, by

@@ -23,9 +23,6 @@ type Rule struct {
 	// Forbid is what it may not link: these packages, or any under one
 	// that ends in "/".
 	Forbid []string
-	// Only: it may reach a tree (the key, ending in "/") only through the
-	// packages of the value, the tree's own packages aside.
-	Only map[string][]string
 }
 
 // Check holds each rule's package to it.
@@ -53,16 +50,6 @@ func Violations(t testing.TB, r Rule) []string {
 		}
 		if matches(d, r.Forbid) {
 			out = append(out, fmt.Sprintf("%s depends on %s", r.Self, d))
-		}
-		for _, tree := range slices.Sorted(maps.Keys(r.Only)) {
-			if strings.HasPrefix(d, tree) || slices.Contains(r.Only[tree], d) {
-				continue
-			}
-			for _, i := range imports[d] {
-				if strings.HasPrefix(i, tree) {
-					out = append(out, fmt.Sprintf("%s reaches %s through %s; only through %s", r.Self, i, d, strings.Join(r.Only[tree], ", ")))
-				}
-			}
 		}
 	}
 	return out

@@ -50,8 +50,7 @@ func tombOf(node string, attempt int, l decide.Limit, stoppedAt time.Time) *deci
 // snapOf is a snapshot at now of node n1 with run rn (nil: none), which
 // the Workflow shows Running, outside any loop.
 func snapOf(now time.Time, rn *decide.Run) *decide.Snapshot {
-	return &decide.Snapshot{Now: now, NodeID: "n1", Run: rn,
-		Nodes: wfv1.Nodes{"n1": {ID: "n1", Name: "wf.spark", Type: wfv1.NodeTypePlugin, Phase: wfv1.NodeRunning}}}
+	return &decide.Snapshot{Now: now, NodeID: "n1", Run: rn, LoopKnown: true}
 }
 
 // sparkBody is a SparkPi body with extra fields (JSON, after a comma).

@@ -12,7 +12,9 @@ import (
 
 	"github.com/sparkplug-io/sparkplug/plugin/decide"
 	"github.com/sparkplug-io/sparkplug/plugin/driverpod"
+	"github.com/sparkplug-io/sparkplug/plugin/scope"
 	"github.com/sparkplug-io/sparkplug/plugin/spark"
+	"github.com/sparkplug-io/sparkplug/plugin/state"
 )
 
 // gather reads one node's snapshot from the workflow's cache: its TaskSet
@@ -24,15 +26,17 @@ import (
 // cluster; the only memory it touches is when this process first missed a
 // ghost's driver.
 func (r *pass) gather(ts *wfv1.WorkflowTaskSet, wf *wfv1.Workflow) *decide.Snapshot {
-	s := &decide.Snapshot{Now: r.now, NodeID: r.node, Nodes: wf.Status.Nodes, Failures: r.core.failures.of(r.wf.UID, r.node)}
+	s := &decide.Snapshot{Now: r.now, NodeID: r.node, Failures: r.core.failures.of(r.wf.UID, r.node)}
+	s.InLoop, s.LoopKnown = scope.InLoop(wf.Status.Nodes, r.node)
+	var entry *wfv1.NodeResult
 	if res, ok := ts.Status.Nodes[r.node]; ok {
-		s.Entry = &res
+		entry, s.EntryPhase = &res, state.Phase(res.Phase)
 	}
 	if n, ok := wf.Status.Nodes[r.node]; ok && n.Fulfilled() {
 		s.Fulfilled = true
 	}
-	r.record, r.started = recordOf(s.Entry), nodeStart(wf, r.node)
-	s.Run = r.run(s.Entry, r.started)
+	r.record, r.started = recordOf(entry), nodeStart(wf, r.node)
+	s.Run = r.run(entry, r.started)
 	if s.Run != nil && s.Run.Tomb == nil && !s.Run.Ghost {
 		s.Run.Executors = r.executors(s.Run.Head())
 		s.Progress = r.core.sparkProgress(r.step.Body, s.Run.Head())

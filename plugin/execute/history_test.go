@@ -4,7 +4,6 @@ import (
 	"strings"
 	"testing"
 
-	wfv1 "github.com/argoproj/argo-workflows/v3/pkg/apis/workflow/v1alpha1"
 	"github.com/argoproj/argo-workflows/v3/pkg/plugins/executor"
 
 	"github.com/sparkplug-io/sparkplug/plugin/spark"
@@ -34,10 +33,10 @@ func TestResultReportsTheHistoryUI(t *testing.T) {
 	plugin := DefaultOptions()
 	plugin.HistoryServerURL = "https://spark-history.example.com/"
 	outcomes := map[string]state.Outcome{
-		"pending":   {State: spark.StateSubmitted, Phase: wfv1.NodePending},
-		"running":   {State: spark.StateRunning, Phase: wfv1.NodeRunning},
-		"completed": {State: spark.StateCompleted, Phase: wfv1.NodeSucceeded},
-		"failed":    {State: spark.StateFailed, Phase: wfv1.NodeFailed, Detail: "driver exited 1"},
+		"pending":   {State: spark.StateSubmitted, Phase: state.PhasePending},
+		"running":   {State: spark.StateRunning, Phase: state.PhaseRunning},
+		"completed": {State: spark.StateCompleted, Phase: state.PhaseSucceeded},
+		"failed":    {State: spark.StateFailed, Phase: state.PhaseFailed, Detail: "driver exited 1"},
 	}
 	tests := []struct {
 		name  string
@@ -71,7 +70,7 @@ func TestResultReportsTheHistoryUI(t *testing.T) {
 		}
 	}
 	// No driver, no application id, no page.
-	pending := state.Outcome{State: spark.StateSubmitted, Phase: wfv1.NodePending}
+	pending := state.Outcome{State: spark.StateSubmitted, Phase: state.PhasePending}
 	if _, ok := outputParam(asReply(c.result(pending, nil, false, bodyWith(t, plugin, ""), nil)), spark.OutputHistoryUI); ok {
 		t.Error("a result without a driver reports history-ui")
 	}
@@ -84,7 +83,7 @@ func TestHistoryUIOfRecordedIDs(t *testing.T) {
 	o := DefaultOptions()
 	o.HistoryServerURL = "https://spark-history.example.com"
 	body := bodyWith(t, o, "")
-	done := state.Outcome{State: spark.StateCompleted, Phase: wfv1.NodeSucceeded}
+	done := state.Outcome{State: spark.StateCompleted, Phase: state.PhaseSucceeded}
 	for id, want := range map[string]string{
 		"spark-00112233445566778899aabbccddeeff": "https://spark-history.example.com/history/spark-00112233445566778899aabbccddeeff/",
 		"../../admin/":                           "",

@@ -3,7 +3,6 @@ package execute
 import (
 	"time"
 
-	wfv1 "github.com/argoproj/argo-workflows/v3/pkg/apis/workflow/v1alpha1"
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/sparkplug-io/sparkplug/plugin/driverpod"
@@ -52,7 +51,7 @@ func (c *Core) forgetProgress(o state.Outcome, driver *corev1.Pod) {
 	if c.progress == nil || driver == nil || driver.UID == "" {
 		return
 	}
-	if o.Phase == wfv1.NodeSucceeded || o.Phase == wfv1.NodeFailed || o.Phase == wfv1.NodeError {
+	if o.Phase.Completed() {
 		c.progress.Forget(string(driver.UID))
 	}
 }

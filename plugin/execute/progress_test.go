@@ -7,7 +7,6 @@ import (
 	"testing"
 	"time"
 
-	wfv1 "github.com/argoproj/argo-workflows/v3/pkg/apis/workflow/v1alpha1"
 	"github.com/argoproj/argo-workflows/v3/pkg/plugins/executor"
 	"k8s.io/client-go/tools/record"
 
@@ -71,7 +70,7 @@ func TestRunningResultShowsTheElapsedTime(t *testing.T) {
 	} {
 		s := snapOf(t0.Add(tc.now), runOf(driver("n1", 1, running())))
 		pl := decide.Decide(s, withProgress(t, tc.interval))
-		if !pl.Report || pl.Driver == nil || pl.Outcome.Phase != wfv1.NodeRunning || pl.Outcome.Message() != tc.want {
+		if !pl.Report || pl.Driver == nil || pl.Outcome.Phase != state.PhaseRunning || pl.Outcome.Message() != tc.want {
 			t.Errorf("at +%s, interval %s: report %v phase %s %q, want a Running report %q", tc.now, tc.interval, pl.Report, pl.Outcome.Phase, pl.Outcome.Message(), tc.want)
 		}
 		off := decide.Decide(s, never(t))
@@ -89,9 +88,9 @@ func TestStateEventOncePerStateWhileTheMessageMoves(t *testing.T) {
 	c := &Core{recorder: rec}
 	wf := spark.WorkflowRef{Name: "wf", Namespace: "ns", UID: "u"}
 	for _, d := range []time.Duration{0, 30 * time.Second, time.Minute, 90 * time.Second} {
-		c.stateEvent(wf, "n1", "n1-driver", state.Outcome{State: spark.StateRunning, Phase: wfv1.NodeRunning, Counts: "2/2 executors", Elapsed: d})
+		c.stateEvent(wf, "n1", "n1-driver", state.Outcome{State: spark.StateRunning, Phase: state.PhaseRunning, Counts: "2/2 executors", Elapsed: d})
 	}
-	c.stateEvent(wf, "n1", "n1-driver", state.Outcome{State: spark.StateCompleted, Phase: wfv1.NodeSucceeded})
+	c.stateEvent(wf, "n1", "n1-driver", state.Outcome{State: spark.StateCompleted, Phase: state.PhaseSucceeded})
 	close(rec.Events)
 	var got []string
 	for e := range rec.Events {

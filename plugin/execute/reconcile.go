@@ -17,6 +17,7 @@ import (
 	"github.com/sparkplug-io/sparkplug/plugin/scope"
 	"github.com/sparkplug-io/sparkplug/plugin/spark"
 	"github.com/sparkplug-io/sparkplug/plugin/spec"
+	"github.com/sparkplug-io/sparkplug/plugin/state"
 	"github.com/sparkplug-io/sparkplug/plugin/step"
 )
 
@@ -296,11 +297,11 @@ func (c *Core) reconcile(ctx context.Context, fl *flow, node string) error {
 	for passes := 1; ; passes++ {
 		pl := decide.Decide(snap, r.policy)
 		changes := pl.Launch > 0 || pl.Stop != decide.LimitNone || pl.Abandon || pl.Archive || pl.KueueEnqueue > 0 || len(pl.KueueDequeue) > 0 || pl.Refuse > 0 || pl.Discard != nil ||
-			(pl.Report && (snap.Entry == nil || snap.Entry.Phase != pl.Outcome.Phase))
+			(pl.Report && snap.EntryPhase != pl.Outcome.Phase)
 		if changes && c.log.Enabled(ctx, slog.LevelDebug) {
 			// What a pass that changes something saw and chose; passes that
 			// change nothing (most: every --resync) say nothing.
-			r.log.Debug("pass", "incarnation", r.incarnation, "entry", entryPhase(snap.Entry), "fulfilled", snap.Fulfilled,
+			r.log.Debug("pass", "incarnation", r.incarnation, "entry", entryPhase(snap.EntryPhase), "fulfilled", snap.Fulfilled,
 				"run", runSummary(snap.Run), "launch", pl.Launch, "stop", string(pl.Stop), "abandon", pl.Abandon, "refuse", pl.Refuse, "report", pl.Report, "phase", pl.Outcome.Phase)
 		}
 		befell, err := r.act(snap, pl)
@@ -347,11 +348,11 @@ func (c *Core) newPass(ctx context.Context, fl *flow, node string, st *step.Step
 }
 
 // entryPhase and runSummary describe a snapshot in the debug log.
-func entryPhase(e *wfv1.NodeResult) string {
-	if e == nil {
+func entryPhase(p state.Phase) string {
+	if p == "" {
 		return "none"
 	}
-	return string(e.Phase)
+	return string(p)
 }
 
 func runSummary(rn *decide.Run) string {

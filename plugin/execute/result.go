@@ -6,6 +6,7 @@ import (
 	wfv1 "github.com/argoproj/argo-workflows/v3/pkg/apis/workflow/v1alpha1"
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/sparkplug-io/sparkplug/plugin/nodestatus"
 	"github.com/sparkplug-io/sparkplug/plugin/objects"
 	"github.com/sparkplug-io/sparkplug/plugin/spark"
 	"github.com/sparkplug-io/sparkplug/plugin/spec"
@@ -13,11 +14,11 @@ import (
 )
 
 // result renders what a node shows: its phase and message as the outcome
-// renders them (state.Outcome.Result), with a driver, its outputs (the
+// renders them (nodestatus.Of), with a driver, its outputs (the
 // result a JSON string when asJSON is set, for a loop's child, and the
 // driver-log artifact when its log was stored).
 func (c *Core) result(o state.Outcome, driver *corev1.Pod, asJSON bool, body *spec.SparkApplicationSpec, artifact *wfv1.Artifact) wfv1.NodeResult {
-	node := o.Result()
+	node := nodestatus.Of(o)
 	if driver == nil || body == nil {
 		return node
 	}

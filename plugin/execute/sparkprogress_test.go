@@ -9,7 +9,6 @@ import (
 	"testing"
 	"time"
 
-	wfv1 "github.com/argoproj/argo-workflows/v3/pkg/apis/workflow/v1alpha1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
@@ -63,11 +62,11 @@ func TestRunningDriversProgressIsGathered(t *testing.T) {
 		t.Errorf("a pending driver: progress %q, asked %d times; want none, not asked", got, len(f.asked))
 	}
 
-	c.forgetProgress(state.Outcome{State: spark.StateRunning, Phase: wfv1.NodeRunning}, driver)
+	c.forgetProgress(state.Outcome{State: spark.StateRunning, Phase: state.PhaseRunning}, driver)
 	if len(f.forgot) != 0 {
 		t.Errorf("a running driver forgotten: %v", f.forgot)
 	}
-	c.forgetProgress(state.Outcome{State: spark.StateCompleted, Phase: wfv1.NodeSucceeded}, driver)
+	c.forgetProgress(state.Outcome{State: spark.StateCompleted, Phase: state.PhaseSucceeded}, driver)
 	if len(f.forgot) != 1 || f.forgot[0] != "u-1" {
 		t.Errorf("finished driver: forgot %v; want the driver forgotten", f.forgot)
 	}

@@ -1,70 +1,8 @@
 package identity
 
 import (
-	"encoding/json"
 	"testing"
-
-	wfv1 "github.com/argoproj/argo-workflows/v3/pkg/apis/workflow/v1alpha1"
 )
-
-func template(t *testing.T, s string) *wfv1.Template {
-	t.Helper()
-	var tmpl wfv1.Template
-	if err := json.Unmarshal([]byte(s), &tmpl); err != nil {
-		t.Fatal(err)
-	}
-	return &tmpl
-}
-
-func TestKeyIgnoresEncoding(t *testing.T) {
-	a := template(t, `{"name":"pi","plugin":{"spark":{"image":"spark:3.5","mainClass":"Pi"}}}`)
-	b := template(t, `{ "plugin" : { "spark" : { "mainClass" : "Pi", "image" : "spark:3.5" } }, "name" : "pi" }`)
-	ka, err := Key(a)
-	if err != nil {
-		t.Fatal(err)
-	}
-	kb, err := Key(b)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if ka != kb {
-		t.Fatalf("same template, different keys: %s vs %s", ka, kb)
-	}
-	if len(ka) != KeyLength {
-		t.Fatalf("key %q has %d characters, want %d", ka, len(ka), KeyLength)
-	}
-}
-
-func TestKeyDistinguishesTemplates(t *testing.T) {
-	a := template(t, `{"name":"pi","plugin":{"spark":{"arguments":["1"]}}}`)
-	b := template(t, `{"name":"pi","plugin":{"spark":{"arguments":["2"]}}}`)
-	ka, _ := Key(a)
-	kb, _ := Key(b)
-	if ka == kb {
-		t.Fatalf("different templates share key %s", ka)
-	}
-}
-
-func TestKeySurvivesArgoRoundTrip(t *testing.T) {
-	// The agent decodes the template from the TaskSet and re-encodes it.
-	orig := template(t, `{"name":"pi","inputs":{"parameters":[{"name":"n","value":"3"}]},"plugin":{"spark":{"arguments":["{{inputs.parameters.n}}"]}},"timeout":"1h"}`)
-	raw, err := json.Marshal(orig)
-	if err != nil {
-		t.Fatal(err)
-	}
-	again := template(t, string(raw))
-	k1, _ := Key(orig)
-	k2, _ := Key(again)
-	if k1 != k2 {
-		t.Fatalf("round trip changed the key: %s vs %s", k1, k2)
-	}
-}
-
-func TestKeyRejectsNil(t *testing.T) {
-	if _, err := Key(nil); err == nil {
-		t.Fatal("Key(nil) returned no error")
-	}
-}
 
 func TestNodeHashIsLabelSafe(t *testing.T) {
 	h := NodeHash("a-very-long-workflow-name-with-many-parts-1234567890-3456789012")

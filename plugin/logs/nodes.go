@@ -11,7 +11,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/sparkplug-io/sparkplug/plugin/spark"
-	"github.com/sparkplug-io/sparkplug/plugin/spec"
+	"github.com/sparkplug-io/sparkplug/plugin/step"
 )
 
 // The output parameters spark.OutputDriverPod and OutputAttempt name the
@@ -96,7 +96,7 @@ func sparkTemplate(wf *wfv1.Workflow, n wfv1.NodeStatus) (isSpark, known bool) {
 	if t == nil {
 		return false, false
 	}
-	_, ok, err := spec.BodyOf(t)
+	_, ok, err := step.BodyOf(t)
 	return ok && err == nil, true
 }
 

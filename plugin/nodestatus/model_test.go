@@ -42,6 +42,7 @@ import (
 
 	"github.com/sparkplug-io/sparkplug/plugin/decide"
 	"github.com/sparkplug-io/sparkplug/plugin/nodestatus"
+	"github.com/sparkplug-io/sparkplug/plugin/scope"
 	"github.com/sparkplug-io/sparkplug/plugin/spark"
 	"github.com/sparkplug-io/sparkplug/plugin/spec"
 	"github.com/sparkplug-io/sparkplug/plugin/state"
@@ -201,9 +202,10 @@ func (m *model) reconcile(node string) {
 		return
 	}
 	inc := m.wfView.Status.StartedAt.UTC().Format(time.RFC3339)
-	s := &decide.Snapshot{Now: m.now, NodeID: node, Nodes: m.wfView.Status.Nodes}
+	s := &decide.Snapshot{Now: m.now, NodeID: node}
+	s.InLoop, s.LoopKnown = scope.InLoop(m.wfView.Status.Nodes, node)
 	if e, ok := m.tsView.Status.Nodes[node]; ok {
-		s.Entry = &e
+		s.EntryPhase = state.Phase(e.Phase)
 	}
 	if n, ok := m.wfView.Status.Nodes[node]; ok && n.Fulfilled() {
 		s.Fulfilled = true
@@ -234,7 +236,7 @@ func (m *model) reconcile(node string) {
 }
 
 func resultOf(o state.Outcome, driver *corev1.Pod) wfv1.NodeResult {
-	r := wfv1.NodeResult{Phase: o.Phase, Message: o.Message()}
+	r := wfv1.NodeResult{Phase: wfv1.NodePhase(o.Phase), Message: o.Message()}
 	if driver != nil {
 		app := driver.Labels[spark.LabelAppSelector]
 		r.Outputs = &wfv1.Outputs{Result: &app, Parameters: []wfv1.Parameter{{Name: "application-id", Value: wfv1.AnyStringPtr(app)}}}

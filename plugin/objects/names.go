@@ -20,7 +20,7 @@ type Run struct {
 	Workflow spark.WorkflowRef
 	// NodeID is Argo's node id, in full (it may be longer than a label).
 	NodeID string
-	// TemplateKey is the label-safe hash of the Argo template (identity.Key).
+	// TemplateKey is the label-safe hash of the Argo template (step.Key).
 	TemplateKey string
 	// Attempt is the restart-policy attempt, 1 for the first run. Values
 	// below 1 are taken as 1.

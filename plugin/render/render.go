@@ -443,7 +443,7 @@ func buildStep(b *objects.Builder, st *Step, o Options) {
 // sparkBody is the spark body of a template; a malformed plugin value is
 // no spark step.
 func sparkBody(t *wfv1.Template) (json.RawMessage, bool) {
-	raw, ok, err := spec.BodyOf(t)
+	raw, ok, err := step.BodyOf(t)
 	return raw, ok && err == nil
 }
 

@@ -11,10 +11,10 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"sigs.k8s.io/yaml"
 
-	"github.com/sparkplug-io/sparkplug/plugin/identity"
 	"github.com/sparkplug-io/sparkplug/plugin/objects"
 	"github.com/sparkplug-io/sparkplug/plugin/policy"
 	"github.com/sparkplug-io/sparkplug/plugin/spec"
+	"github.com/sparkplug-io/sparkplug/plugin/step"
 	"github.com/sparkplug-io/sparkplug/templates"
 )
 
@@ -127,7 +127,7 @@ func TestRenderUsesThePluginsTemplateKey(t *testing.T) {
 	if err := json.Unmarshal(js, &tmpl); err != nil {
 		t.Fatal(err)
 	}
-	want, err := identity.Key(&tmpl)
+	want, err := step.Key(&tmpl)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/sparkplug-io/sparkplug/plugin/ack"
 	"github.com/sparkplug-io/sparkplug/plugin/decide"
+	"github.com/sparkplug-io/sparkplug/plugin/nodestatus"
 	"github.com/sparkplug-io/sparkplug/plugin/spark"
 )
 
@@ -98,9 +99,9 @@ func (a *Answerer) Execute(ctx context.Context, args executor.ExecuteTemplateArg
 }
 
 // declined is the reply that fails the asking node, saying why, as the
-// typed outcome renders it (decide.Declined, state.Outcome.Result).
+// typed outcome renders it (decide.Declined, nodestatus.Of).
 func declined(why string) executor.ExecuteTemplateReply {
-	res := decide.Declined(why).Result()
+	res := nodestatus.Of(decide.Declined(why))
 	return executor.ExecuteTemplateReply{Node: &res}
 }
 

@@ -9,7 +9,7 @@ import (
 	"k8s.io/client-go/tools/cache"
 
 	"github.com/sparkplug-io/sparkplug/plugin/spark"
-	"github.com/sparkplug-io/sparkplug/plugin/spec"
+	"github.com/sparkplug-io/sparkplug/plugin/step"
 )
 
 // The caches' indexes beyond the namespace's: a request reads only its
@@ -88,7 +88,7 @@ func SparkTasks(ts *wfv1.WorkflowTaskSet, known map[string]bool) []string {
 // isSpark: the template is a plugin template whose value names the spark
 // plugin.
 func isSpark(t *wfv1.Template) bool {
-	_, ok, err := spec.BodyOf(t)
+	_, ok, err := step.BodyOf(t)
 	return ok && err == nil
 }
 

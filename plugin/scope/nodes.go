@@ -18,7 +18,7 @@ import (
 // What the caches keep of a Workflow's nodes is what a pass reads of
 // them: of its plugin nodes (a Spark node is one) the id, name, type and
 // what says they are fulfilled, and of its Retry nodes those that may be
-// a plugin attempt's parent in a loop (identity.InLoop). A controller
+// a plugin attempt's parent in a loop (InLoop). A controller
 // caches every Workflow of its namespaces, whatever they run: each of
 // them costs the bytes of a few plugin nodes, not of all its nodes.
 //

@@ -14,8 +14,6 @@ import (
 
 	wfv1 "github.com/argoproj/argo-workflows/v3/pkg/apis/workflow/v1alpha1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-
-	"github.com/sparkplug-io/sparkplug/plugin/identity"
 )
 
 // What slimming one Workflow may cost in these tests: a few plugin nodes
@@ -124,7 +122,7 @@ func TestSlimKeepsOnlyPluginNodesAndTheirRetryParents(t *testing.T) {
 			if len(ids) != 3 || w.Status.Nodes["w-spark"].Name != "w.pi" || w.Status.Nodes["w-retry"].Type != wfv1.NodeTypeRetry {
 				t.Errorf("kept %v, want w-spark, w-attempt and its Retry parent w-retry", ids)
 			}
-			if loop, known := identity.InLoop(w.Status.Nodes, "w-attempt"); !loop || !known {
+			if loop, known := InLoop(w.Status.Nodes, "w-attempt"); !loop || !known {
 				t.Errorf("InLoop(w-attempt) = %v, %v; want a loop child", loop, known)
 			}
 			if !w.Status.Nodes["w-attempt"].Fulfilled() || w.Status.Nodes["w-spark"].Fulfilled() || w.Status.CompressedNodes != "" {

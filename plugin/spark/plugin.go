@@ -12,7 +12,7 @@ const PluginName = "spark"
 // PluginBody is the one rule for which templates are spark steps: the
 // template's plugin value (raw JSON) has the key PluginName. It returns
 // that key's raw body. An absent or null value is not a spark step; a
-// value that is not a JSON object is an error. The sidecar (spec.BodyOf)
+// value that is not a JSON object is an error. The sidecar (step.BodyOf)
 // and the acknowledger (package ack) both decide by it.
 func PluginBody(value json.RawMessage) (json.RawMessage, bool, error) {
 	if len(value) == 0 {

@@ -1,24 +1,9 @@
 package spec
 
 import (
-	"encoding/json"
-
-	wfv1 "github.com/argoproj/argo-workflows/v3/pkg/apis/workflow/v1alpha1"
-
 	"github.com/sparkplug-io/sparkplug/plugin/spark"
 )
 
 // PluginName is the key of the spark body in a template's plugin value:
 // plugin: {spark: ...}. It is also the plugin's name in plugin.yaml.
 const PluginName = spark.PluginName
-
-// BodyOf returns the raw spark body of an Argo template, and whether the
-// template is a spark step at all, by spark.PluginBody's rule. A plugin
-// value that is not a JSON object is an error; a template of another kind
-// or another plugin is (nil, false, nil).
-func BodyOf(t *wfv1.Template) (json.RawMessage, bool, error) {
-	if t == nil || t.Plugin == nil {
-		return nil, false, nil
-	}
-	return spark.PluginBody(t.Plugin.Value)
-}

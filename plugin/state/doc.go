@@ -6,7 +6,9 @@
 // What a node is told is a typed Outcome (state, phase, counts, elapsed
 // time, detail, note, and the driver's exit code); Outcome.Message, in message.go, is the one place that renders it
 // as text, for every answer sparkplug gives, so nothing parses a message
-// back into a state.
+// back into a state. Its phase is a Phase, Argo's words in a type of
+// sparkplug's (phase.go): what decides a node needs no Argo API package,
+// which would link client-go; nodestatus.Of makes Argo's node result.
 //
 // It is part of the "decide" step of gather -> decide -> act, and it is pure: no
 // clock (the caller passes Now), no Kubernetes client, no logging, no state

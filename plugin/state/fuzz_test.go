@@ -103,10 +103,10 @@ func FuzzAssess(f *testing.F) {
 			t.Fatalf("the same observation gave %+v, then %+v", a, again)
 		}
 		out := a.Outcome()
-		if !argoPhases[out.Phase] || out.Phase != a.Phase() {
+		if !argoPhases[wfv1.NodePhase(out.Phase)] || out.Phase != a.Phase() {
 			t.Fatalf("phase %q (assessment %q) is not an Argo node phase", out.Phase, a.Phase())
 		}
-		if a.Done && out.Phase != wfv1.NodeSucceeded && out.Phase != wfv1.NodeFailed {
+		if a.Done && out.Phase != PhaseSucceeded && out.Phase != PhaseFailed {
 			t.Fatalf("a finished attempt in phase %s", out.Phase)
 		}
 		msg := out.Message()

@@ -5,8 +5,6 @@ import (
 	"strings"
 	"time"
 
-	wfv1 "github.com/argoproj/argo-workflows/v3/pkg/apis/workflow/v1alpha1"
-
 	"github.com/sparkplug-io/sparkplug/plugin/redact"
 	"github.com/sparkplug-io/sparkplug/plugin/spark"
 	"github.com/sparkplug-io/sparkplug/plugin/spec"
@@ -22,7 +20,7 @@ type Outcome struct {
 	// for a step that never got as far as Spark (an invalid body).
 	State spark.State
 	// Phase is the Argo node phase.
-	Phase wfv1.NodePhase
+	Phase Phase
 	// Counts follows the state after a space: "RUNNING 3/3 executors".
 	Counts string
 	// Elapsed follows the counts after a comma, when not 0: how long the
@@ -73,14 +71,13 @@ func (o Outcome) Message() string {
 	return colon(head, o.Detail) + o.tail()
 }
 
-// Result is the node result the outcome renders to, the one place an
-// outcome becomes a node's phase and message: Argo copies the message
-// into the Workflow object, so whatever grew it (an API server's or
-// spark-submit's words) it stays bounded, and shows no secret those
-// words quote (redacted before it is cut, so that no cut hides a
-// secret's shape). Outputs are the act side's to add.
-func (o Outcome) Result() wfv1.NodeResult {
-	return wfv1.NodeResult{Phase: o.Phase, Message: spec.Truncate(redact.Value(o.Message()), spec.MaxMessageBytes)}
+// Line is the message a node shows, the one place an outcome becomes
+// the words Argo copies into the Workflow object: whatever grew them (an
+// API server's or spark-submit's words) they stay bounded, and show no
+// secret those words quote (redacted before they are cut, so that no cut
+// hides a secret's shape). nodestatus.Of makes the node's result of it.
+func (o Outcome) Line() string {
+	return spec.Truncate(redact.Value(o.Message()), spec.MaxMessageBytes)
 }
 
 // tail renders the parts that end the message.
@@ -131,7 +128,7 @@ const (
 // SubmissionFailed is the outcome of a driver that cannot be submitted,
 // for good: the API server refused it, or its objects cannot be built.
 func SubmissionFailed(detail string) Outcome {
-	return Outcome{State: spark.StateSubmissionFailed, Phase: wfv1.NodeFailed, Detail: detail}
+	return Outcome{State: spark.StateSubmissionFailed, Phase: PhaseFailed, Detail: detail}
 }
 
 // Message is Outcome().Message().
@@ -215,18 +212,18 @@ func plural(n int, word string) string {
 // Succeeded, FAILING is Failed. The operator's other states map to what they
 // mean; a state no Spark operator has is an Error, so a bug ends the node
 // with a message instead of leaving it running forever.
-func (a Assessment) Phase() wfv1.NodePhase {
+func (a Assessment) Phase() Phase {
 	switch a.State {
 	case spark.StateNew, spark.StateSubmitted, spark.StatePendingRerun:
-		return wfv1.NodePending
+		return PhasePending
 	case spark.StateRunning, spark.StateUnknown:
-		return wfv1.NodeRunning
+		return PhaseRunning
 	case spark.StateSucceeding, spark.StateCompleted:
-		return wfv1.NodeSucceeded
+		return PhaseSucceeded
 	case spark.StateFailing, spark.StateFailed, spark.StateSubmissionFailed:
-		return wfv1.NodeFailed
+		return PhaseFailed
 	default:
-		return wfv1.NodeError
+		return PhaseError
 	}
 }
 

@@ -4,7 +4,6 @@ import (
 	"strings"
 	"testing"
 
-	wfv1 "github.com/argoproj/argo-workflows/v3/pkg/apis/workflow/v1alpha1"
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/sparkplug-io/sparkplug/plugin/spark"
@@ -101,20 +100,20 @@ func TestAssessExecutorTarget(t *testing.T) {
 func TestPhaseAndMessageOfEveryState(t *testing.T) {
 	tests := []struct {
 		state spark.State
-		phase wfv1.NodePhase
+		phase Phase
 		msg   string
 	}{
-		{spark.StateNew, wfv1.NodePending, "NEW: d"},
-		{spark.StateSubmitted, wfv1.NodePending, "SUBMITTED: d"},
-		{spark.StatePendingRerun, wfv1.NodePending, "PENDING_RERUN: d"},
-		{spark.StateRunning, wfv1.NodeRunning, "RUNNING 0 executors: d"},
-		{spark.StateUnknown, wfv1.NodeRunning, "UNKNOWN: d; waiting"},
-		{spark.StateSucceeding, wfv1.NodeSucceeded, "COMPLETED: d"},
-		{spark.StateCompleted, wfv1.NodeSucceeded, "COMPLETED: d"},
-		{spark.StateFailing, wfv1.NodeFailed, "FAILED: d"},
-		{spark.StateFailed, wfv1.NodeFailed, "FAILED: d"},
-		{spark.StateSubmissionFailed, wfv1.NodeFailed, "SUBMISSION_FAILED: d"},
-		{"HIBERNATING", wfv1.NodeError, "HIBERNATING: d"},
+		{spark.StateNew, PhasePending, "NEW: d"},
+		{spark.StateSubmitted, PhasePending, "SUBMITTED: d"},
+		{spark.StatePendingRerun, PhasePending, "PENDING_RERUN: d"},
+		{spark.StateRunning, PhaseRunning, "RUNNING 0 executors: d"},
+		{spark.StateUnknown, PhaseRunning, "UNKNOWN: d; waiting"},
+		{spark.StateSucceeding, PhaseSucceeded, "COMPLETED: d"},
+		{spark.StateCompleted, PhaseSucceeded, "COMPLETED: d"},
+		{spark.StateFailing, PhaseFailed, "FAILED: d"},
+		{spark.StateFailed, PhaseFailed, "FAILED: d"},
+		{spark.StateSubmissionFailed, PhaseFailed, "SUBMISSION_FAILED: d"},
+		{"HIBERNATING", PhaseError, "HIBERNATING: d"},
 	}
 	for _, tt := range tests {
 		t.Run(string(tt.state), func(t *testing.T) {
@@ -148,16 +147,12 @@ func TestIsFatalWaiting(t *testing.T) {
 	}
 }
 
-// Result is the outcome's phase and message as a node shows it: redacted,
-// then bounded.
-func TestResultIsRedactedAndBounded(t *testing.T) {
-	o := Outcome{State: spark.StateSubmissionFailed, Phase: wfv1.NodeFailed, Detail: "create pod: --db-password=leak01 " + strings.Repeat("x", 10000)}
-	r := o.Result()
-	if r.Phase != wfv1.NodeFailed || strings.Contains(r.Message, "leak01") || len(r.Message) > spec.MaxMessageBytes ||
-		!strings.HasPrefix(r.Message, "SUBMISSION_FAILED: create pod: --db-password=") {
-		t.Errorf("result %s %.120q (%d bytes); want Failed, redacted, at most %d bytes", r.Phase, r.Message, len(r.Message), spec.MaxMessageBytes)
-	}
-	if r.Outputs != nil {
-		t.Errorf("outputs %+v; the act side adds them", r.Outputs)
+// Line is the outcome's message as a node shows it: redacted, then
+// bounded.
+func TestLineIsRedactedAndBounded(t *testing.T) {
+	o := Outcome{State: spark.StateSubmissionFailed, Phase: PhaseFailed, Detail: "create pod: --db-password=leak01 " + strings.Repeat("x", 10000)}
+	l := o.Line()
+	if strings.Contains(l, "leak01") || len(l) > spec.MaxMessageBytes || !strings.HasPrefix(l, "SUBMISSION_FAILED: create pod: --db-password=") {
+		t.Errorf("line %.120q (%d bytes); want redacted, at most %d bytes", l, len(l), spec.MaxMessageBytes)
 	}
 }

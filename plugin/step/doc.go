@@ -5,8 +5,9 @@
 //
 //	template --Parse--> Step{Body, Key, Timeout} --Build(workflow, node, attempt)--> objects.Set
 //
-// Parse reads the template's spark body with the plugin's defaults and
-// keys the template (package identity); Build names the run and has
+// BodyOf finds a template's spark body (spark.PluginBody's rule); Parse
+// reads it with the plugin's defaults and keys the template (Key, a
+// label-safe hash of its canonical form); Build names the run and has
 // package objects make them. Substitute is Argo's simple parameter
 // substitution, for the callers that hold a template before Argo has
 // resolved it (render, the examples' tests); the agent sends templates

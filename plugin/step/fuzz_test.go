@@ -105,7 +105,7 @@ func checkNodeMessage(t *testing.T, err error) {
 	if errors.As(err, &invalid) && (len(invalid.Errs) == 0 || !strings.HasPrefix(msg, "invalid spark body: ")) {
 		t.Fatalf("an invalid body's error %q lists %d problems", msg, len(invalid.Errs))
 	}
-	node := spec.Truncate(state.Outcome{Phase: wfv1.NodeFailed, Detail: msg}.Message(), spec.MaxMessageBytes)
+	node := spec.Truncate(state.Outcome{Phase: state.PhaseFailed, Detail: msg}.Message(), spec.MaxMessageBytes)
 	if node == "" || len(node) > spec.MaxMessageBytes {
 		t.Fatalf("node message of %d bytes, want 1 to %d", len(node), spec.MaxMessageBytes)
 	}
@@ -130,7 +130,7 @@ func checkKey(t *testing.T, body []byte, st *Step) {
 	if err := json.Unmarshal(raw, &stored); err != nil {
 		t.Fatalf("decode the re-encoded template: %v", err)
 	}
-	if key, err := identity.Key(&stored); err != nil || key != st.Key {
+	if key, err := Key(&stored); err != nil || key != st.Key {
 		t.Fatalf("the round trip changed the key %s to %s (%v)", st.Key, key, err)
 	}
 }

@@ -9,7 +9,6 @@ import (
 
 	wfv1 "github.com/argoproj/argo-workflows/v3/pkg/apis/workflow/v1alpha1"
 
-	"github.com/sparkplug-io/sparkplug/plugin/identity"
 	"github.com/sparkplug-io/sparkplug/plugin/kueue"
 	"github.com/sparkplug-io/sparkplug/plugin/objects"
 	"github.com/sparkplug-io/sparkplug/plugin/spark"
@@ -29,7 +28,7 @@ type Step struct {
 	Template *wfv1.Template
 	// Body is the spark body, decoded, defaulted and validated.
 	Body *spec.SparkApplicationSpec
-	// Key is the template's label-safe identity key (identity.Key).
+	// Key is the template's label-safe identity key (Key).
 	Key string
 	// Timeout is the template's timeout over the whole run; 0 is none.
 	Timeout time.Duration
@@ -50,7 +49,7 @@ func (s *Step) SetKueueQueue(defaultQueue string) {
 // wrapping ErrMalformed means the template is unreadable; any other error
 // (an *spec.InvalidError, a bad timeout) says why the step cannot run.
 func Parse(t *wfv1.Template, d spec.PluginDefaults) (st *Step, ok bool, err error) {
-	raw, ok, err := spec.BodyOf(t)
+	raw, ok, err := BodyOf(t)
 	if err != nil {
 		return nil, true, fmt.Errorf("%w: %w", ErrMalformed, err)
 	}
@@ -65,7 +64,7 @@ func Parse(t *wfv1.Template, d spec.PluginDefaults) (st *Step, ok bool, err erro
 	if err != nil {
 		return nil, true, err
 	}
-	key, err := identity.Key(t)
+	key, err := Key(t)
 	if err != nil {
 		return nil, true, fmt.Errorf("%w: %w", ErrMalformed, err)
 	}

@@ -9,7 +9,6 @@ import (
 
 	wfv1 "github.com/argoproj/argo-workflows/v3/pkg/apis/workflow/v1alpha1"
 
-	"github.com/sparkplug-io/sparkplug/plugin/identity"
 	"github.com/sparkplug-io/sparkplug/plugin/objects"
 	"github.com/sparkplug-io/sparkplug/plugin/spark"
 	"github.com/sparkplug-io/sparkplug/plugin/spec"
@@ -57,7 +56,7 @@ func TestParse(t *testing.T) {
 				}
 				return
 			}
-			key, _ := identity.Key(tc.t)
+			key, _ := Key(tc.t)
 			if st.Key != key || st.Timeout != time.Hour || st.Body.MainClass == nil || *st.Body.MainClass != "Pi" {
 				t.Fatalf("step key=%s timeout=%s body=%+v; want key %s, 1h, mainClass Pi", st.Key, st.Timeout, st.Body, key)
 			}

@@ -7,8 +7,6 @@ import (
 
 	wfv1 "github.com/argoproj/argo-workflows/v3/pkg/apis/workflow/v1alpha1"
 	"github.com/google/go-cmp/cmp"
-
-	"github.com/sparkplug-io/sparkplug/plugin/spec"
 )
 
 // The substitution must be Argo's: a parameter in a string field arrives
@@ -20,7 +18,7 @@ func TestSubstituteAsArgoDoes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	raw, _, err := spec.BodyOf(&sub)
+	raw, _, err := BodyOf(&sub)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -46,7 +44,7 @@ func TestSubstituteListsTheUnresolved(t *testing.T) {
 	if got := strings.Join(unresolved, " "); got != "{{inputs.parameters.c}} {{workflow.parameters.image}}" {
 		t.Errorf("unresolved %q", got)
 	}
-	raw, _, _ := spec.BodyOf(&sub)
+	raw, _, _ := BodyOf(&sub)
 	want := `{"mainClass":"{{inputs.parameters.c}}","image":"{{workflow.parameters.image}}","arguments":["{{item}}","{{tasks.a.outputs.result}}","wf"],"executor":{"instances":"3"}}`
 	if diff := cmp.Diff(want, string(raw)); diff != "" {
 		t.Errorf("substituted body (-want +got):\n%s", diff)

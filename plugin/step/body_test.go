@@ -1,4 +1,4 @@
-package spec
+package step
 
 import (
 	"encoding/json"
