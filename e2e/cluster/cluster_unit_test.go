@@ -277,9 +277,10 @@ func TestDialWaitsOutARestart(t *testing.T) {
 	start := time.Now()
 	conn, err := c.dial(t.Context(), "tcp", addr)
 	l = <-back
-	if l != nil {
-		defer l.Close()
+	if l == nil {
+		t.Fatal("the address could not be listened on again")
 	}
+	defer l.Close()
 	if err != nil {
 		t.Fatalf("dial while the address came back: %v", err)
 	}
