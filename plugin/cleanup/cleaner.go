@@ -15,6 +15,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/record"
 
+	"github.com/sparkplug-io/sparkplug/plugin/driverpod"
 	"github.com/sparkplug-io/sparkplug/plugin/kube"
 	"github.com/sparkplug-io/sparkplug/plugin/redact"
 	"github.com/sparkplug-io/sparkplug/plugin/spark"
@@ -85,7 +86,15 @@ func (c *Cleaner) state(ctx context.Context, wf spark.WorkflowRef) (State, error
 // already gone, or replaced by a pod of its name, is no error and is not
 // counted.
 func (c *Cleaner) deleteDriver(ctx context.Context, wf spark.WorkflowRef, p *corev1.Pod, reason, why string) error {
-	deleted, err := kube.DeletePod(ctx, c.Kube, p)
+	var deleted bool
+	var err error
+	if reason == ReasonWorkflowEnded {
+		// The reason rests on the driver's state as seen (not
+		// finished): one that finished since keeps its result.
+		deleted, err = kube.DeletePodWhile(ctx, c.Kube, p, func(now *corev1.Pod) bool { return !driverpod.Finished(now) })
+	} else {
+		deleted, err = kube.DeletePod(ctx, c.Kube, p)
+	}
 	if err != nil || !deleted {
 		return err
 	}

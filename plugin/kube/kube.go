@@ -150,3 +150,41 @@ func DeletePod(ctx context.Context, kube kubernetes.Interface, p *corev1.Pod) (d
 	}
 	return err == nil, err
 }
+
+// DeletePodWhile deletes p while still holds of it: p as the caller saw
+// it, and, when the pod changed since (its resourceVersion moved, the API
+// server answered 409), the pod as it is now, read again by name, if it
+// is still that pod (its uid) and still holds. A caller whose reason to
+// delete rests on a pod's state (a driver still running when its
+// workflow ended) never deletes one that left that state meanwhile (a
+// driver that finished) on a stale view of it. The pod is read with
+// list, which every caller's Role grants; a pod that changed on every
+// one of a few tries is left, not deleted, for a later look.
+func DeletePodWhile(ctx context.Context, kube kubernetes.Interface, p *corev1.Pod, still func(*corev1.Pod) bool) (deleted bool, err error) {
+	pods := kube.CoreV1().Pods(p.Namespace)
+	uid := p.UID
+	for range deleteTries {
+		rv := p.ResourceVersion
+		err := pods.Delete(ctx, p.Name, metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &uid, ResourceVersion: &rv}})
+		switch {
+		case err == nil:
+			return true, nil
+		case apierrors.IsNotFound(err):
+			return false, nil
+		case !apierrors.IsConflict(err):
+			return false, err
+		}
+		now, err := pods.List(ctx, metav1.ListOptions{FieldSelector: "metadata.name=" + p.Name})
+		if err != nil {
+			return false, err
+		}
+		if len(now.Items) != 1 || now.Items[0].UID != uid || !still(&now.Items[0]) {
+			return false, nil
+		}
+		p = &now.Items[0]
+	}
+	return false, nil
+}
+
+// deleteTries bounds DeletePodWhile's reads of a pod that keeps changing.
+const deleteTries = 3
