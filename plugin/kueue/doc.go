@@ -3,8 +3,10 @@
 // reads (a local copy of kueue.x-k8s.io/v1beta2's, so the project's
 // Kubernetes modules are not pinned to Kueue's), which LocalQueue a step
 // asks for (QueueOf), what a Workload says (View: admitted, evicted,
-// preempted, pending, why it waits, its place in its LocalQueue, read
-// from the visibility API's answer by Positions), and how an admission
+// preempted, pending, why it waits, whether it can never be admitted
+// (NeverFitsOf: a pod set asks more than its ClusterQueue's whole
+// capacity), its place in its LocalQueue, read from the visibility API's
+// answer by Positions), and how an admission
 // changes the step's body before its driver is built (Admit).
 //
 // sparkplug is the "job" of Kueue's job framework for a Spark step: it

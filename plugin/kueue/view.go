@@ -16,6 +16,8 @@ type View struct {
 	UID  string
 	// LocalQueue is the LocalQueue it waits in (spec.queueName).
 	LocalQueue string
+	// Created is when it was made (its creationTimestamp).
+	Created time.Time
 	// Deleting: it is being deleted; Kueue no longer counts it.
 	Deleting bool
 	// Admitted: Kueue admitted it (quota reserved and every admission
@@ -33,6 +35,10 @@ type View struct {
 	Evicted        bool
 	EvictedReason  string
 	EvictedMessage string
+	// NeverFits is, while not admitted, what of Kueue's reason says it
+	// can never be admitted as its ClusterQueue stands: a pod set asks
+	// more than the queue's whole capacity (NeverFitsOf); "" otherwise.
+	NeverFits string
 	// PodsReady: sparkplug said its pods run.
 	PodsReady bool
 	// Admission is where and with which flavors it was admitted; nil
@@ -62,7 +68,8 @@ func Read(u *unstructured.Unstructured) (View, error) {
 	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, &w); err != nil {
 		return View{}, fmt.Errorf("read Workload %s: %w", u.GetName(), err)
 	}
-	v := View{Name: w.Name, UID: string(w.UID), LocalQueue: w.Spec.QueueName, Deleting: w.DeletionTimestamp != nil, Admission: w.Status.Admission}
+	v := View{Name: w.Name, UID: string(w.UID), LocalQueue: w.Spec.QueueName, Created: w.CreationTimestamp.Time,
+		Deleting: w.DeletionTimestamp != nil, Admission: w.Status.Admission}
 	conds := w.Status.Conditions
 	if c := meta.FindStatusCondition(conds, ConditionAdmitted); c != nil && c.Status == metav1.ConditionTrue {
 		v.Admitted, v.AdmittedAt = true, c.LastTransitionTime.Time
@@ -77,6 +84,9 @@ func Read(u *unstructured.Unstructured) (View, error) {
 	if !v.Admitted {
 		if c := meta.FindStatusCondition(conds, ConditionQuotaReserved); c != nil && c.Status != metav1.ConditionTrue {
 			v.Waiting = c.Message
+			if !v.Evicted {
+				v.NeverFits = NeverFitsOf(c.Reason, c.Message)
+			}
 		} else if c := meta.FindStatusCondition(conds, ConditionAdmitted); c != nil && c.Status != metav1.ConditionTrue {
 			v.Waiting = c.Message
 		}
