@@ -182,7 +182,7 @@ func verdict(s *Snapshot, p Policy, rn *Run) (Verdict, Limit) {
 		ProgressInterval: p.ProgressInterval,
 	})
 	pending := p.Body.PendingTimeout()
-	a, l := limits(a, rn.ObservedHead(), runStart(rn), s.Now, p.Timeout, pending)
+	a, l := limits(a, rn.ObservedHead(), timeoutFrom(s), s.Now, p.Timeout, pending)
 	if l == LimitNone && !a.Done {
 		if w, ok := s.WorkloadOf(rn.Attempt()); ok && w.Evicted {
 			return evicted(w, a, rn.Attempt(), p.Body)
@@ -263,12 +263,24 @@ func submittedAt(rn *Run) time.Time {
 	return rn.Head().CreationTimestamp.Time
 }
 
-// runStart is when the run's first driver that still exists was created.
-func runStart(rn *Run) time.Time {
-	if rn.Ghost && len(rn.Attempts) == 1 {
-		return rn.MissingSince
+// runStart is when the run of s started, from which the template's
+// timeout counts: when the Workflow shows its node started, else when
+// the run's first driver that still exists was created (rn nil: none),
+// whichever was first. A step queued with Kueue waits before its first
+// driver, and that wait is part of the run.
+func runStart(s *Snapshot, rn *Run) time.Time {
+	var start time.Time
+	switch {
+	case rn == nil:
+	case rn.Ghost && len(rn.Attempts) == 1:
+		start = rn.MissingSince
+	default:
+		start = rn.Attempts[0].CreationTimestamp.Time
 	}
-	return rn.Attempts[0].CreationTimestamp.Time
+	if n, ok := s.Nodes[s.NodeID]; ok && !n.StartedAt.IsZero() && (start.IsZero() || n.StartedAt.Time.Before(start)) {
+		start = n.StartedAt.Time
+	}
+	return start
 }
 
 // expectedExecutors is how many executors a running application should

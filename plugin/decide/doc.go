@@ -23,6 +23,8 @@
 // the act side records it, the next pass decides), unfollowed.go the
 // results of nodes no pass follows (a workflow not read, an invalid
 // step), kueue.go what a step queued
-// with Kueue waits for (its attempt's Workload admitted) and what an
-// eviction does.
+// with Kueue waits for (its attempt's Workload admitted), when that wait
+// ends the node instead (the template's timeout, counted from the node's
+// start, runs out; Kueue says the Workload can never be admitted) and
+// what an eviction does.
 package decide

@@ -39,13 +39,31 @@ func (s *Snapshot) WorkloadOf(n int) (Workload, bool) {
 // while it waits, the node says so; once admitted, the launch goes ahead
 // with it (Admission). ended is what ended the previous attempt (nil for
 // the first). It returns the attempt whose Workload must stay, 0: none.
+//
+// The wait has two ends besides admission, both final whatever the
+// restart policy says: the template's timeout, counted from the node's
+// start, runs out (the Workload is withdrawn), or Kueue says the
+// Workload can never be admitted as its ClusterQueue stands (a pod set
+// over the queue's whole capacity; the Workload stays until the result
+// is written, so that it is not made again meanwhile).
 func gate(s *Snapshot, p Policy, pl *Plan, ended *state.Assessment) int {
 	n := pl.Launch
 	if n == 0 || p.KueueQueue == "" {
 		return 0
 	}
 	w, ok := s.WorkloadOf(n)
+	if start := timeoutFrom(s); p.Timeout > 0 && !start.IsZero() && !s.Now.Before(start.Add(p.Timeout)) {
+		detail := fmt.Sprintf("timed out after %s (the template's timeout) while queued in LocalQueue %s", p.Timeout, p.KueueQueue)
+		if ok {
+			detail += "; Workload " + w.Name + " withdrawn"
+		}
+		endQueued(p, pl, n, detail)
+		return 0
+	}
 	switch {
+	case ok && w.NeverFits != "" && !w.Admitted:
+		endQueued(p, pl, n, fmt.Sprintf("Kueue can never admit Workload %s in LocalQueue %s: %s", w.Name, p.KueueQueue, w.NeverFits))
+		return n
 	case ok && w.Admitted:
 		pl.Admission = &w
 		return n
@@ -78,6 +96,14 @@ func gate(s *Snapshot, p Policy, pl *Plan, ended *state.Assessment) int {
 		pl.Report, pl.Outcome = true, queued(p, n, ended, "", "")
 		return n
 	}
+}
+
+// endQueued ends the node while attempt n waits for Kueue, for good
+// (detail says why): nothing launches or is queued, and the node fails.
+func endQueued(p Policy, pl *Plan, n int, detail string) {
+	a := state.Assessment{State: spark.StateFailing, Done: true, Detail: detail}
+	pl.Launch, pl.KueueEnqueue, pl.Admission = 0, 0, nil
+	pl.Report, pl.Outcome = true, withAttempt(a.Outcome(), attemptPart(n, p.Body.RestartPolicy))
 }
 
 // queued is what a node says while attempt n waits for Kueue (to admit

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 
 	"github.com/sparkplug-io/sparkplug/plugin/kueue"
@@ -180,4 +181,92 @@ func equalInts(a, b []int) bool {
 		}
 	}
 	return true
+}
+
+// startedAt: the Workflow shows node n1 started at at.
+func startedAt(at time.Time) func(*Snapshot) {
+	return func(s *Snapshot) {
+		n := s.Nodes["n1"]
+		n.StartedAt = metav1.NewTime(at)
+		s.Nodes["n1"] = n
+	}
+}
+
+func createdAt(at time.Time) func(*Workload) { return func(w *Workload) { w.Created = at } }
+
+func neverFitting(msg string) func(*Workload) {
+	return func(w *Workload) { w.Waiting, w.NeverFits = msg, msg }
+}
+
+// Kueue v0.19.2's words for an executor pod set over its ClusterQueue's
+// whole capacity.
+const overCapacity = "couldn't assign flavors to pod set executor: insufficient quota for cpu in flavor default, previously considered podsets requests (1) + current podset request (8) > maximum capacity (4)"
+
+// A queued step's wait ends, for good, when the template's timeout,
+// counted from the node's start, runs out or when Kueue says its
+// Workload can never be admitted; else it waits.
+func TestDecideQueuedStepWaitEnds(t *testing.T) {
+	queued := func(timeout time.Duration) Policy {
+		p := policyOf(t, `"executor":{"instances":2}`, timeout)
+		p.KueueQueue = "lq"
+		return p
+	}
+	for _, row := range []struct {
+		name            string
+		s               *Snapshot
+		p               Policy
+		launch, enqueue int
+		stop            Limit
+		phase           wfv1.NodePhase
+		msg             string
+		dequeue         []int
+	}{
+		{name: "the timeout runs out while queued: the node fails naming the LocalQueue, the Workload is withdrawn",
+			s: snap(t0.Add(30*time.Second), nil, startedAt(t0), withWorkloads(wl(1, waitingFor("insufficient quota")))), p: queued(30 * time.Second),
+			phase: wfv1.NodeFailed, dequeue: []int{1},
+			msg: "FAILED: timed out after 30s (the template's timeout) while queued in LocalQueue lq; Workload wl-1 withdrawn"},
+		{name: "a second before the timeout: it waits",
+			s: snap(t0.Add(29*time.Second), nil, startedAt(t0), withWorkloads(wl(1, waitingFor("insufficient quota")))), p: queued(30 * time.Second),
+			phase: wfv1.NodePending, msg: "QUEUED: waiting in LocalQueue lq for Kueue to admit Workload wl-1"},
+		{name: "no timeout: it waits",
+			s: snap(t0.Add(time.Hour), nil, startedAt(t0), withWorkloads(wl(1, waitingFor("insufficient quota")))), p: queued(0),
+			phase: wfv1.NodePending, msg: "QUEUED"},
+		{name: "the timeout ran out before the Workload was made: none is made",
+			s: snap(t0.Add(time.Minute), nil, startedAt(t0), withWorkloads()), p: queued(30 * time.Second),
+			phase: wfv1.NodeFailed, msg: "FAILED: timed out after 30s (the template's timeout) while queued in LocalQueue lq"},
+		{name: "the node's start unknown: the timeout counts from the Workload's",
+			s: snap(t0.Add(30*time.Second), nil, withWorkloads(wl(1, createdAt(t0)))), p: queued(30 * time.Second),
+			phase: wfv1.NodeFailed, dequeue: []int{1}, msg: "while queued in LocalQueue lq"},
+		{name: "admitted as the timeout runs out: nothing launches, the Workload is withdrawn",
+			s: snap(t0.Add(time.Minute), nil, startedAt(t0), withWorkloads(wl(1, admittedWith(2)))), p: queued(30 * time.Second),
+			phase: wfv1.NodeFailed, dequeue: []int{1}, msg: "timed out after 30s (the template's timeout) while queued in LocalQueue lq"},
+		{name: "preempted, requeued, the timeout runs out while attempt 2 waits: the node fails",
+			s: snap(t0.Add(3*time.Minute), tombOf(1, LimitPreempted, t0.Add(time.Minute)), startedAt(t0.Add(-time.Minute)), withWorkloads(wl(2, waitingFor("insufficient quota")))),
+			p: queued(3 * time.Minute), phase: wfv1.NodeFailed, dequeue: []int{2}, msg: "FAILED: timed out after 3m0s (the template's timeout) while queued in LocalQueue lq; Workload wl-2 withdrawn"},
+		{name: "a running driver's timeout counts from the node's start, the time queued included",
+			s: snap(t0.Add(90*time.Second), runOf(driver(1, running())), startedAt(t0.Add(-time.Minute)), withWorkloads(wl(1, admittedWith(2)))),
+			p: queued(2 * time.Minute), stop: LimitTimeout, phase: wfv1.NodeFailed, dequeue: []int{1}, msg: "timed out after 2m0s (the template's timeout)"},
+		{name: "a Workload that can never be admitted: the node fails at once in Kueue's words; the Workload stays until the result is written",
+			s: snap(t0, nil, startedAt(t0), withWorkloads(wl(1, neverFitting(overCapacity)))), p: queued(0),
+			phase: wfv1.NodeFailed, msg: "FAILED: Kueue can never admit Workload wl-1 in LocalQueue lq: " + overCapacity},
+		{name: "attempt 2 can never be admitted: the node fails",
+			s: snap(t0.Add(2*time.Minute), tombOf(1, LimitPreempted, t0.Add(time.Minute)), withWorkloads(wl(2, neverFitting(overCapacity)))), p: queued(0),
+			phase: wfv1.NodeFailed, msg: "FAILED: Kueue can never admit Workload wl-2 in LocalQueue lq: couldn't assign flavors to pod set executor"},
+		{name: "a Workload that waits for quota in use: it waits",
+			s: snap(t0, nil, startedAt(t0), withWorkloads(wl(1, waitingFor("couldn't assign flavors to pod set driver: insufficient unused quota for cpu in flavor default, 1 more needed")))), p: queued(0),
+			phase: wfv1.NodePending, msg: "QUEUED: waiting in LocalQueue lq for Kueue to admit Workload wl-1: couldn't assign"},
+	} {
+		t.Run(row.name, func(t *testing.T) {
+			pl := Decide(row.s, row.p)
+			if pl.Launch != row.launch || pl.KueueEnqueue != row.enqueue || pl.Stop != row.stop {
+				t.Errorf("launch %d enqueue %d stop %q; want %d %d %q", pl.Launch, pl.KueueEnqueue, pl.Stop, row.launch, row.enqueue, row.stop)
+			}
+			if got := dequeued(pl); !equalInts(got, row.dequeue) {
+				t.Errorf("dequeue attempts %v, want %v", got, row.dequeue)
+			}
+			if !pl.Report || pl.Outcome.Phase != row.phase || !strings.Contains(pl.Outcome.Message(), row.msg) {
+				t.Errorf("report %v, outcome %s %q; want %s containing %q", pl.Report, pl.Outcome.Phase, pl.Outcome.Message(), row.phase, row.msg)
+			}
+		})
+	}
 }

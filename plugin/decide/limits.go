@@ -39,7 +39,7 @@ const (
 )
 
 // limits applies the time limits to an attempt's assessment. runStart is
-// when the run's first driver was created; timeout is the template's
+// when the run started (timeoutFrom); timeout is the template's
 // timeout (0: none); pending is the pending timeout. It returns the
 // assessment to judge and the limit that ended the attempt, if any.
 func limits(a state.Assessment, head *corev1.Pod, runStart, now time.Time, timeout, pending time.Duration) (state.Assessment, Limit) {
@@ -70,4 +70,19 @@ func limits(a state.Assessment, head *corev1.Pod, runStart, now time.Time, timeo
 		return fail("PendingTimeout", detail), LimitPending
 	}
 	return a, LimitNone
+}
+
+// timeoutFrom is when the template's timeout of the node of s counts
+// from: when its run started (runStart), or, where the Workflow does not
+// say when the node started, when its oldest Kueue Workload of the
+// incarnation was made, if that was before; zero when nothing says.
+// Waiting in Kueue's queue is part of the run.
+func timeoutFrom(s *Snapshot) time.Time {
+	start := runStart(s, s.Run)
+	for _, w := range s.Workloads {
+		if w.Current && !w.Created.IsZero() && (start.IsZero() || w.Created.Before(start)) {
+			start = w.Created
+		}
+	}
+	return start
 }
