@@ -87,6 +87,9 @@ func Decide(s *Snapshot, p Policy) Plan {
 	if pl.Report && pl.Driver != nil {
 		pl.Outcome = driverParts(pl.Outcome, pl.Driver, s.Progress)
 	}
+	if pl.Report {
+		pl.Outcome = onceRunning(s, pl.Outcome)
+	}
 	return pl
 }
 

@@ -26,5 +26,6 @@
 // with Kueue waits for (its attempt's Workload admitted), when that wait
 // ends the node instead (the template's timeout, counted from the node's
 // start, runs out; Kueue says the Workload can never be admitted) and
-// what an eviction does.
+// what an eviction does. A node that was Running in its incarnation
+// stays Running while a later attempt waits (outcomes.go, onceRunning).
 package decide

@@ -270,3 +270,51 @@ func TestDecideQueuedStepWaitEnds(t *testing.T) {
 		})
 	}
 }
+
+// A node that was Running in this incarnation stays Running while a
+// later attempt waits, with that wait's message; a first attempt that
+// never ran is Pending.
+func TestDecideLaterAttemptStaysRunning(t *testing.T) {
+	queued := policyOf(t, `"executor":{"instances":2}`, 0)
+	queued.KueueQueue = "lq"
+	onFailure := policyOf(t, onFailureRP, 0)
+	entry := func(p wfv1.NodePhase) func(*Snapshot) {
+		return func(s *Snapshot) { s.Entry = &wfv1.NodeResult{Phase: p, Message: "earlier"} }
+	}
+	refused2 := func(s *Snapshot) {
+		s.Failures = map[int]Failure{2: {Count: 1, At: t0.Add(2*time.Minute - 2*time.Second), Message: "pods is forbidden: exceeded quota"}}
+	}
+	for _, row := range []struct {
+		name  string
+		s     *Snapshot
+		p     Policy
+		phase wfv1.NodePhase
+		msg   string
+	}{
+		{"preempted, attempt 2 admitted, its driver not started yet: Running, SUBMITTED",
+			snap(t0.Add(2*time.Minute), runOf(driver(1, exited(143, "Error")), driver(2)), entry(wfv1.NodeRunning), withWorkloads(wl(2, admittedWith(2)))), queued,
+			wfv1.NodeRunning, "SUBMITTED: "},
+		{"the same while the cached entry still says Pending: the later attempt says Running",
+			snap(t0.Add(2*time.Minute), runOf(driver(1, exited(143, "Error")), driver(2)), entry(wfv1.NodePending), withWorkloads(wl(2, admittedWith(2)))), queued,
+			wfv1.NodeRunning, "SUBMITTED: "},
+		{"a rerun after a failure, its driver pending: Running, SUBMITTED",
+			snap(t0.Add(2*time.Minute), runOf(driver(1, exited(1, "Error")), driver(2))), onFailure,
+			wfv1.NodeRunning, "SUBMITTED: "},
+		{"a rerun whose submission was refused, backing off: Running, SUBMISSION_FAILED",
+			snap(t0.Add(2*time.Minute), runOf(driver(1, exited(1, "Error"))), refused2, entry(wfv1.NodeRunning)), onFailure,
+			wfv1.NodeRunning, "SUBMISSION_FAILED: retry 1/2"},
+		{"the first attempt's driver pending, never Running: Pending",
+			snap(t0.Add(time.Minute), runOf(driver(1)), entry(wfv1.NodePending)), onFailure,
+			wfv1.NodePending, "SUBMITTED: "},
+		{"the first attempt queued: Pending",
+			snap(t0, nil, withWorkloads(wl(1, waitingFor("insufficient quota")))), queued,
+			wfv1.NodePending, "QUEUED: "},
+	} {
+		t.Run(row.name, func(t *testing.T) {
+			pl := Decide(row.s, row.p)
+			if !pl.Report || pl.Outcome.Phase != row.phase || !strings.HasPrefix(pl.Outcome.Message(), row.msg) {
+				t.Errorf("report %v, outcome %s %q; want %s starting %q", pl.Report, pl.Outcome.Phase, pl.Outcome.Message(), row.phase, row.msg)
+			}
+		})
+	}
+}

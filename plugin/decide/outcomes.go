@@ -48,6 +48,22 @@ func Refused(why string) state.Outcome {
 	return state.Outcome{Phase: state.PhaseFailed, Detail: "sparkplug refused this workflow: " + why + "; its Spark steps do not run"}
 }
 
+// onceRunning is o as the node reports it: a node that was Running in
+// this incarnation (its entry says so, or an attempt after the first
+// exists, which the attempt before reported PENDING_RERUN, Running) stays
+// Running while a later attempt waits (queued, submitted, its driver
+// pending, a submission to retry), with that state's message: a node a
+// person saw running does not look as if it never started.
+func onceRunning(s *Snapshot, o state.Outcome) state.Outcome {
+	if o.Phase != wfv1.NodePending {
+		return o
+	}
+	if (s.Entry != nil && s.Entry.Phase == wfv1.NodeRunning) || (s.Run != nil && s.Run.Attempt() > 1) {
+		o.Phase = wfv1.NodeRunning
+	}
+	return o
+}
+
 // ofMax is "n/max", as in "retry 1/2" and "attempt 2/3".
 func ofMax(n int, max int32) string {
 	return fmt.Sprintf("%d/%d", n, max)
