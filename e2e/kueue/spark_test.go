@@ -130,7 +130,8 @@ func preemptionSetting(t *testing.T) (q queue, low, high string, wls *workloads,
 // one of high priority in the same full queue: Kueue preempts the first,
 // whose driver sparkplug stops before the second's driver exists; the
 // preempted node queues again and, once the second is done, succeeds with
-// a new attempt.
+// a new attempt; from its first RUNNING on the node stays Running, its
+// next attempt's waits included.
 func TestKueuePreemptsALowerPriorityStep(t *testing.T) {
 	t.Parallel()
 	q, low, high, wls, pods := preemptionSetting(t)
@@ -175,6 +176,14 @@ func TestKueuePreemptsALowerPriorityStep(t *testing.T) {
 			requeued := regexp.MustCompile(`^(PENDING_RERUN: .*Kueue|QUEUED: )`)
 			if ran < 0 || !slices.ContainsFunc(states[ran:], func(s framework.NodeState) bool { return requeued.MatchString(s.Message) }) {
 				t.Errorf("the preempted step never said it was requeued or queued again (PENDING_RERUN: ... Kueue ..., or QUEUED: ) after it ran, while its next attempt waited for the high step: %v", states)
+			}
+			// Once it ran, it never looked as if it had not started: its
+			// next attempt's waits (queued, its driver starting) say so
+			// while the node stays Running.
+			if ran >= 0 {
+				if i := slices.IndexFunc(states[ran:], func(s framework.NodeState) bool { return s.Phase == wfv1.NodePending }); i >= 0 {
+					t.Errorf("after it ran the node went back to Pending: %v", states[ran+i])
+				}
 			}
 		})
 	waitNoWorkload(t, wls)

@@ -27,6 +27,8 @@ type app struct {
 	example string
 	// edit changes the spark body last.
 	edit func(body map[string]any)
+	// timeout is the template's own timeout ("30s"; "": none).
+	timeout string
 }
 
 // exampleBody is the spark body of the first template of examples/<file>.
@@ -78,6 +80,9 @@ func workflow(t *testing.T, generateName string, apps ...app) string {
 		tmpl := map[string]any{"name": a.name, "plugin": map[string]any{"spark": body}}
 		if len(a.labels) > 0 {
 			tmpl["metadata"] = map[string]any{"labels": a.labels}
+		}
+		if a.timeout != "" {
+			tmpl["timeout"] = a.timeout
 		}
 		templates = append(templates, tmpl)
 		tasks = append(tasks, map[string]any{"name": a.name, "template": a.name})
