@@ -5,6 +5,7 @@ import (
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
 )
 
 // Kueue's messages below are its own words: v0.19.2's flavorassigner
@@ -44,22 +45,27 @@ func TestNeverFitsOfReadsKueuesMaximumCapacity(t *testing.T) {
 }
 
 // Read says a Workload never fits only from a QuotaReserved condition
-// that is not true, and not once Kueue evicted it.
+// that is not true, not once Kueue evicted it, and never of one Kueue
+// may admit in part.
 func TestReadSaysWhenAWorkloadNeverFits(t *testing.T) {
 	at := time.Date(2026, 11, 26, 10, 0, 0, 0, time.UTC)
 	for _, tc := range []struct {
-		name  string
-		conds []metav1.Condition
-		want  string
+		name     string
+		conds    []metav1.Condition
+		minCount *int32
+		want     string
 	}{
-		{"too big", []metav1.Condition{cond(ConditionQuotaReserved, "False", "Pending", overExecutors, at)}, overExecutors},
-		{"busy", []metav1.Condition{cond(ConditionQuotaReserved, "False", "Pending", busyDriver, at)}, ""},
-		{"evicted", []metav1.Condition{cond(ConditionQuotaReserved, "False", "Pending", overExecutors, at), cond(ConditionEvicted, "True", ReasonPreempted, "", at)}, ""},
-		{"admitted", []metav1.Condition{cond(ConditionQuotaReserved, "True", "QuotaReserved", overExecutors, at), cond(ConditionAdmitted, "True", "Admitted", "", at)}, ""},
+		{"too big", []metav1.Condition{cond(ConditionQuotaReserved, "False", "Pending", overExecutors, at)}, nil, overExecutors},
+		// Kueue's message is of the whole count, fewer might fit later.
+		{"too big, but it may be admitted in part", []metav1.Condition{cond(ConditionQuotaReserved, "False", "Pending", overExecutors, at)}, ptr.To[int32](1), ""},
+		{"busy", []metav1.Condition{cond(ConditionQuotaReserved, "False", "Pending", busyDriver, at)}, nil, ""},
+		{"evicted", []metav1.Condition{cond(ConditionQuotaReserved, "False", "Pending", overExecutors, at), cond(ConditionEvicted, "True", ReasonPreempted, "", at)}, nil, ""},
+		{"admitted", []metav1.Condition{cond(ConditionQuotaReserved, "True", "QuotaReserved", overExecutors, at), cond(ConditionAdmitted, "True", "Admitted", "", at)}, nil, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			w := workload(tc.conds, nil)
 			w.CreationTimestamp = metav1.NewTime(at)
+			w.Spec.PodSets = append(w.Spec.PodSets, PodSet{Name: PodSetExecutor, Count: 8, MinCount: tc.minCount})
 			u, err := ToUnstructured(w)
 			if err != nil {
 				t.Fatal(err)

@@ -37,7 +37,10 @@ type View struct {
 	EvictedMessage string
 	// NeverFits is, while not admitted, what of Kueue's reason says it
 	// can never be admitted as its ClusterQueue stands: a pod set asks
-	// more than the queue's whole capacity (NeverFitsOf); "" otherwise.
+	// more than the queue's whole capacity (NeverFitsOf); "" otherwise,
+	// and always for a Workload Kueue may admit in part (a pod set with
+	// a minCount), of which Kueue's message speaks of the whole count
+	// while fewer pods might fit later.
 	NeverFits string
 	// PodsReady: sparkplug said its pods run.
 	PodsReady bool
@@ -84,7 +87,7 @@ func Read(u *unstructured.Unstructured) (View, error) {
 	if !v.Admitted {
 		if c := meta.FindStatusCondition(conds, ConditionQuotaReserved); c != nil && c.Status != metav1.ConditionTrue {
 			v.Waiting = c.Message
-			if !v.Evicted {
+			if !v.Evicted && !partial(w.Spec.PodSets) {
 				v.NeverFits = NeverFitsOf(c.Reason, c.Message)
 			}
 		} else if c := meta.FindStatusCondition(conds, ConditionAdmitted); c != nil && c.Status != metav1.ConditionTrue {
@@ -92,6 +95,17 @@ func Read(u *unstructured.Unstructured) (View, error) {
 		}
 	}
 	return v, nil
+}
+
+// partial: Kueue may admit fewer pods of a pod set than it asks for
+// (partial admission, its minCount).
+func partial(sets []PodSet) bool {
+	for _, ps := range sets {
+		if ps.MinCount != nil && *ps.MinCount < ps.Count {
+			return true
+		}
+	}
+	return false
 }
 
 // Assigned is the admitted count of a pod set; ok is false when the
