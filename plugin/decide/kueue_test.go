@@ -303,6 +303,16 @@ func TestDecideLaterAttemptStaysRunning(t *testing.T) {
 		{"a rerun whose submission was refused, backing off: Running, SUBMISSION_FAILED",
 			snap(t0.Add(2*time.Minute), runOf(driver(1, exited(1, "Error"))), refused2, entry(wfv1.NodeRunning)), onFailure,
 			wfv1.NodeRunning, "SUBMISSION_FAILED: retry 1/2"},
+		{"attempt 2's launch interrupted by an API error: Running, retrying",
+			snap(t0.Add(2*time.Minute), runOf(driver(1, exited(1, "Error"))), entry(wfv1.NodeRunning), func(s *Snapshot) {
+				s.Befell, s.Acted = &Befell{Kind: Interrupted, Attempt: 2, Message: "create driver pod x: timeout"}, &Plan{Launch: 2}
+			}), onFailure,
+			wfv1.NodeRunning, "SUBMITTED: retrying after a transient API error"},
+		{"attempt 1's launch interrupted, never Running: Pending",
+			snap(t0, nil, func(s *Snapshot) {
+				s.Befell, s.Acted = &Befell{Kind: Interrupted, Attempt: 1, Message: "create driver pod x: timeout"}, &Plan{Launch: 1}
+			}), onFailure,
+			wfv1.NodePending, "SUBMITTED: retrying after a transient API error"},
 		{"the first attempt's driver pending, never Running: Pending",
 			snap(t0.Add(time.Minute), runOf(driver(1)), entry(wfv1.NodePending)), onFailure,
 			wfv1.NodePending, "SUBMITTED: "},
