@@ -92,7 +92,7 @@ e2e-controller: tools servers ## the e2e suite in controller mode (manifests/mod
 # built by hack/kueue.sh into a cache of its own (cold ~3 min on top of make
 # tools), runs as a host process with its CRDs and webhooks.
 .PHONY: e2e-kueue
-e2e-kueue: tools ## Spark steps queued by a real Kueue (v0.19.2, built by hack/kueue.sh): quota for one application at a time, preemption, flavours, partial admission, stop/terminate; with the sidecar, then in controller mode (~2.5 min)
+e2e-kueue: tools ## Spark steps queued by a real Kueue (v0.19.2, built by hack/kueue.sh): quota for one application at a time, preemption, flavours, partial admission, stop/terminate, a queued step timing out, a step that can never fit; with the sidecar, then in controller mode (~2.5 min)
 	bash hack/kueue.sh build
 	SPARKPLUG_E2E_KUEUE=1 GO=$(GO) bash hack/e2e.sh -count=1 -tags e2e -timeout 20m -parallel 4 -v ./e2e/kueue/
 	SPARKPLUG_E2E_KUEUE=1 SPARKPLUG_E2E_MODE=controller GO=$(GO) bash hack/e2e.sh -count=1 -tags e2e -timeout 20m -parallel 4 -v ./e2e/kueue/
