@@ -17,7 +17,7 @@ import (
 // The ends of a wait in Kueue's queue other than admission: the
 // template's timeout, and a Workload Kueue can never admit.
 
-// TestKueueTimeoutEndsAQueuedStep: a step with the template's `timeout:
+// TestKueueTimeoutEndsAQueuedStep: a step (a DAG task) with the template's `timeout:
 // 20s` waits behind a step that holds the queue's whole quota; once 20 s
 // from its node's start have passed it fails, saying it timed out while
 // queued and in which LocalQueue, its Workload is withdrawn, and no
@@ -31,13 +31,13 @@ func TestKueueTimeoutEndsAQueuedStep(t *testing.T) {
 
 	holder := Given(t).Workflow(workflow(t, "kueue-holder-", app{name: "pi", labels: label, driver: sim.Driver{Forever: true}})).
 		When().SubmitWorkflow().WaitForNode(framework.RootNode, framework.NodeMessage(`^RUNNING`))
-	late := Given(t).Workflow(workflow(t, "kueue-timeout-", app{name: "pi", labels: label, driver: sim.Succeed(runLong), timeout: "20s"})).
-		When().SubmitWorkflow().WaitForNode(framework.RootNode, framework.NodeMessage(`^QUEUED: `))
+	late := Given(t).Workflow(dagWorkflow(t, "kueue-timeout-", app{name: "pi", labels: label, driver: sim.Succeed(runLong), timeout: "20s"})).
+		When().SubmitWorkflow().WaitForNode("pi", framework.NodeMessage(`^QUEUED: `))
 	lateWl := ownedWorkload(t, wls, late.Workflow().UID)
 
 	want := regexp.MustCompile(`^FAILED: timed out after 20s \(the template's timeout\) while queued in LocalQueue ` + regexp.QuoteMeta(q.LocalQueue))
 	late.WaitForWorkflow(framework.ToBeFailed, time.Minute).Then().
-		ExpectNode(framework.RootNode, func(t *testing.T, n *wfv1.NodeStatus) {
+		ExpectNode("pi", func(t *testing.T, n *wfv1.NodeStatus) {
 			if n.Phase != wfv1.NodeFailed || !want.MatchString(n.Message) {
 				t.Errorf("node: %s %q, want Failed matching %s", n.Phase, n.Message, want)
 			}

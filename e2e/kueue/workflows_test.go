@@ -60,6 +60,19 @@ func exampleBody(t *testing.T, file string) map[string]any {
 // entrypoint, several as tasks of a DAG that start together.
 func workflow(t *testing.T, generateName string, apps ...app) string {
 	t.Helper()
+	return build(t, generateName, len(apps) > 1, apps)
+}
+
+// dagWorkflow is workflow with even one app as a task of a DAG, as most
+// workflows run a step: Argo treats the entry template's own failures
+// apart (a timeout there errors the whole workflow).
+func dagWorkflow(t *testing.T, generateName string, apps ...app) string {
+	t.Helper()
+	return build(t, generateName, true, apps)
+}
+
+func build(t *testing.T, generateName string, dag bool, apps []app) string {
+	t.Helper()
 	var templates []any
 	var tasks []any
 	for _, a := range apps {
@@ -88,7 +101,7 @@ func workflow(t *testing.T, generateName string, apps ...app) string {
 		tasks = append(tasks, map[string]any{"name": a.name, "template": a.name})
 	}
 	entry := apps[0].name
-	if len(apps) > 1 {
+	if dag {
 		entry = "main"
 		templates = append([]any{map[string]any{"name": "main", "dag": map[string]any{"tasks": tasks}}}, templates...)
 	}
