@@ -280,8 +280,8 @@ func runStart(s *Snapshot, rn *Run) time.Time {
 	default:
 		start = rn.Attempts[0].CreationTimestamp.Time
 	}
-	if n, ok := s.Nodes[s.NodeID]; ok && !n.StartedAt.IsZero() && (start.IsZero() || n.StartedAt.Time.Before(start)) {
-		start = n.StartedAt.Time
+	if !s.Started.IsZero() && (start.IsZero() || s.Started.Before(start)) {
+		start = s.Started
 	}
 	return start
 }

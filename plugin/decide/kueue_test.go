@@ -6,7 +6,6 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 
 	"github.com/sparkplug-io/sparkplug/plugin/kueue"
@@ -185,11 +184,7 @@ func equalInts(a, b []int) bool {
 
 // startedAt: the Workflow shows node n1 started at at.
 func startedAt(at time.Time) func(*Snapshot) {
-	return func(s *Snapshot) {
-		n := s.Nodes["n1"]
-		n.StartedAt = metav1.NewTime(at)
-		s.Nodes["n1"] = n
-	}
+	return func(s *Snapshot) { s.Started = at }
 }
 
 func createdAt(at time.Time) func(*Workload) { return func(w *Workload) { w.Created = at } }
@@ -217,44 +212,44 @@ func TestDecideQueuedStepWaitEnds(t *testing.T) {
 		p               Policy
 		launch, enqueue int
 		stop            Limit
-		phase           wfv1.NodePhase
+		phase           state.Phase
 		msg             string
 		dequeue         []int
 	}{
 		{name: "the timeout runs out while queued: the node fails naming the LocalQueue, the Workload is withdrawn",
 			s: snap(t0.Add(30*time.Second), nil, startedAt(t0), withWorkloads(wl(1, waitingFor("insufficient quota")))), p: queued(30 * time.Second),
-			phase: wfv1.NodeFailed, dequeue: []int{1},
+			phase: state.PhaseFailed, dequeue: []int{1},
 			msg: "FAILED: timed out after 30s (the template's timeout) while queued in LocalQueue lq; Workload wl-1 withdrawn"},
 		{name: "a second before the timeout: it waits",
 			s: snap(t0.Add(29*time.Second), nil, startedAt(t0), withWorkloads(wl(1, waitingFor("insufficient quota")))), p: queued(30 * time.Second),
-			phase: wfv1.NodePending, msg: "QUEUED: waiting in LocalQueue lq for Kueue to admit Workload wl-1"},
+			phase: state.PhasePending, msg: "QUEUED: waiting in LocalQueue lq for Kueue to admit Workload wl-1"},
 		{name: "no timeout: it waits",
 			s: snap(t0.Add(time.Hour), nil, startedAt(t0), withWorkloads(wl(1, waitingFor("insufficient quota")))), p: queued(0),
-			phase: wfv1.NodePending, msg: "QUEUED"},
+			phase: state.PhasePending, msg: "QUEUED"},
 		{name: "the timeout ran out before the Workload was made: none is made",
 			s: snap(t0.Add(time.Minute), nil, startedAt(t0), withWorkloads()), p: queued(30 * time.Second),
-			phase: wfv1.NodeFailed, msg: "FAILED: timed out after 30s (the template's timeout) while queued in LocalQueue lq"},
+			phase: state.PhaseFailed, msg: "FAILED: timed out after 30s (the template's timeout) while queued in LocalQueue lq"},
 		{name: "the node's start unknown: the timeout counts from the Workload's",
 			s: snap(t0.Add(30*time.Second), nil, withWorkloads(wl(1, createdAt(t0)))), p: queued(30 * time.Second),
-			phase: wfv1.NodeFailed, dequeue: []int{1}, msg: "while queued in LocalQueue lq"},
+			phase: state.PhaseFailed, dequeue: []int{1}, msg: "while queued in LocalQueue lq"},
 		{name: "admitted as the timeout runs out: nothing launches, the Workload is withdrawn",
 			s: snap(t0.Add(time.Minute), nil, startedAt(t0), withWorkloads(wl(1, admittedWith(2)))), p: queued(30 * time.Second),
-			phase: wfv1.NodeFailed, dequeue: []int{1}, msg: "timed out after 30s (the template's timeout) while queued in LocalQueue lq"},
+			phase: state.PhaseFailed, dequeue: []int{1}, msg: "timed out after 30s (the template's timeout) while queued in LocalQueue lq"},
 		{name: "preempted, requeued, the timeout runs out while attempt 2 waits: the node fails",
 			s: snap(t0.Add(3*time.Minute), tombOf(1, LimitPreempted, t0.Add(time.Minute)), startedAt(t0.Add(-time.Minute)), withWorkloads(wl(2, waitingFor("insufficient quota")))),
-			p: queued(3 * time.Minute), phase: wfv1.NodeFailed, dequeue: []int{2}, msg: "FAILED: timed out after 3m0s (the template's timeout) while queued in LocalQueue lq; Workload wl-2 withdrawn"},
+			p: queued(3 * time.Minute), phase: state.PhaseFailed, dequeue: []int{2}, msg: "FAILED: timed out after 3m0s (the template's timeout) while queued in LocalQueue lq; Workload wl-2 withdrawn"},
 		{name: "a running driver's timeout counts from the node's start, the time queued included",
 			s: snap(t0.Add(90*time.Second), runOf(driver(1, running())), startedAt(t0.Add(-time.Minute)), withWorkloads(wl(1, admittedWith(2)))),
-			p: queued(2 * time.Minute), stop: LimitTimeout, phase: wfv1.NodeFailed, dequeue: []int{1}, msg: "timed out after 2m0s (the template's timeout)"},
+			p: queued(2 * time.Minute), stop: LimitTimeout, phase: state.PhaseFailed, dequeue: []int{1}, msg: "timed out after 2m0s (the template's timeout)"},
 		{name: "a Workload that can never be admitted: the node fails at once in Kueue's words; the Workload stays until the result is written",
 			s: snap(t0, nil, startedAt(t0), withWorkloads(wl(1, neverFitting(overCapacity)))), p: queued(0),
-			phase: wfv1.NodeFailed, msg: "FAILED: Kueue can never admit Workload wl-1 in LocalQueue lq: " + overCapacity},
+			phase: state.PhaseFailed, msg: "FAILED: Kueue can never admit Workload wl-1 in LocalQueue lq: " + overCapacity},
 		{name: "attempt 2 can never be admitted: the node fails",
 			s: snap(t0.Add(2*time.Minute), tombOf(1, LimitPreempted, t0.Add(time.Minute)), withWorkloads(wl(2, neverFitting(overCapacity)))), p: queued(0),
-			phase: wfv1.NodeFailed, msg: "FAILED: Kueue can never admit Workload wl-2 in LocalQueue lq: couldn't assign flavors to pod set executor"},
+			phase: state.PhaseFailed, msg: "FAILED: Kueue can never admit Workload wl-2 in LocalQueue lq: couldn't assign flavors to pod set executor"},
 		{name: "a Workload that waits for quota in use: it waits",
 			s: snap(t0, nil, startedAt(t0), withWorkloads(wl(1, waitingFor("couldn't assign flavors to pod set driver: insufficient unused quota for cpu in flavor default, 1 more needed")))), p: queued(0),
-			phase: wfv1.NodePending, msg: "QUEUED: waiting in LocalQueue lq for Kueue to admit Workload wl-1: couldn't assign"},
+			phase: state.PhasePending, msg: "QUEUED: waiting in LocalQueue lq for Kueue to admit Workload wl-1: couldn't assign"},
 	} {
 		t.Run(row.name, func(t *testing.T) {
 			pl := Decide(row.s, row.p)
@@ -278,8 +273,8 @@ func TestDecideLaterAttemptStaysRunning(t *testing.T) {
 	queued := policyOf(t, `"executor":{"instances":2}`, 0)
 	queued.KueueQueue = "lq"
 	onFailure := policyOf(t, onFailureRP, 0)
-	entry := func(p wfv1.NodePhase) func(*Snapshot) {
-		return func(s *Snapshot) { s.Entry = &wfv1.NodeResult{Phase: p, Message: "earlier"} }
+	entry := func(p state.Phase) func(*Snapshot) {
+		return func(s *Snapshot) { s.EntryPhase = p }
 	}
 	refused2 := func(s *Snapshot) {
 		s.Failures = map[int]Failure{2: {Count: 1, At: t0.Add(2*time.Minute - 2*time.Second), Message: "pods is forbidden: exceeded quota"}}
@@ -288,37 +283,37 @@ func TestDecideLaterAttemptStaysRunning(t *testing.T) {
 		name  string
 		s     *Snapshot
 		p     Policy
-		phase wfv1.NodePhase
+		phase state.Phase
 		msg   string
 	}{
 		{"preempted, attempt 2 admitted, its driver not started yet: Running, SUBMITTED",
-			snap(t0.Add(2*time.Minute), runOf(driver(1, exited(143, "Error")), driver(2)), entry(wfv1.NodeRunning), withWorkloads(wl(2, admittedWith(2)))), queued,
-			wfv1.NodeRunning, "SUBMITTED: "},
+			snap(t0.Add(2*time.Minute), runOf(driver(1, exited(143, "Error")), driver(2)), entry(state.PhaseRunning), withWorkloads(wl(2, admittedWith(2)))), queued,
+			state.PhaseRunning, "SUBMITTED: "},
 		{"the same while the cached entry still says Pending: the later attempt says Running",
-			snap(t0.Add(2*time.Minute), runOf(driver(1, exited(143, "Error")), driver(2)), entry(wfv1.NodePending), withWorkloads(wl(2, admittedWith(2)))), queued,
-			wfv1.NodeRunning, "SUBMITTED: "},
+			snap(t0.Add(2*time.Minute), runOf(driver(1, exited(143, "Error")), driver(2)), entry(state.PhasePending), withWorkloads(wl(2, admittedWith(2)))), queued,
+			state.PhaseRunning, "SUBMITTED: "},
 		{"a rerun after a failure, its driver pending: Running, SUBMITTED",
 			snap(t0.Add(2*time.Minute), runOf(driver(1, exited(1, "Error")), driver(2))), onFailure,
-			wfv1.NodeRunning, "SUBMITTED: "},
+			state.PhaseRunning, "SUBMITTED: "},
 		{"a rerun whose submission was refused, backing off: Running, SUBMISSION_FAILED",
-			snap(t0.Add(2*time.Minute), runOf(driver(1, exited(1, "Error"))), refused2, entry(wfv1.NodeRunning)), onFailure,
-			wfv1.NodeRunning, "SUBMISSION_FAILED: retry 1/2"},
+			snap(t0.Add(2*time.Minute), runOf(driver(1, exited(1, "Error"))), refused2, entry(state.PhaseRunning)), onFailure,
+			state.PhaseRunning, "SUBMISSION_FAILED: retry 1/2"},
 		{"attempt 2's launch interrupted by an API error: Running, retrying",
-			snap(t0.Add(2*time.Minute), runOf(driver(1, exited(1, "Error"))), entry(wfv1.NodeRunning), func(s *Snapshot) {
+			snap(t0.Add(2*time.Minute), runOf(driver(1, exited(1, "Error"))), entry(state.PhaseRunning), func(s *Snapshot) {
 				s.Befell, s.Acted = &Befell{Kind: Interrupted, Attempt: 2, Message: "create driver pod x: timeout"}, &Plan{Launch: 2}
 			}), onFailure,
-			wfv1.NodeRunning, "SUBMITTED: retrying after a transient API error"},
+			state.PhaseRunning, "SUBMITTED: retrying after a transient API error"},
 		{"attempt 1's launch interrupted, never Running: Pending",
 			snap(t0, nil, func(s *Snapshot) {
 				s.Befell, s.Acted = &Befell{Kind: Interrupted, Attempt: 1, Message: "create driver pod x: timeout"}, &Plan{Launch: 1}
 			}), onFailure,
-			wfv1.NodePending, "SUBMITTED: retrying after a transient API error"},
+			state.PhasePending, "SUBMITTED: retrying after a transient API error"},
 		{"the first attempt's driver pending, never Running: Pending",
-			snap(t0.Add(time.Minute), runOf(driver(1)), entry(wfv1.NodePending)), onFailure,
-			wfv1.NodePending, "SUBMITTED: "},
+			snap(t0.Add(time.Minute), runOf(driver(1)), entry(state.PhasePending)), onFailure,
+			state.PhasePending, "SUBMITTED: "},
 		{"the first attempt queued: Pending",
 			snap(t0, nil, withWorkloads(wl(1, waitingFor("insufficient quota")))), queued,
-			wfv1.NodePending, "QUEUED: "},
+			state.PhasePending, "QUEUED: "},
 	} {
 		t.Run(row.name, func(t *testing.T) {
 			pl := Decide(row.s, row.p)

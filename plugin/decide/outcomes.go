@@ -55,11 +55,11 @@ func Refused(why string) state.Outcome {
 // pending, a submission to retry), with that state's message: a node a
 // person saw running does not look as if it never started.
 func onceRunning(s *Snapshot, o state.Outcome) state.Outcome {
-	if o.Phase != wfv1.NodePending {
+	if o.Phase != state.PhasePending {
 		return o
 	}
-	if (s.Entry != nil && s.Entry.Phase == wfv1.NodeRunning) || (s.Run != nil && s.Run.Attempt() > 1) {
-		o.Phase = wfv1.NodeRunning
+	if s.EntryPhase == state.PhaseRunning || (s.Run != nil && s.Run.Attempt() > 1) {
+		o.Phase = state.PhaseRunning
 	}
 	return o
 }

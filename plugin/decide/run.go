@@ -30,6 +30,9 @@ type Snapshot struct {
 	// nodes). LoopKnown is false while the Workflow's nodes do not list
 	// the node (a view that lags).
 	InLoop, LoopKnown bool
+	// Started is when the Workflow shows the node started (zero: it does
+	// not show it), from which the template's timeout counts.
+	Started time.Time
 	// Run is the node's run in the current incarnation; nil: none yet.
 	Run *Run
 	// Failures are the refused submissions of the node's attempts, by

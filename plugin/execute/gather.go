@@ -36,6 +36,7 @@ func (r *pass) gather(ts *wfv1.WorkflowTaskSet, wf *wfv1.Workflow) *decide.Snaps
 		s.Fulfilled = true
 	}
 	r.record, r.started = recordOf(entry), nodeStart(wf, r.node)
+	s.Started = r.started
 	s.Run = r.run(entry, r.started)
 	if s.Run != nil && s.Run.Tomb == nil && !s.Run.Ghost {
 		s.Run.Executors = r.executors(s.Run.Head())
