@@ -100,7 +100,7 @@ func plan(s *Snapshot, p Policy) Plan {
 	if s.Befell != nil {
 		return afterAction(s, p, s.InLoop)
 	}
-	if s.Fulfilled || s.EntryPhase.Fulfilled() {
+	if s.Fulfilled || s.EntryPhase.Fulfilled() || s.FinalRemoved {
 		pl := Plan{Abandon: rn != nil && rn.Live()}
 		release(s, &pl, 0)
 		return pl

@@ -30,6 +30,13 @@ type Snapshot struct {
 	// nodes). LoopKnown is false while the Workflow's nodes do not list
 	// the node (a view that lags).
 	InLoop, LoopKnown bool
+	// FinalRemoved: the node's entry was final in this incarnation (this
+	// process wrote or saw it) and is gone since a moment, less than the
+	// hold of a vanished entry: Argo removed it, and its Workflow will
+	// show the node fulfilled. Past the hold, with the Workflow still
+	// showing the node open, Argo's update was lost and the node is
+	// decided again.
+	FinalRemoved bool
 	// Started is when the Workflow shows the node started (zero: it does
 	// not show it), from which the template's timeout counts.
 	Started time.Time

@@ -35,6 +35,8 @@ func (r *pass) gather(ts *wfv1.WorkflowTaskSet, wf *wfv1.Workflow) *decide.Snaps
 	if n, ok := wf.Status.Nodes[r.node]; ok && n.Fulfilled() {
 		s.Fulfilled = true
 	}
+	gone := entry == nil && r.flow.writer.SawFinal(r.node, r.incarnation)
+	s.FinalRemoved = r.flow.removedFor(r.node, gone, r.now) < r.core.opts.HoldVanished && gone
 	r.record, r.started = recordOf(entry), nodeStart(wf, r.node)
 	s.Started = r.started
 	s.Run = r.run(entry, r.started)

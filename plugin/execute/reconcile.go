@@ -35,6 +35,9 @@ type flow struct {
 
 	// listed is when a pass first saw each node listed (listedFor).
 	listed map[string]time.Time
+	// removed is when a pass first saw each node's final entry gone
+	// (removedFor).
+	removed map[string]time.Time
 
 	// access is closed once denied is known.
 	access chan struct{}
@@ -57,7 +60,7 @@ func splitKey(key string) (uid, node string) {
 
 func (c *Core) newFlow(sc *scope.Scope) *flow {
 	wf := sc.Workflow
-	fl := &flow{scope: sc, steps: map[string]parsed{}, spark: map[string]bool{}, listed: map[string]time.Time{}, access: make(chan struct{})}
+	fl := &flow{scope: sc, steps: map[string]parsed{}, spark: map[string]bool{}, listed: map[string]time.Time{}, removed: map[string]time.Time{}, access: make(chan struct{})}
 	wo := nodestatus.DefaultOptions()
 	wo.ProgressInterval, wo.MinGap, wo.Hold, wo.Now = c.opts.ProgressInterval, c.opts.WriteGap, c.opts.HoldVanished, c.opts.Now
 	fl.writer = nodestatus.New(c.clients.Workflows.ArgoprojV1alpha1().WorkflowTaskSets(wf.Namespace), wf.Name, wf.UID,
@@ -91,6 +94,24 @@ func (fl *flow) listedFor(node string, now time.Time) time.Duration {
 	since, ok := fl.listed[node]
 	if !ok {
 		fl.listed[node] = now
+		return 0
+	}
+	return now.Sub(since)
+}
+
+// removedFor is how long node's final entry has been seen gone, by the
+// passes since the first that saw it gone; gone false forgets it (the
+// entry is back, or was never final).
+func (fl *flow) removedFor(node string, gone bool, now time.Time) time.Duration {
+	fl.mu.Lock()
+	defer fl.mu.Unlock()
+	since, ok := fl.removed[node]
+	switch {
+	case !gone:
+		delete(fl.removed, node)
+		return 0
+	case !ok:
+		fl.removed[node] = now
 		return 0
 	}
 	return now.Sub(since)

@@ -124,6 +124,18 @@ func (w *Writer) Wanted(node string) (wfv1.NodeResult, bool) {
 	return x.Result, ok
 }
 
+// SawFinal says whether this writer wrote or saw node's entry final in
+// incarnation (a Workflow's startedAt, Incarnation). Argo removes a
+// fulfilled node's entry a moment before its Workflow shows the node
+// fulfilled; a run that ended before it made anything that stays (a
+// Kueue wait ended by the template's timeout, a Workload Kueue can never
+// admit) leaves nothing else to say the node is done.
+func (w *Writer) SawFinal(node, incarnation string) bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.incarnation == incarnation && w.mem.Terminal[node]
+}
+
 // Run writes until ctx is done: when a result is offered, and every
 // second for the results that had to wait.
 func (w *Writer) Run(ctx context.Context) {

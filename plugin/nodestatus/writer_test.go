@@ -273,3 +273,26 @@ func TestFlushGivesUpAHangingPatch(t *testing.T) {
 		t.Error("the result is no longer wanted after a patch that never answered")
 	}
 }
+
+// SawFinal remembers a final result the writer wrote, in its incarnation
+// only; a result that is not final is not remembered.
+func TestSawFinalIsOfTheIncarnation(t *testing.T) {
+	e := newWriterEnv(t, taskSet([]string{"n1", "n2"}, nil), taskSet([]string{"n1", "n2"}, nil), func(int) error { return nil })
+	e.w.Set("n1", inc0, result(wfv1.NodeFailed, "FAILED: Kueue can never admit Workload wl-1"))
+	e.w.Set("n2", inc0, result(wfv1.NodePending, "QUEUED"))
+	if e.w.SawFinal("n1", inc0) {
+		t.Fatal("SawFinal before anything was written")
+	}
+	if !e.w.Flush(context.Background()) {
+		t.Fatal("Flush did not patch")
+	}
+	if !e.w.SawFinal("n1", inc0) {
+		t.Error("the final result written is not remembered")
+	}
+	if e.w.SawFinal("n2", inc0) {
+		t.Error("a Pending result is remembered as final")
+	}
+	if e.w.SawFinal("n1", "2026-01-01T00:00:00Z") {
+		t.Error("the final result is remembered for another incarnation (after argo retry)")
+	}
+}
