@@ -11,12 +11,15 @@ import (
 	"github.com/sparkplug-io/sparkplug/plugin/spark"
 )
 
-// Want is the result a node should show, when it was last written, and
-// the Workflow's incarnation it was derived in.
+// Want is the result a node should show, when it was last written, the
+// Workflow's incarnation it was derived in, and since when the node has
+// been in the result's state (its phase, and the state its message opens
+// with: SUBMITTED, RUNNING, ...), for Rules.PendingHold.
 type Want struct {
 	Result      wfv1.NodeResult
 	Written     time.Time
 	Incarnation string
+	Since       time.Time
 }
 
 // Memory is what the writer remembers between batches: the nodes whose
@@ -38,6 +41,13 @@ type Rules struct {
 	// Workflow after both. Past Hold, with the Workflow still showing the
 	// node open, that update failed and the result is written again.
 	Hold time.Duration
+	// PendingHold is how long a node waits in a state of a normal start
+	// (Pending SUBMITTED: its driver not started yet; Pending QUEUED: Kueue
+	// has not admitted it) before that wait is written: most such waits
+	// last a second or two, and Argo shows the node Pending meanwhile
+	// anyway, so only one that lasts (a slow image pull, a driver no node
+	// fits, a Kueue queue) is worth a write; 0: at once.
+	PendingHold time.Duration
 }
 
 // Verdict of one batch: the entries to write, and the nodes no longer to
@@ -82,8 +92,13 @@ func MayWrite(ts *wfv1.WorkflowTaskSet, wf *wfv1.Workflow, uid string) (ok bool,
 //     (Rules.Hold);
 //   - a change of a Running node's message alone, its state the same
 //     (progress: executors, elapsed time), waits out
-//     Rules.ProgressInterval; a Pending node's says why it waits (QUEUED:
-//     Kueue's reason, SUBMITTED: the driver's) and is written at once.
+//     Rules.ProgressInterval;
+//   - a Pending node waiting as every start does (SUBMITTED: the driver
+//     not started yet; QUEUED: Kueue not admitted yet) is written once it
+//     has waited so Rules.PendingHold, in the words of its wait then (a
+//     slow image pull, a driver no node fits, a Kueue queue), and not at
+//     all when it runs or ends sooner; any other state (PENDING_RERUN, a
+//     refused submission's SUBMISSION_FAILED) is written at once.
 //
 // It updates mem as it sees entries. The caller checked MayWrite.
 func Pick(ts *wfv1.WorkflowTaskSet, wf *wfv1.Workflow, want map[string]Want, mem *Memory, r Rules, now time.Time) Verdict {
@@ -124,10 +139,30 @@ func Pick(ts *wfv1.WorkflowTaskSet, wf *wfv1.Workflow, want map[string]Want, mem
 		case has && messageOnly(cur, res) && sameState(cur.Message, res.Message) && res.Phase == wfv1.NodeRunning &&
 			r.ProgressInterval > 0 && now.Sub(w.Written) < r.ProgressInterval:
 			continue
+		case startWait(res) && now.Sub(w.Since) < r.PendingHold:
+			continue
 		}
 		v.Batch[id] = res
 	}
 	return v
+}
+
+// startWait: res is a Pending node's wait that every start goes through
+// (Rules.PendingHold): its driver not started yet (SUBMITTED), or Kueue
+// not admitted yet (QUEUED).
+func startWait(res wfv1.NodeResult) bool {
+	if res.Phase != wfv1.NodePending {
+		return false
+	}
+	s := spark.State(stateWord(res.Message))
+	return s == spark.StateSubmitted || s == spark.StateQueued
+}
+
+// SameState: a and b are in the same state: the same phase, and messages
+// that open with the same state (sameState). Since (Want) moves only
+// when it changes.
+func SameState(a, b wfv1.NodeResult) bool {
+	return a.Phase == b.Phase && sameState(a.Message, b.Message)
 }
 
 // sameState: two messages open with the same state (RUNNING,

@@ -32,8 +32,14 @@ type Options struct {
 
 // DefaultOptions are a Writer's defaults, from the node-identity design.
 func DefaultOptions() Options {
-	return Options{Rules: Rules{ProgressInterval: 30 * time.Second, Hold: 10 * time.Second}, MinGap: time.Second, Tries: 3, Timeout: 5 * time.Second, Now: time.Now}
+	return Options{Rules: Rules{ProgressInterval: 30 * time.Second, Hold: 10 * time.Second, PendingHold: DefaultPendingHold},
+		MinGap: time.Second, Tries: 3, Timeout: 5 * time.Second, Now: time.Now}
 }
+
+// DefaultPendingHold is Rules.PendingHold's default: a driver on a node
+// that has its image starts within a few seconds, and Kueue admits a
+// Workload that fits at once; a wait longer than this is worth showing.
+const DefaultPendingHold = 10 * time.Second
 
 // Writer writes the results of one workflow's Spark nodes into its
 // WorkflowTaskSet's status.nodes, where Argo's controller reads them
@@ -95,17 +101,23 @@ func New(tasksets argov1.WorkflowTaskSetInterface, name, uid string, view func()
 // Set offers the result node should show now, derived in incarnation
 // (Incarnation of the Workflow the pass read): a result of another
 // incarnation than the Workflow's when the batch is picked is never
-// written (a pass that read the Workflow before `argo retry`).
+// written (a pass that read the Workflow before `argo retry`). The node
+// is in the result's state since this call, unless the result offered
+// before was in the same state (Want.Since, Rules.PendingHold).
 func (w *Writer) Set(node, incarnation string, res wfv1.NodeResult) {
+	now := w.opts.Now()
 	w.mu.Lock()
 	old, ok := w.want[node]
 	changed := !ok || !Same(old.Result, res) || old.Incarnation != incarnation
 	if changed {
-		written := old.Written
+		written, since := old.Written, old.Since
 		if old.Incarnation != incarnation {
 			written = time.Time{}
 		}
-		w.want[node] = Want{Result: res, Written: written, Incarnation: incarnation}
+		if !ok || old.Incarnation != incarnation || !SameState(old.Result, res) {
+			since = now
+		}
+		w.want[node] = Want{Result: res, Written: written, Incarnation: incarnation, Since: since}
 	}
 	w.mu.Unlock()
 	if changed {

@@ -172,7 +172,7 @@ func TestFlushGivesUpAfterItsTries(t *testing.T) {
 	e := newWriterEnv(t, stored, taskSet([]string{"n1"}, nil), func(int) error {
 		return apierrors.NewConflict(taskSets, "wf", errorString("the object has been modified"))
 	})
-	e.w.Set("n1", inc0, result(wfv1.NodePending, "SUBMITTED"))
+	e.w.Set("n1", inc0, result(wfv1.NodeRunning, "RUNNING 1/1 executors"))
 	if e.w.Flush(context.Background()) {
 		t.Fatal("Flush says it patched")
 	}
