@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/sparkplug-io/sparkplug/plugin/archive"
+	"github.com/sparkplug-io/sparkplug/plugin/nodestatus"
 	"github.com/sparkplug-io/sparkplug/plugin/policy"
 	"github.com/sparkplug-io/sparkplug/plugin/setting"
 	"github.com/sparkplug-io/sparkplug/plugin/spec"
@@ -31,6 +32,11 @@ type Options struct {
 	// node's entry first, its task next); past it, with the Workflow
 	// still showing the node open, its result is written again.
 	HoldVanished time.Duration
+	// PendingHold is how long a node waits as every start does (its
+	// driver not started yet, SUBMITTED; Kueue not admitted yet, QUEUED)
+	// before that wait is written (nodestatus.Rules.PendingHold): a wait
+	// that ends sooner costs Argo no write. Negative: written at once.
+	PendingHold time.Duration
 	// AccessWait is how long a request waits for the review of this
 	// process's permission to write the TaskSet's status, the one thing
 	// its reply depends on.
@@ -124,6 +130,7 @@ func DefaultOptions() Options {
 		Resync:           2 * time.Second,
 		WriteGap:         time.Second,
 		HoldVanished:     10 * time.Second,
+		PendingHold:      nodestatus.DefaultPendingHold,
 		AccessWait:       5 * time.Second,
 		SubmitWait:       10 * time.Second,
 		ProgressInterval: DefaultProgressInterval,
@@ -148,6 +155,7 @@ func (o *Options) Validate() error {
 	def(&o.Resync, d.Resync)
 	def(&o.WriteGap, d.WriteGap)
 	def(&o.HoldVanished, d.HoldVanished)
+	def(&o.PendingHold, d.PendingHold)
 	def(&o.AccessWait, d.AccessWait)
 	if o.Workers == 0 {
 		o.Workers = d.Workers
