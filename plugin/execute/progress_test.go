@@ -11,6 +11,7 @@ import (
 	"k8s.io/client-go/tools/record"
 
 	"github.com/sparkplug-io/sparkplug/plugin/decide"
+	"github.com/sparkplug-io/sparkplug/plugin/nodestatus"
 	"github.com/sparkplug-io/sparkplug/plugin/setting"
 	"github.com/sparkplug-io/sparkplug/plugin/spark"
 	"github.com/sparkplug-io/sparkplug/plugin/state"
@@ -151,5 +152,26 @@ func TestResultReportsTheExitCode(t *testing.T) {
 	// Without a driver there are no outputs at all.
 	if got := exitCodeOf(asReply(c.result(decide.SubmitRunning(), nil, false, never(t).Body, nil))); got != "unset" {
 		t.Errorf("a result without a driver: exitCode %s", got)
+	}
+}
+
+// The pending hold defaults to the writer's (nodestatus.DefaultPendingHold)
+// when left 0, and Validate keeps a negative one (no hold) as it is.
+func TestPendingHoldOption(t *testing.T) {
+	for _, tc := range []struct{ set, want time.Duration }{
+		{0, nodestatus.DefaultPendingHold},
+		{3 * time.Second, 3 * time.Second},
+		{-1, -1},
+	} {
+		o := Options{PendingHold: tc.set}
+		if err := o.Validate(); err != nil {
+			t.Fatalf("%s: %v", tc.set, err)
+		}
+		if o.PendingHold != tc.want {
+			t.Errorf("%s: %s after Validate, want %s", tc.set, o.PendingHold, tc.want)
+		}
+	}
+	if nodestatus.DefaultPendingHold <= 0 {
+		t.Errorf("DefaultPendingHold %s: a start's waits would be written at once", nodestatus.DefaultPendingHold)
 	}
 }
