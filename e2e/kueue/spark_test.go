@@ -20,6 +20,7 @@ import (
 	"github.com/sparkplug-io/sparkplug/e2e/framework"
 	"github.com/sparkplug-io/sparkplug/e2e/sim"
 	"github.com/sparkplug-io/sparkplug/e2e/sparkconf"
+	"github.com/sparkplug-io/sparkplug/plugin/nodestatus"
 	"github.com/sparkplug-io/sparkplug/plugin/objects"
 	"github.com/sparkplug-io/sparkplug/plugin/spark"
 )
@@ -29,11 +30,18 @@ import (
 // holds for many of the fixture's polls.
 const runLong = 8 * time.Second
 
+// runPastHold is how long a step runs that others wait behind and are
+// seen waiting: a step's first wait for Kueue (QUEUED) is written only
+// once it has lasted the writer's pending hold, so the step ahead runs
+// that long and runLong more.
+const runPastHold = nodestatus.DefaultPendingHold + runLong
+
 // TestKueueRunsOneApplicationAtATime starts three Spark steps together in
 // a queue whose quota fits one application: the pods of two applications
 // are never active at once (a watch over the whole test), the two that
-// wait say QUEUED and name the LocalQueue, all three succeed, and no
-// Workload is left.
+// wait say QUEUED and name the LocalQueue (once they waited the pending
+// hold: each step runs past it), all three succeed, and no Workload is
+// left.
 func TestKueueRunsOneApplicationAtATime(t *testing.T) {
 	t.Parallel()
 	q := newQueue(t, queueSpec{CPU: appCPU, Memory: appMemoryRoom})
@@ -41,9 +49,9 @@ func TestKueueRunsOneApplicationAtATime(t *testing.T) {
 	pods := watchSparkPods(t)
 	queued := map[string]string{labelQueueName: q.LocalQueue}
 	w := Given(t).Workflow(workflow(t, "kueue-three-",
-		app{name: "a", labels: queued, driver: sim.Succeed(runLong)},
-		app{name: "b", labels: queued, driver: sim.Succeed(runLong)},
-		app{name: "c", labels: queued, driver: sim.Succeed(runLong)},
+		app{name: "a", labels: queued, driver: sim.Succeed(runPastHold)},
+		app{name: "b", labels: queued, driver: sim.Succeed(runPastHold)},
+		app{name: "c", labels: queued, driver: sim.Succeed(runPastHold)},
 	)).When().SubmitWorkflow()
 
 	var waiting []string
