@@ -197,7 +197,7 @@ func TestTemplateTimeoutFailsAndDeletesTheDriver(t *testing.T) {
 // A driver that stays Pending (ContainerCreating, which may resolve by
 // itself) longer than sparkplug.pendingTimeout fails its node, and is
 // deleted, a tombstone kept. Its 4 s wait is shorter than the writer's
-// pending hold (nodestatus.DefaultPendingHold), so the node never shows
+// interim hold (nodestatus.DefaultInterimHold), so the node never shows
 // the wait itself: its failure names it.
 func TestPendingTimeoutFailsAndDeletesTheDriver(t *testing.T) {
 	parallel(t)

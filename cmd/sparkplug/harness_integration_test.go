@@ -265,10 +265,10 @@ func testConfig(tokenFile, kubeconfig string) sidecar.Config {
 	o.Core.Resync, o.Core.WriteGap = 300*time.Millisecond, 100*time.Millisecond
 	// The drivers here never start (no kubelet): these tests read the
 	// first result a node shows, its SUBMITTED wait, which the writer
-	// would hold back for the pending hold (10 s) first; the hold is
+	// would hold back for the interim hold (10 s) first; the hold is
 	// plugin/nodestatus's lives_test.go's subject, and the controller's
 	// tests here run with it.
-	o.Core.PendingHold = -1
+	o.Core.InterimHold = -1
 	o.QPS, o.Burst = 50, 100
 	return o
 }

@@ -32,9 +32,9 @@ const runLong = 8 * time.Second
 
 // runPastHold is how long a step runs that others wait behind and are
 // seen waiting: a step's first wait for Kueue (QUEUED) is written only
-// once it has lasted the writer's pending hold, so the step ahead runs
+// once it has lasted the writer's interim hold, so the step ahead runs
 // that long and runLong more.
-const runPastHold = nodestatus.DefaultPendingHold + runLong
+const runPastHold = nodestatus.DefaultInterimHold + runLong
 
 // TestKueueRunsOneApplicationAtATime starts three Spark steps together in
 // a queue whose quota fits one application: the pods of two applications

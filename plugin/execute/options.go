@@ -32,11 +32,12 @@ type Options struct {
 	// node's entry first, its task next); past it, with the Workflow
 	// still showing the node open, its result is written again.
 	HoldVanished time.Duration
-	// PendingHold is how long a node waits as every start does (its
-	// driver not started yet, SUBMITTED; Kueue not admitted yet, QUEUED)
-	// before that wait is written (nodestatus.Rules.PendingHold): a wait
-	// that ends sooner costs Argo no write. Negative: written at once.
-	PendingHold time.Duration
+	// InterimHold is how long a node stays in a state every run passes
+	// through (its driver not started yet, SUBMITTED; Kueue not admitted
+	// yet, QUEUED; its driver's log being stored) before that state is
+	// written (nodestatus.Rules.InterimHold): one that ends sooner costs
+	// Argo no write. Negative: written at once.
+	InterimHold time.Duration
 	// AccessWait is how long a request waits for the review of this
 	// process's permission to write the TaskSet's status, the one thing
 	// its reply depends on.
@@ -130,7 +131,7 @@ func DefaultOptions() Options {
 		Resync:           2 * time.Second,
 		WriteGap:         time.Second,
 		HoldVanished:     10 * time.Second,
-		PendingHold:      nodestatus.DefaultPendingHold,
+		InterimHold:      nodestatus.DefaultInterimHold,
 		AccessWait:       5 * time.Second,
 		SubmitWait:       10 * time.Second,
 		ProgressInterval: DefaultProgressInterval,
@@ -155,7 +156,7 @@ func (o *Options) Validate() error {
 	def(&o.Resync, d.Resync)
 	def(&o.WriteGap, d.WriteGap)
 	def(&o.HoldVanished, d.HoldVanished)
-	def(&o.PendingHold, d.PendingHold)
+	def(&o.InterimHold, d.InterimHold)
 	def(&o.AccessWait, d.AccessWait)
 	if o.Workers == 0 {
 		o.Workers = d.Workers

@@ -155,23 +155,23 @@ func TestResultReportsTheExitCode(t *testing.T) {
 	}
 }
 
-// The pending hold defaults to the writer's (nodestatus.DefaultPendingHold)
+// The interim hold defaults to the writer's (nodestatus.DefaultInterimHold)
 // when left 0, and Validate keeps a negative one (no hold) as it is.
-func TestPendingHoldOption(t *testing.T) {
+func TestInterimHoldOption(t *testing.T) {
 	for _, tc := range []struct{ set, want time.Duration }{
-		{0, nodestatus.DefaultPendingHold},
+		{0, nodestatus.DefaultInterimHold},
 		{3 * time.Second, 3 * time.Second},
 		{-1, -1},
 	} {
-		o := Options{PendingHold: tc.set}
+		o := Options{InterimHold: tc.set}
 		if err := o.Validate(); err != nil {
 			t.Fatalf("%s: %v", tc.set, err)
 		}
-		if o.PendingHold != tc.want {
-			t.Errorf("%s: %s after Validate, want %s", tc.set, o.PendingHold, tc.want)
+		if o.InterimHold != tc.want {
+			t.Errorf("%s: %s after Validate, want %s", tc.set, o.InterimHold, tc.want)
 		}
 	}
-	if nodestatus.DefaultPendingHold <= 0 {
-		t.Errorf("DefaultPendingHold %s: a start's waits would be written at once", nodestatus.DefaultPendingHold)
+	if nodestatus.DefaultInterimHold <= 0 {
+		t.Errorf("DefaultInterimHold %s: a start's waits would be written at once", nodestatus.DefaultInterimHold)
 	}
 }

@@ -68,6 +68,10 @@ type lifeEnv struct {
 	pods     []*corev1.Pod
 	execs    []*corev1.Pod
 	progress string
+	// upload is how long storing an ended driver's log takes (the step
+	// archives logs); stored is when the upload under way ends.
+	upload, stored time.Duration
+	uploading      bool
 
 	lastPatch time.Time
 	// writes are the patches the TaskSet took; requests counts every
@@ -131,6 +135,10 @@ func (e *lifeEnv) live(secs int, script map[int]func()) {
 // act side makes it (a driver pod not yet seen by the API server's
 // admission: no phase), and the outcome offered to the writer.
 func (e *lifeEnv) pass() {
+	if e.uploading && e.now.Sub(e.start) >= e.stored {
+		e.head().Annotations = map[string]string{spark.AnnotationDriverLog: "s3://logs/" + e.head().Name}
+		e.uploading = false
+	}
 	s := &decide.Snapshot{Now: e.now, NodeID: lifeNode, Progress: e.progress}
 	s.InLoop, s.LoopKnown = scope.InLoop(e.wf.Status.Nodes, lifeNode)
 	if r, ok := e.ts.Status.Nodes[lifeNode]; ok {
@@ -140,8 +148,11 @@ func (e *lifeEnv) pass() {
 		s.Run = &decide.Run{Attempts: slices.Clone(e.pods), Executors: e.execs}
 	}
 	pl := decide.Decide(s, e.policy)
-	if pl.Stop != decide.LimitNone || pl.Abandon || pl.Archive {
+	if pl.Stop != decide.LimitNone || pl.Abandon || (pl.Archive && e.upload == 0) {
 		e.t.Fatalf("%ds: a plan this life does not expect: %+v", e.at(), pl)
+	}
+	if pl.Archive && !e.uploading {
+		e.uploading, e.stored = true, e.now.Sub(e.start)+e.upload
 	}
 	if pl.Launch > 0 {
 		n := pl.Launch

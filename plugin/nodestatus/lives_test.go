@@ -2,7 +2,7 @@ package nodestatus_test
 
 // How many writes of the TaskSet a node's life costs (life_test.go): a
 // normal life at most two, Running and its final result; a state a
-// person wants to see (PENDING_RERUN, a wait longer than the pending
+// person wants to see (PENDING_RERUN, a wait longer than the interim
 // hold) one more each; progress at most once per progress interval.
 
 import (
@@ -18,7 +18,9 @@ import (
 )
 
 const (
-	lifeBody  = `{"type":"Scala","image":"spark:3.5.3","mainClass":"Pi","mainApplicationFile":"local:///pi.jar","executor":{"instances":2}}`
+	lifeBody    = `{"type":"Scala","image":"spark:3.5.3","mainClass":"Pi","mainApplicationFile":"local:///pi.jar","executor":{"instances":2}}`
+	archiveBody = `{"type":"Scala","image":"spark:3.5.3","mainClass":"Pi","mainApplicationFile":"local:///pi.jar","executor":{"instances":2},` +
+		`"sparkplug":{"archiveLogs":true}}`
 	rerunBody = `{"type":"Scala","image":"spark:3.5.3","mainClass":"Pi","mainApplicationFile":"local:///pi.jar","executor":{"instances":2},` +
 		`"restartPolicy":{"type":"OnFailure","onFailureRetries":1,"onFailureRetryInterval":5}}`
 )
@@ -126,9 +128,9 @@ func TestRerunLifeWritesPendingRerunOnce(t *testing.T) {
 // hold, so it is shown, once, when the hold runs out, in its own words.
 func TestSlowImagePullIsShownAfterTheHold(t *testing.T) {
 	e := newLife(t, lifeBody, nil)
-	hold := int(e.opts.PendingHold / time.Second)
+	hold := int(e.opts.InterimHold / time.Second)
 	if hold <= 0 || hold >= 40 {
-		t.Fatalf("pending hold %s: this life's pull (40 s) must outlast it", e.opts.PendingHold)
+		t.Fatalf("interim hold %s: this life's pull (40 s) must outlast it", e.opts.InterimHold)
 	}
 	e.live(70, map[int]func(){
 		1:  func() { e.scheduled("") },
@@ -200,10 +202,39 @@ func TestConflictsAreNotWritesOfTheLife(t *testing.T) {
 	}
 }
 
+// A step that stores its driver's log: the seconds the upload takes
+// after the driver ended (COMPLETED; archiving the driver log) are not
+// written when they are few, and are, once, when they outlast the hold.
+func TestArchivingLifeHoldsTheUpload(t *testing.T) {
+	for _, tc := range []struct {
+		upload time.Duration
+		want   int
+	}{{3 * time.Second, 2}, {30 * time.Second, 3}} {
+		t.Run(tc.upload.String(), func(t *testing.T) {
+			e := newLife(t, archiveBody, nil)
+			e.upload = tc.upload
+			s := start(e)
+			s[20] = func() { e.exit(0) }
+			e.live(80, s)
+			t.Logf("%d writes:%s", len(e.writes), e.trace())
+			if len(e.writes) != tc.want {
+				t.Fatalf("%d writes, want %d:%s", len(e.writes), tc.want, e.trace())
+			}
+			last := e.writes[len(e.writes)-1]
+			if last.res.Phase != wfv1.NodeSucceeded || last.at < 20+int(tc.upload/time.Second) {
+				t.Errorf("the final write %s, want Succeeded once the log was stored, at %s", last, 20*time.Second+tc.upload)
+			}
+			if tc.want == 3 && e.writes[1].res.Message != "COMPLETED; archiving the driver log" {
+				t.Errorf("the second write %s, want the upload that outlasted the hold", e.writes[1])
+			}
+		})
+	}
+}
+
 // With no hold, every SUBMITTED message is written as before: the rule
 // the lives above rely on is the hold, and this shows the count can grow.
-func TestWithoutPendingHoldEveryWaitIsWritten(t *testing.T) {
-	e := newLife(t, lifeBody, func(o *nodestatus.Options) { o.PendingHold = 0 })
+func TestWithoutInterimHoldEveryWaitIsWritten(t *testing.T) {
+	e := newLife(t, lifeBody, func(o *nodestatus.Options) { o.InterimHold = 0 })
 	s := start(e)
 	s[20] = func() { e.exit(0) }
 	e.live(40, s)

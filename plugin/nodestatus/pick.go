@@ -14,7 +14,7 @@ import (
 // Want is the result a node should show, when it was last written, the
 // Workflow's incarnation it was derived in, and since when the node has
 // been in the result's state (its phase, and the state its message opens
-// with: SUBMITTED, RUNNING, ...), for Rules.PendingHold.
+// with: SUBMITTED, RUNNING, ...), for Rules.InterimHold.
 type Want struct {
 	Result      wfv1.NodeResult
 	Written     time.Time
@@ -41,13 +41,16 @@ type Rules struct {
 	// Workflow after both. Past Hold, with the Workflow still showing the
 	// node open, that update failed and the result is written again.
 	Hold time.Duration
-	// PendingHold is how long a node waits in a state of a normal start
-	// (Pending SUBMITTED: its driver not started yet; Pending QUEUED: Kueue
-	// has not admitted it) before that wait is written: most such waits
-	// last a second or two, and Argo shows the node Pending meanwhile
-	// anyway, so only one that lasts (a slow image pull, a driver no node
-	// fits, a Kueue queue) is worth a write; 0: at once.
-	PendingHold time.Duration
+	// InterimHold is how long a node stays in an interim state, one that
+	// every run passes through on its way, before that state is written:
+	// a start's wait (Pending SUBMITTED: its driver not started yet;
+	// Pending QUEUED: Kueue has not admitted it), or a driver that ended
+	// while its log is stored (Running COMPLETED or FAILED, "archiving the
+	// driver log"). Most last a second or two, and Argo shows the node as
+	// it was meanwhile (Pending, or Running), so only one that lasts (a
+	// slow image pull, a driver no node fits, a Kueue queue, a slow
+	// upload) is worth a write; 0: at once.
+	InterimHold time.Duration
 }
 
 // Verdict of one batch: the entries to write, and the nodes no longer to
@@ -93,12 +96,13 @@ func MayWrite(ts *wfv1.WorkflowTaskSet, wf *wfv1.Workflow, uid string) (ok bool,
 //   - a change of a Running node's message alone, its state the same
 //     (progress: executors, elapsed time), waits out
 //     Rules.ProgressInterval;
-//   - a Pending node waiting as every start does (SUBMITTED: the driver
-//     not started yet; QUEUED: Kueue not admitted yet) is written once it
-//     has waited so Rules.PendingHold, in the words of its wait then (a
-//     slow image pull, a driver no node fits, a Kueue queue), and not at
-//     all when it runs or ends sooner; any other state (PENDING_RERUN, a
-//     refused submission's SUBMISSION_FAILED) is written at once.
+//   - an interim state (interim: a start's wait, SUBMITTED or QUEUED; a
+//     driver that ended while its log is stored) is written once the node
+//     has been in it Rules.InterimHold, in the words it has then (a slow
+//     image pull, a driver no node fits, a Kueue queue), and not at all
+//     when the node moves on sooner; any other state (RUNNING,
+//     PENDING_RERUN, a refused submission's SUBMISSION_FAILED, a final
+//     result) is written at once.
 //
 // It updates mem as it sees entries. The caller checked MayWrite.
 func Pick(ts *wfv1.WorkflowTaskSet, wf *wfv1.Workflow, want map[string]Want, mem *Memory, r Rules, now time.Time) Verdict {
@@ -139,7 +143,7 @@ func Pick(ts *wfv1.WorkflowTaskSet, wf *wfv1.Workflow, want map[string]Want, mem
 		case has && messageOnly(cur, res) && sameState(cur.Message, res.Message) && res.Phase == wfv1.NodeRunning &&
 			r.ProgressInterval > 0 && now.Sub(w.Written) < r.ProgressInterval:
 			continue
-		case startWait(res) && now.Sub(w.Since) < r.PendingHold:
+		case interim(res) && now.Sub(w.Since) < r.InterimHold:
 			continue
 		}
 		v.Batch[id] = res
@@ -147,15 +151,20 @@ func Pick(ts *wfv1.WorkflowTaskSet, wf *wfv1.Workflow, want map[string]Want, mem
 	return v
 }
 
-// startWait: res is a Pending node's wait that every start goes through
-// (Rules.PendingHold): its driver not started yet (SUBMITTED), or Kueue
-// not admitted yet (QUEUED).
-func startWait(res wfv1.NodeResult) bool {
-	if res.Phase != wfv1.NodePending {
-		return false
-	}
+// interim: res is a state that every run passes through on its way
+// (Rules.InterimHold): a Pending node's driver not started yet
+// (SUBMITTED) or Kueue not admitted yet (QUEUED), or a Running node whose
+// driver ended (COMPLETED, FAILED) while its log is stored before the
+// final result.
+func interim(res wfv1.NodeResult) bool {
 	s := spark.State(stateWord(res.Message))
-	return s == spark.StateSubmitted || s == spark.StateQueued
+	switch res.Phase {
+	case wfv1.NodePending:
+		return s == spark.StateSubmitted || s == spark.StateQueued
+	case wfv1.NodeRunning:
+		return s == spark.StateCompleted || s == spark.StateFailed
+	}
+	return false
 }
 
 // SameState: a and b are in the same state: the same phase, and messages

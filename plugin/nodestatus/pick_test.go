@@ -15,7 +15,7 @@ import (
 
 var t0 = time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
 
-var rules = Rules{ProgressInterval: 30 * time.Second, Hold: 10 * time.Second, PendingHold: 10 * time.Second}
+var rules = Rules{ProgressInterval: 30 * time.Second, Hold: 10 * time.Second, InterimHold: 10 * time.Second}
 
 // taskSet is workflow wf's TaskSet (uid u1) listing the nodes given, with
 // entries (status.nodes) as given.
@@ -115,19 +115,26 @@ func TestPick(t *testing.T) {
 			want: map[string]Want{"n1": {Result: result(wfv1.NodePending, "QUEUED: waiting in LocalQueue lq for Kueue to admit Workload w: insufficient quota"),
 				Written: t0.Add(-time.Second), Since: t0.Add(-time.Minute)}}, now: t0,
 			batch: []string{"n1"}},
-		{name: "a start's wait (SUBMITTED) younger than PendingHold is held",
+		{name: "a start's wait (SUBMITTED) younger than InterimHold is held",
 			ts: taskSet([]string{"n1"}, nil), wf: workflow(open),
 			want: map[string]Want{"n1": {Result: result(wfv1.NodePending, "SUBMITTED: waiting for the driver container to start"), Since: t0.Add(-9 * time.Second)}}, now: t0},
-		{name: "a start's wait (QUEUED) younger than PendingHold is held",
+		{name: "a start's wait (QUEUED) younger than InterimHold is held",
 			ts: taskSet([]string{"n1"}, nil), wf: workflow(open),
 			want: map[string]Want{"n1": {Result: result(wfv1.NodePending, "QUEUED: waiting in LocalQueue lq for Kueue to admit Workload w"), Since: t0.Add(-9 * time.Second)}}, now: t0},
-		{name: "a start's wait is written once it lasted PendingHold",
+		{name: "a start's wait is written once it lasted InterimHold",
 			ts: taskSet([]string{"n1"}, nil), wf: workflow(open),
 			want: map[string]Want{"n1": {Result: result(wfv1.NodePending, "SUBMITTED: driver pending (ContainerCreating)"), Since: t0.Add(-10 * time.Second)}}, now: t0,
 			batch: []string{"n1"}},
 		{name: "the next attempt's start, after PENDING_RERUN, is held like the first's",
 			ts: taskSet([]string{"n1"}, map[string]wfv1.NodeResult{"n1": result(wfv1.NodeRunning, "PENDING_RERUN: starting attempt 2/2 after: FAILED")}), wf: workflow(open),
 			want: map[string]Want{"n1": {Result: result(wfv1.NodePending, "SUBMITTED: waiting for the driver pod to be scheduled (attempt 2/2)"), Written: t0.Add(-time.Minute), Since: t0}}, now: t0},
+		{name: "a driver that ended while its log is stored (Running COMPLETED) is held like a start's wait",
+			ts: taskSet([]string{"n1"}, map[string]wfv1.NodeResult{"n1": running}), wf: workflow(open),
+			want: map[string]Want{"n1": {Result: result(wfv1.NodeRunning, "COMPLETED; archiving the driver log"), Written: t0.Add(-time.Minute), Since: t0.Add(-9 * time.Second)}}, now: t0},
+		{name: "an upload that outlasted the hold is written",
+			ts: taskSet([]string{"n1"}, map[string]wfv1.NodeResult{"n1": running}), wf: workflow(open),
+			want: map[string]Want{"n1": {Result: result(wfv1.NodeRunning, "FAILED: driver exited 1 (Error); archiving the driver log"), Written: t0.Add(-time.Minute), Since: t0.Add(-10 * time.Second)}}, now: t0,
+			batch: []string{"n1"}},
 		{name: "a Pending state that is not a start's wait is written at once (a refused submission's reason)",
 			ts: taskSet([]string{"n1"}, nil), wf: workflow(open),
 			want: map[string]Want{"n1": {Result: result(wfv1.NodePending, "SUBMISSION_FAILED: retry 1/2 soon: admission webhook denied it"), Since: t0}}, now: t0,

@@ -32,14 +32,15 @@ type Options struct {
 
 // DefaultOptions are a Writer's defaults, from the node-identity design.
 func DefaultOptions() Options {
-	return Options{Rules: Rules{ProgressInterval: 30 * time.Second, Hold: 10 * time.Second, PendingHold: DefaultPendingHold},
+	return Options{Rules: Rules{ProgressInterval: 30 * time.Second, Hold: 10 * time.Second, InterimHold: DefaultInterimHold},
 		MinGap: time.Second, Tries: 3, Timeout: 5 * time.Second, Now: time.Now}
 }
 
-// DefaultPendingHold is Rules.PendingHold's default: a driver on a node
-// that has its image starts within a few seconds, and Kueue admits a
-// Workload that fits at once; a wait longer than this is worth showing.
-const DefaultPendingHold = 10 * time.Second
+// DefaultInterimHold is Rules.InterimHold's default: a driver on a node
+// that has its image starts within a few seconds, Kueue admits a Workload
+// that fits at once, and a driver's log is stored in seconds; a wait
+// longer than this is worth showing.
+const DefaultInterimHold = 10 * time.Second
 
 // Writer writes the results of one workflow's Spark nodes into its
 // WorkflowTaskSet's status.nodes, where Argo's controller reads them
@@ -103,7 +104,7 @@ func New(tasksets argov1.WorkflowTaskSetInterface, name, uid string, view func()
 // incarnation than the Workflow's when the batch is picked is never
 // written (a pass that read the Workflow before `argo retry`). The node
 // is in the result's state since this call, unless the result offered
-// before was in the same state (Want.Since, Rules.PendingHold).
+// before was in the same state (Want.Since, Rules.InterimHold).
 func (w *Writer) Set(node, incarnation string, res wfv1.NodeResult) {
 	now := w.opts.Now()
 	w.mu.Lock()
