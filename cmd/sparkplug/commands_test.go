@@ -96,7 +96,7 @@ func TestServeFlagDefaultsAreTheSidecars(t *testing.T) {
 		"--not-found-grace": d.Core.NotFoundGrace.String(), "--workers": strconv.Itoa(d.Core.Workers),
 		"--submit-timeout":             d.Core.Submit.Timeout.String(),
 		"--kubernetes-request-timeout": d.Core.Submit.RequestTimeout.String(), "--addr": d.Addr,
-		"--progress-interval": d.Core.ProgressInterval.String(),
+		"--progress-interval": d.Core.ProgressInterval.String(), "--interim-hold": d.Core.InterimHold.String(),
 	} {
 		line := ""
 		for _, l := range strings.Split(out.String(), "\n") {

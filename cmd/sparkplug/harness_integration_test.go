@@ -268,7 +268,7 @@ func testConfig(tokenFile, kubeconfig string) sidecar.Config {
 	// would hold back for the interim hold (10 s) first; the hold is
 	// plugin/nodestatus's lives_test.go's subject, and the controller's
 	// tests here run with it.
-	o.Core.InterimHold = -1
+	o.Core.InterimHold = 0
 	o.QPS, o.Burst = 50, 100
 	return o
 }

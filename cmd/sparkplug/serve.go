@@ -80,6 +80,7 @@ func coreFlags(fs *pflag.FlagSet, c *execute.Options, d execute.Options) {
 	fs.IntVar(&c.Workers, "workers", d.Workers, "how many Spark nodes are reconciled at once")
 	fs.DurationVar(&c.Resync, "resync", d.Resync, "how often every listed Spark node is reconciled again without an event (time limits and backoffs move with the clock alone)")
 	fs.DurationVar(&c.WriteGap, "write-gap", d.WriteGap, "the least time between two writes of a workflow's WorkflowTaskSet, where node results go (each write is a Workflow update by Argo's controller)")
+	fs.DurationVar(&c.InterimHold, "interim-hold", d.InterimHold, "how long a node stays in a state every run passes through (SUBMITTED or QUEUED while its driver has not started, a finished driver's log being stored) before that state is written: one that ends sooner costs Argo no write, so a normal run is two writes (Running, its result); 0 writes every state at once")
 	fs.StringVar(&c.Launcher, "launcher", d.Launcher, "what creates the driver of a spark body whose sparkplug.launcher names none: native (sparkplug, in Go) or spark-submit (Spark's own client, from --spark-home)")
 	fs.StringVar(&c.Submit.SparkHome, "spark-home", "", "Spark distribution whose bin/spark-submit launches the drivers of the spark-submit launcher (it needs Java too); empty: no spark-submit, and bodies asking for it fail")
 	fs.IntVar(&c.MaxSubmits, "max-spark-submits", d.MaxSubmits, "how many spark-submits (each a JVM) may run at once; a step beyond it waits, Pending, for a slot")

@@ -36,7 +36,8 @@ type Options struct {
 	// through (its driver not started yet, SUBMITTED; Kueue not admitted
 	// yet, QUEUED; its driver's log being stored) before that state is
 	// written (nodestatus.Rules.InterimHold): one that ends sooner costs
-	// Argo no write. Negative: written at once.
+	// Argo no write. 0 writes every state at once (Validate keeps it 0,
+	// as ProgressInterval's).
 	InterimHold time.Duration
 	// AccessWait is how long a request waits for the review of this
 	// process's permission to write the TaskSet's status, the one thing
@@ -156,7 +157,6 @@ func (o *Options) Validate() error {
 	def(&o.Resync, d.Resync)
 	def(&o.WriteGap, d.WriteGap)
 	def(&o.HoldVanished, d.HoldVanished)
-	def(&o.InterimHold, d.InterimHold)
 	def(&o.AccessWait, d.AccessWait)
 	if o.Workers == 0 {
 		o.Workers = d.Workers
@@ -196,6 +196,9 @@ func (o *Options) Validate() error {
 		if s.d < 0 {
 			return setting.Errorf(s.name, "must not be negative, got %s", s.d)
 		}
+	}
+	if o.InterimHold < 0 {
+		return setting.Errorf("interim-hold", "must not be negative, got %s (0 writes every state at once)", o.InterimHold)
 	}
 	if o.ProgressInterval < 0 || (o.ProgressInterval > 0 && o.ProgressInterval < MinProgressInterval) {
 		return setting.Errorf("progress-interval", "%s: want 0 (off) or at least %s, as the message shows whole seconds", o.ProgressInterval, MinProgressInterval)

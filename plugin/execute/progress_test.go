@@ -155,23 +155,29 @@ func TestResultReportsTheExitCode(t *testing.T) {
 	}
 }
 
-// The interim hold defaults to the writer's (nodestatus.DefaultInterimHold)
-// when left 0, and Validate keeps a negative one (no hold) as it is.
+// The interim hold defaults to the writer's (nodestatus.DefaultInterimHold);
+// 0, every state written at once, is kept by Validate, and a negative one
+// is refused by its name.
 func TestInterimHoldOption(t *testing.T) {
+	if d := DefaultOptions(); d.InterimHold != nodestatus.DefaultInterimHold || d.InterimHold <= 0 {
+		t.Errorf("default %s, want nodestatus.DefaultInterimHold (%s), more than 0", d.InterimHold, nodestatus.DefaultInterimHold)
+	}
 	for _, tc := range []struct{ set, want time.Duration }{
-		{0, nodestatus.DefaultInterimHold},
+		{0, 0},
 		{3 * time.Second, 3 * time.Second},
-		{-1, -1},
+		{-time.Second, -1},
 	} {
-		o := Options{InterimHold: tc.set}
-		if err := o.Validate(); err != nil {
-			t.Fatalf("%s: %v", tc.set, err)
-		}
-		if o.InterimHold != tc.want {
+		o := DefaultOptions()
+		o.InterimHold = tc.set
+		err := o.Validate()
+		var se *setting.Error
+		switch {
+		case tc.want < 0 && (!errors.As(err, &se) || se.Name != "interim-hold"):
+			t.Errorf("%s: %v, want a refusal of interim-hold", tc.set, err)
+		case tc.want >= 0 && err != nil:
+			t.Errorf("%s: %v", tc.set, err)
+		case tc.want >= 0 && o.InterimHold != tc.want:
 			t.Errorf("%s: %s after Validate, want %s", tc.set, o.InterimHold, tc.want)
 		}
-	}
-	if nodestatus.DefaultInterimHold <= 0 {
-		t.Errorf("DefaultInterimHold %s: a start's waits would be written at once", nodestatus.DefaultInterimHold)
 	}
 }

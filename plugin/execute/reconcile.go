@@ -63,7 +63,7 @@ func (c *Core) newFlow(sc *scope.Scope) *flow {
 	fl := &flow{scope: sc, steps: map[string]parsed{}, spark: map[string]bool{}, listed: map[string]time.Time{}, removed: map[string]time.Time{}, access: make(chan struct{})}
 	wo := nodestatus.DefaultOptions()
 	wo.ProgressInterval, wo.MinGap, wo.Hold, wo.Now = c.opts.ProgressInterval, c.opts.WriteGap, c.opts.HoldVanished, c.opts.Now
-	wo.InterimHold = max(c.opts.InterimHold, 0)
+	wo.InterimHold = c.opts.InterimHold
 	fl.writer = nodestatus.New(c.clients.Workflows.ArgoprojV1alpha1().WorkflowTaskSets(wf.Namespace), wf.Name, wf.UID,
 		sc.TaskSet, sc.WorkflowObject, wo, c.log.With("workflow", wf.Name, "namespace", wf.Namespace), c.wroteResult(wf))
 	ctx, cancel := context.WithCancel(c.ctx)

@@ -9,8 +9,12 @@
 //     never over a final entry whoever wrote it, never for a node the
 //     Workflow shows fulfilled, never a result without a phase, nothing
 //     while a vanished final entry may be Argo's own removal (Rules.Hold),
-//     and a change of a Running node's message alone, in the same state
-//     (its progress), at most once per progress interval;
+//     a change of a Running node's message alone, in the same state
+//     (its progress), at most once per progress interval, and an interim
+//     state every run passes through (a start's SUBMITTED or QUEUED, a
+//     stored driver log's upload) only once it has lasted
+//     Rules.InterimHold: a normal life is two writes, Running and its
+//     final result;
 //   - MayWrite (pure) forbids every write once the TaskSet or Workflow is
 //     done, shut down or being deleted, or is another workflow's;
 //   - Patch is one merge patch on the status subresource per batch,
