@@ -30,13 +30,16 @@ func TestRestartPolicyOnFailureRerunsInTheSameNode(t *testing.T) {
 	// onFailureRetryInterval 3 (attempt 2 starts 3 s after attempt 1
 	// ended): long enough that a poll (every 2 s while Running) always
 	// lands in the wait and reports PENDING_RERUN; with 1 s, half of the
-	// runs would go straight from FAILED to attempt 2.
+	// runs would go straight from FAILED to attempt 2. Each attempt runs
+	// 5 s: its RUNNING ... (attempt 1/2) is the first message that names
+	// attempt 1 (its SUBMITTED seconds are under the interim hold, never
+	// written), and holds for many of the fixture's polls.
 	w := Given(t).
 		Workflow(sparkWorkflow("spark-onfailure-", "", `
           arguments: ["1000"]
           driver: {cores: 1, memory: 512m, serviceAccount: spark}
           restartPolicy: {type: OnFailure, onFailureRetries: 1, onFailureRetryInterval: 3}`)).
-		Simulate(sim.Fail(2*time.Second, 1, "java.lang.IllegalStateException: boom")).
+		Simulate(sim.Fail(5*time.Second, 1, "java.lang.IllegalStateException: boom")).
 		When().
 		SubmitWorkflow().
 		WaitForWorkflow(framework.ToBeFailed)
