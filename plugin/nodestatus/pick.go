@@ -167,10 +167,10 @@ func interim(res wfv1.NodeResult) bool {
 	return false
 }
 
-// SameState: a and b are in the same state: the same phase, and messages
+// inSameState: a and b are in the same state: the same phase, and messages
 // that open with the same state (sameState). Since (Want) moves only
 // when it changes.
-func SameState(a, b wfv1.NodeResult) bool {
+func inSameState(a, b wfv1.NodeResult) bool {
 	return a.Phase == b.Phase && sameState(a.Message, b.Message)
 }
 

@@ -115,7 +115,7 @@ func (w *Writer) Set(node, incarnation string, res wfv1.NodeResult) {
 		if old.Incarnation != incarnation {
 			written = time.Time{}
 		}
-		if !ok || old.Incarnation != incarnation || !SameState(old.Result, res) {
+		if !ok || old.Incarnation != incarnation || !inSameState(old.Result, res) {
 			since = now
 		}
 		w.want[node] = Want{Result: res, Written: written, Incarnation: incarnation, Since: since}
