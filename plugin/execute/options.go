@@ -36,8 +36,9 @@ type Options struct {
 	// through (its driver not started yet, SUBMITTED; Kueue not admitted
 	// yet, QUEUED; its driver's log being stored) before that state is
 	// written (nodestatus.Rules.InterimHold): one that ends sooner costs
-	// Argo no write. 0 writes every state at once (Validate keeps it 0,
-	// as ProgressInterval's).
+	// Argo no write. A result that records a new driver's uid is never
+	// held (the record is the defence of trust.go). 0 writes every state
+	// at once (Validate keeps it 0, as ProgressInterval's).
 	InterimHold time.Duration
 	// AccessWait is how long a request waits for the review of this
 	// process's permission to write the TaskSet's status, the one thing

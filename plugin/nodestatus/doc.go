@@ -13,8 +13,11 @@
 //     (its progress), at most once per progress interval, and an interim
 //     state every run passes through (a start's SUBMITTED or QUEUED, a
 //     stored driver log's upload) only once it has lasted
-//     Rules.InterimHold: a normal life is two writes, Running and its
-//     final result;
+//     Rules.InterimHold, but for the first result recording a driver's
+//     uid, written at once (the record is the defence against a pod put
+//     in the driver's place): a normal life is three writes, the driver's
+//     record, Running and its final result, two when the driver runs by
+//     the first write;
 //   - MayWrite (pure) forbids every write once the TaskSet or Workflow is
 //     done, shut down or being deleted, or is another workflow's;
 //   - Patch is one merge patch on the status subresource per batch,

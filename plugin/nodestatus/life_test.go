@@ -30,6 +30,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/sparkplug-io/sparkplug/plugin/decide"
+	"github.com/sparkplug-io/sparkplug/plugin/kueue"
 	"github.com/sparkplug-io/sparkplug/plugin/nodestatus"
 	"github.com/sparkplug-io/sparkplug/plugin/scope"
 	"github.com/sparkplug-io/sparkplug/plugin/spark"
@@ -72,6 +73,9 @@ type lifeEnv struct {
 	// archives logs); stored is when the upload under way ends.
 	upload, stored time.Duration
 	uploading      bool
+	// workloads are a queued step's Kueue Workloads (policy.KueueQueue
+	// set), as the cache shows them.
+	workloads []decide.Workload
 
 	lastPatch time.Time
 	// writes are the patches the TaskSet took; requests counts every
@@ -147,12 +151,19 @@ func (e *lifeEnv) pass() {
 	if len(e.pods) > 0 {
 		s.Run = &decide.Run{Attempts: slices.Clone(e.pods), Executors: e.execs}
 	}
+	if e.policy.KueueQueue != "" {
+		s.Workloads, s.WorkloadsKnown = slices.Clone(e.workloads), true
+	}
 	pl := decide.Decide(s, e.policy)
 	if pl.Stop != decide.LimitNone || pl.Abandon || (pl.Archive && e.upload == 0) {
 		e.t.Fatalf("%ds: a plan this life does not expect: %+v", e.at(), pl)
 	}
 	if pl.Archive && !e.uploading {
 		e.uploading, e.stored = true, e.now.Sub(e.start)+e.upload
+	}
+	if n := pl.KueueEnqueue; n > 0 {
+		e.workloads = append(e.workloads, decide.Workload{Attempt: n, Current: true,
+			View: kueue.View{Name: fmt.Sprintf("life-%d-kueue", n), UID: fmt.Sprintf("wl-uid-%d", n), LocalQueue: e.policy.KueueQueue}})
 	}
 	if pl.Launch > 0 {
 		n := pl.Launch
@@ -237,6 +248,18 @@ func (e *lifeEnv) executors(n int, phase corev1.PodPhase) {
 	for i := range n {
 		e.execs = append(e.execs, &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("exec-%d", i+1)}, Status: corev1.PodStatus{Phase: phase}})
 	}
+}
+
+// admit: Kueue admits the newest Workload, driver and executors.
+func (e *lifeEnv) admit() {
+	if len(e.workloads) == 0 {
+		e.t.Fatalf("%ds: no Workload to admit", e.at())
+	}
+	w := &e.workloads[len(e.workloads)-1]
+	w.Admitted, w.AdmittedAt, w.Waiting = true, e.now, ""
+	one, two := int32(1), int32(2)
+	w.Admission = &kueue.Admission{ClusterQueue: "cq", PodSetAssignments: []kueue.PodSetAssignment{
+		{Name: kueue.PodSetDriver, Count: &one}, {Name: kueue.PodSetExecutor, Count: &two}}}
 }
 
 // exit ends the driver container with code.

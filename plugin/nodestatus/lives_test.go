@@ -1,9 +1,12 @@
 package nodestatus_test
 
 // How many writes of the TaskSet a node's life costs (life_test.go): a
-// normal life at most two, Running and its final result; a state a
-// person wants to see (PENDING_RERUN, a wait longer than the interim
-// hold) one more each; progress at most once per progress interval.
+// normal life three, the record of its driver (the first result naming
+// the driver's uid, written at once however interim its state), Running
+// and its final result, or two when the driver runs by the first write; a
+// state a person wants to see (PENDING_RERUN, a wait longer than the
+// interim hold) one more each; progress at most once per progress
+// interval.
 
 import (
 	"strconv"
@@ -15,6 +18,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/sparkplug-io/sparkplug/plugin/nodestatus"
+	"github.com/sparkplug-io/sparkplug/plugin/spark"
 )
 
 const (
@@ -47,52 +51,91 @@ func phases(ws []write) []wfv1.NodePhase {
 	return out
 }
 
-// checkRunningThenFinal: the writes are the first RUNNING message and the
-// final result, its message containing final.
-func checkRunningThenFinal(t *testing.T, e *lifeEnv, phase wfv1.NodePhase, final string) {
+// uidOf is the driver uid a write records (output driver-uid; "": none).
+func uidOf(w write) string {
+	if w.res.Outputs != nil {
+		for _, p := range w.res.Outputs.Parameters {
+			if p.Name == spark.OutputDriverUID && p.Value != nil {
+				return p.Value.String()
+			}
+		}
+	}
+	return ""
+}
+
+// checkRecordRunningFinal: the writes are attempt 1's driver's record (a
+// Pending SUBMITTED naming its uid, written by 2 s: the pass after the
+// launch, within the write gap), the first RUNNING message, and the final
+// result, its message containing final.
+func checkRecordRunningFinal(t *testing.T, e *lifeEnv, phase wfv1.NodePhase, final string) {
 	t.Helper()
 	t.Logf("%d writes:%s", len(e.writes), e.trace())
-	if len(e.writes) > 2 {
-		t.Fatalf("a normal life cost %d writes, want at most 2 (Running, final):%s", len(e.writes), e.trace())
+	if len(e.writes) != 3 {
+		t.Fatalf("a normal life cost %d writes, want 3 (the driver's record, Running, final):%s", len(e.writes), e.trace())
 	}
-	if len(e.writes) != 2 || e.writes[0].res.Phase != wfv1.NodeRunning || !strings.HasPrefix(e.writes[0].res.Message, "RUNNING") ||
-		e.writes[1].res.Phase != phase || !strings.Contains(e.writes[1].res.Message, final) {
-		t.Fatalf("writes %v, want Running RUNNING... then %s %q:%s", phases(e.writes), phase, final, e.trace())
+	rec := e.writes[0]
+	if rec.res.Phase != wfv1.NodePending || !strings.HasPrefix(rec.res.Message, "SUBMITTED") || uidOf(rec) != "driver-uid-1" || rec.at > 2 {
+		t.Errorf("the first write %s (uid %q), want Pending SUBMITTED recording driver-uid-1 at once, by 2s", rec, uidOf(rec))
+	}
+	if e.writes[1].res.Phase != wfv1.NodeRunning || !strings.HasPrefix(e.writes[1].res.Message, "RUNNING") ||
+		e.writes[2].res.Phase != phase || !strings.Contains(e.writes[2].res.Message, final) {
+		t.Fatalf("writes %v, want the record, Running RUNNING... then %s %q:%s", phases(e.writes), phase, final, e.trace())
 	}
 }
 
-// A driver that starts, runs, reports progress and succeeds: Running and
-// Succeeded, nothing of the seconds it was SUBMITTED, nothing of its
-// executors coming up or of Spark's progress within the first interval.
-func TestNormalLifeCostsTwoWrites(t *testing.T) {
+// A driver that starts, runs, reports progress and succeeds: its record
+// (SUBMITTED, naming its uid, at once), Running and Succeeded; nothing of
+// its pull's seconds, of its executors coming up or of Spark's progress
+// within the first interval.
+func TestNormalLifeCostsThreeWrites(t *testing.T) {
 	e := newLife(t, lifeBody, nil)
 	s := start(e)
 	s[10] = func() { e.progress = "stage 1/2, 10/100 tasks" }
 	s[15] = func() { e.progress = "stage 2/2, 60/100 tasks" }
 	s[20] = func() { e.exit(0) }
 	e.live(60, s)
-	checkRunningThenFinal(t, e, wfv1.NodeSucceeded, "COMPLETED")
-	if out := e.writes[1].res.Outputs; out == nil || out.ExitCode == nil || *out.ExitCode != "0" {
+	checkRecordRunningFinal(t, e, wfv1.NodeSucceeded, "COMPLETED")
+	if out := e.writes[2].res.Outputs; out == nil || out.ExitCode == nil || *out.ExitCode != "0" {
 		t.Errorf("the final result's outputs %+v, want exit code 0", out)
 	}
-	if e.writes[0].at != 4 {
-		t.Errorf("Running written at %ds, want at 4s, as the driver started", e.writes[0].at)
+	if e.writes[1].at != 4 {
+		t.Errorf("Running written at %ds, want at 4s, as the driver started", e.writes[1].at)
 	}
 }
 
-// A driver that fails: Running, then Failed with the driver's reason.
-func TestFailedLifeCostsTwoWrites(t *testing.T) {
+// A driver already running when the pass after its launch looks: its
+// first result is Running, and records its uid; two writes.
+func TestLifeWhoseDriverRunsByTheFirstWriteCostsTwoWrites(t *testing.T) {
+	e := newLife(t, lifeBody, nil)
+	e.live(40, map[int]func(){
+		1:  func() { e.running() },
+		3:  func() { e.executors(2, corev1.PodRunning) },
+		20: func() { e.exit(0) },
+	})
+	t.Logf("%d writes:%s", len(e.writes), e.trace())
+	if len(e.writes) != 2 || e.writes[0].res.Phase != wfv1.NodeRunning || e.writes[1].res.Phase != wfv1.NodeSucceeded {
+		t.Fatalf("writes %v, want 2, Running then Succeeded:%s", phases(e.writes), e.trace())
+	}
+	if uidOf(e.writes[0]) != "driver-uid-1" || e.writes[0].at != 1 {
+		t.Errorf("Running written at %ds recording %q, want at 1s recording driver-uid-1", e.writes[0].at, uidOf(e.writes[0]))
+	}
+}
+
+// A driver that fails: its record, Running, then Failed with the
+// driver's reason.
+func TestFailedLifeCostsThreeWrites(t *testing.T) {
 	e := newLife(t, lifeBody, nil)
 	s := start(e)
 	s[12] = func() { e.exit(1) }
 	e.live(40, s)
-	checkRunningThenFinal(t, e, wfv1.NodeFailed, "FAILED: driver exited 1 (Error)")
+	checkRecordRunningFinal(t, e, wfv1.NodeFailed, "FAILED: driver exited 1 (Error)")
 }
 
 // An attempt that fails and is run again: PENDING_RERUN is a state a
-// person wants to see, written at once; the second attempt's SUBMITTED
-// seconds are not; its RUNNING and the final result are.
-func TestRerunLifeWritesPendingRerunOnce(t *testing.T) {
+// person wants to see, written at once; so is the second attempt's first
+// SUBMITTED, the record of its new driver's uid; its RUNNING and the
+// final result are written too.
+func TestRerunLifeWritesPendingRerunAndTheNewDriverAtOnce(t *testing.T) {
 	e := newLife(t, rerunBody, nil)
 	s := start(e)
 	s[10] = func() { e.exit(1) } // attempt 2 is launched at 15 s
@@ -107,7 +150,7 @@ func TestRerunLifeWritesPendingRerunOnce(t *testing.T) {
 	s[30] = func() { e.exit(0) }
 	e.live(60, s)
 	t.Logf("%d writes:%s", len(e.writes), e.trace())
-	want := []string{"RUNNING", "PENDING_RERUN: attempt 2/2 in 5s", "RUNNING", "COMPLETED"}
+	want := []string{"SUBMITTED", "RUNNING", "PENDING_RERUN: attempt 2/2 in 5s", "SUBMITTED", "RUNNING", "COMPLETED"}
 	if len(e.writes) != len(want) {
 		t.Fatalf("%d writes, want %d: %v:%s", len(e.writes), len(want), want, e.trace())
 	}
@@ -116,16 +159,21 @@ func TestRerunLifeWritesPendingRerunOnce(t *testing.T) {
 			t.Errorf("write %d is %q, want it to open with %q", i+1, e.writes[i].res.Message, w)
 		}
 	}
-	if e.writes[1].at != 10 {
-		t.Errorf("PENDING_RERUN written at %ds, want at once, 10s", e.writes[1].at)
+	if e.writes[2].at != 10 {
+		t.Errorf("PENDING_RERUN written at %ds, want at once, 10s", e.writes[2].at)
 	}
-	if !strings.HasSuffix(e.writes[2].res.Message, "(attempt 2/2)") {
-		t.Errorf("the second RUNNING is %q, want it to name attempt 2/2", e.writes[2].res.Message)
+	// Attempt 2 is launched at 15 s and seen by the pass at 16 s.
+	if w := e.writes[3]; uidOf(w) != "driver-uid-2" || w.at > 16 || !strings.HasSuffix(w.res.Message, "(attempt 2/2)") {
+		t.Errorf("attempt 2's first write %s recording %q, want its SUBMITTED recording driver-uid-2 at once, 16s", w, uidOf(w))
+	}
+	if !strings.HasSuffix(e.writes[4].res.Message, "(attempt 2/2)") {
+		t.Errorf("the second RUNNING is %q, want it to name attempt 2/2", e.writes[4].res.Message)
 	}
 }
 
-// A driver whose image takes 40 s to pull: the wait outlasts the pending
-// hold, so it is shown, once, when the hold runs out, in its own words.
+// A driver whose image takes 40 s to pull: its record is written at once;
+// the wait outlasts the interim hold, so its reason is shown, once, when
+// the hold runs out, in its own words.
 func TestSlowImagePullIsShownAfterTheHold(t *testing.T) {
 	e := newLife(t, lifeBody, nil)
 	hold := int(e.opts.InterimHold / time.Second)
@@ -139,20 +187,23 @@ func TestSlowImagePullIsShownAfterTheHold(t *testing.T) {
 		50: func() { e.exit(0) },
 	})
 	t.Logf("%d writes:%s", len(e.writes), e.trace())
-	if len(e.writes) != 3 {
-		t.Fatalf("%d writes, want 3: the wait, Running, Succeeded:%s", len(e.writes), e.trace())
+	if len(e.writes) != 4 {
+		t.Fatalf("%d writes, want 4: the record, the wait, Running, Succeeded:%s", len(e.writes), e.trace())
 	}
-	w := e.writes[0]
+	if uidOf(e.writes[0]) != "driver-uid-1" || e.writes[0].at != 1 {
+		t.Errorf("the first write %s recording %q, want the driver's record at once, 1s", e.writes[0], uidOf(e.writes[0]))
+	}
+	w := e.writes[1]
 	if w.res.Phase != wfv1.NodePending || w.res.Message != "SUBMITTED: driver pending (ContainerCreating)" {
-		t.Errorf("the first write is %s, want Pending SUBMITTED: driver pending (ContainerCreating)", w)
+		t.Errorf("the second write is %s, want Pending SUBMITTED: driver pending (ContainerCreating)", w)
 	}
 	// SUBMITTED since 1 s (the first pass that saw the driver); the
 	// writer's tick comes within a second of the hold.
 	if w.at < 1+hold || w.at > 2+hold {
 		t.Errorf("the wait written at %ds, want when the hold ran out, %d to %ds", w.at, 1+hold, 2+hold)
 	}
-	if phases(e.writes)[1] != wfv1.NodeRunning || phases(e.writes)[2] != wfv1.NodeSucceeded {
-		t.Errorf("writes %v, want the wait, Running, Succeeded", phases(e.writes))
+	if phases(e.writes)[2] != wfv1.NodeRunning || phases(e.writes)[3] != wfv1.NodeSucceeded {
+		t.Errorf("writes %v, want the record, the wait, Running, Succeeded", phases(e.writes))
 	}
 }
 
@@ -170,13 +221,14 @@ func TestLongLifeWritesProgressPerInterval(t *testing.T) {
 	t.Logf("%d writes:%s", len(e.writes), e.trace())
 	interval := e.opts.ProgressInterval
 	ran := 130 - 4
-	if most := 2 + ran/int(interval/time.Second); len(e.writes) > most {
-		t.Fatalf("%d writes in %ds of running, want at most %d (Running, final, one per %s):%s", len(e.writes), ran, most, interval, e.trace())
+	if most := 3 + ran/int(interval/time.Second); len(e.writes) > most {
+		t.Fatalf("%d writes in %ds of running, want at most %d (the record, Running, final, one per %s):%s", len(e.writes), ran, most, interval, e.trace())
 	}
-	if len(e.writes) < 4 {
+	if len(e.writes) < 5 {
 		t.Fatalf("%d writes, want progress written as the interval allows:%s", len(e.writes), e.trace())
 	}
-	for i := 1; i < len(e.writes)-1; i++ {
+	// From Running (the second write) on.
+	for i := 2; i < len(e.writes)-1; i++ {
 		if gap := time.Duration(e.writes[i].at-e.writes[i-1].at) * time.Second; gap < interval {
 			t.Errorf("progress written %s after the write before, want at least %s:%s", gap, interval, e.trace())
 		}
@@ -186,16 +238,16 @@ func TestLongLifeWritesProgressPerInterval(t *testing.T) {
 // A normal life whose every write first meets a write of Argo's (the
 // TaskSet's version moved on since the writer's view): each conflict is
 // read afresh and decided again, within Tries requests a batch; the
-// TaskSet still takes two writes, which is all Argo answers.
+// TaskSet still takes three writes, which is all Argo answers.
 func TestConflictsAreNotWritesOfTheLife(t *testing.T) {
 	e := newLife(t, lifeBody, nil)
 	e.conflictAt[1], e.conflictAt[3] = true, true
 	s := start(e)
 	s[20] = func() { e.exit(0) }
 	e.live(40, s)
-	checkRunningThenFinal(t, e, wfv1.NodeSucceeded, "COMPLETED")
-	if e.conflicts != 2 || e.requests != 4 {
-		t.Errorf("%d requests, %d conflicts; want 4 and 2: each conflict, then its batch again", e.requests, e.conflicts)
+	checkRecordRunningFinal(t, e, wfv1.NodeSucceeded, "COMPLETED")
+	if e.conflicts != 2 || e.requests != 5 {
+		t.Errorf("%d requests, %d conflicts; want 5 and 2: each conflict, then its batch again", e.requests, e.conflicts)
 	}
 	if e.flushRequests > e.opts.Tries {
 		t.Errorf("one Flush sent %d patches, want at most Tries (%d)", e.flushRequests, e.opts.Tries)
@@ -209,7 +261,7 @@ func TestArchivingLifeHoldsTheUpload(t *testing.T) {
 	for _, tc := range []struct {
 		upload time.Duration
 		want   int
-	}{{3 * time.Second, 2}, {30 * time.Second, 3}} {
+	}{{3 * time.Second, 3}, {30 * time.Second, 4}} {
 		t.Run(tc.upload.String(), func(t *testing.T) {
 			e := newLife(t, archiveBody, nil)
 			e.upload = tc.upload
@@ -224,22 +276,66 @@ func TestArchivingLifeHoldsTheUpload(t *testing.T) {
 			if last.res.Phase != wfv1.NodeSucceeded || last.at < 20+int(tc.upload/time.Second) {
 				t.Errorf("the final write %s, want Succeeded once the log was stored, at %s", last, 20*time.Second+tc.upload)
 			}
-			if tc.want == 3 && e.writes[1].res.Message != "COMPLETED; archiving the driver log" {
-				t.Errorf("the second write %s, want the upload that outlasted the hold", e.writes[1])
+			if tc.want == 4 && e.writes[2].res.Message != "COMPLETED; archiving the driver log" {
+				t.Errorf("the third write %s, want the upload that outlasted the hold", e.writes[2])
 			}
 		})
 	}
 }
 
-// With no hold, every SUBMITTED message is written as before: the rule
-// the lives above rely on is the hold, and this shows the count can grow.
+// A step queued in Kueue: its QUEUED wait, before any driver exists,
+// records nothing and is held like any interim state (written once it
+// lasted the hold); the driver Kueue's admission lets it launch is
+// recorded at once, by its SUBMITTED.
+func TestKueueWaitIsHeldAndItsDriverRecordedAtOnce(t *testing.T) {
+	for _, tc := range []struct {
+		admit  int
+		queued bool // the QUEUED wait outlasts the hold, and is written
+	}{{3, false}, {30, true}} {
+		t.Run(strconv.Itoa(tc.admit)+"s", func(t *testing.T) {
+			e := newLife(t, lifeBody, nil)
+			e.policy.KueueQueue = "lq"
+			hold := int(e.opts.InterimHold / time.Second)
+			launch := tc.admit // the pass of the admission launches
+			e.live(launch+40, map[int]func(){
+				1: func() {
+					e.workloads[0].Waiting = "couldn't assign flavors to pod set driver: insufficient quota for cpu"
+				},
+				tc.admit:    func() { e.admit() },
+				launch + 2:  func() { e.running() },
+				launch + 3:  func() { e.executors(2, corev1.PodRunning) },
+				launch + 20: func() { e.exit(0) },
+			})
+			t.Logf("%d writes:%s", len(e.writes), e.trace())
+			ws := e.writes
+			if tc.queued {
+				if len(ws) == 0 || !strings.HasPrefix(ws[0].res.Message, "QUEUED") || ws[0].at != hold {
+					t.Fatalf("want the QUEUED wait written once, at %ds, when the hold ran out:%s", hold, e.trace())
+				}
+				ws = ws[1:]
+			}
+			for _, w := range ws {
+				if strings.HasPrefix(w.res.Message, "QUEUED") {
+					t.Errorf("the QUEUED wait written at %ds, want it held (it lasted less than the hold, or was written once)", w.at)
+				}
+			}
+			if len(ws) != 3 || uidOf(ws[0]) != "driver-uid-1" || ws[0].at != launch+1 || ws[1].res.Phase != wfv1.NodeRunning || ws[2].res.Phase != wfv1.NodeSucceeded {
+				t.Fatalf("writes after the wait %v, want the driver's record at %ds (the pass after its launch), Running, Succeeded:%s", phases(ws), launch+1, e.trace())
+			}
+		})
+	}
+}
+
+// With no hold, every SUBMITTED message is written as before, the pull's
+// reason too: the rule the lives above rely on is the hold, and this
+// shows the count can grow.
 func TestWithoutInterimHoldEveryWaitIsWritten(t *testing.T) {
 	e := newLife(t, lifeBody, func(o *nodestatus.Options) { o.InterimHold = 0 })
 	s := start(e)
 	s[20] = func() { e.exit(0) }
 	e.live(40, s)
 	t.Logf("%d writes:%s", len(e.writes), e.trace())
-	if len(e.writes) <= 2 || e.writes[0].res.Phase != wfv1.NodePending {
+	if len(e.writes) <= 3 || e.writes[1].res.Phase != wfv1.NodePending {
 		t.Fatalf("%d writes, want the SUBMITTED messages written too:%s", len(e.writes), e.trace())
 	}
 }

@@ -49,7 +49,8 @@ type Rules struct {
 	// driver log"). Most last a second or two, and Argo shows the node as
 	// it was meanwhile (Pending, or Running), so only one that lasts (a
 	// slow image pull, a driver no node fits, a Kueue queue, a slow
-	// upload) is worth a write; 0: at once.
+	// upload) is worth a write; 0: at once. A result that records a
+	// driver's uid the entry does not is never held (recordsNewDriver).
 	InterimHold time.Duration
 }
 
@@ -102,7 +103,8 @@ func MayWrite(ts *wfv1.WorkflowTaskSet, wf *wfv1.Workflow, uid string) (ok bool,
 //     image pull, a driver no node fits, a Kueue queue), and not at all
 //     when the node moves on sooner; any other state (RUNNING,
 //     PENDING_RERUN, a refused submission's SUBMISSION_FAILED, a final
-//     result) is written at once.
+//     result) is written at once, and so is an interim result that
+//     records a driver the entry does not (recordsNewDriver).
 //
 // It updates mem as it sees entries. The caller checked MayWrite.
 func Pick(ts *wfv1.WorkflowTaskSet, wf *wfv1.Workflow, want map[string]Want, mem *Memory, r Rules, now time.Time) Verdict {
@@ -143,7 +145,7 @@ func Pick(ts *wfv1.WorkflowTaskSet, wf *wfv1.Workflow, want map[string]Want, mem
 		case has && messageOnly(cur, res) && sameState(cur.Message, res.Message) && res.Phase == wfv1.NodeRunning &&
 			r.ProgressInterval > 0 && now.Sub(w.Written) < r.ProgressInterval:
 			continue
-		case interim(res) && now.Sub(w.Since) < r.InterimHold:
+		case interim(res) && !recordsNewDriver(cur, has, res) && now.Sub(w.Since) < r.InterimHold:
 			continue
 		}
 		v.Batch[id] = res
@@ -165,6 +167,34 @@ func interim(res wfv1.NodeResult) bool {
 		return s == spark.StateCompleted || s == spark.StateFailed
 	}
 	return false
+}
+
+// recordsNewDriver: res records a driver's uid (output driver-uid) that
+// the node's current entry cur (has: there is one) does not, the first
+// result of a launched attempt's driver. It is never held
+// (Rules.InterimHold), however interim its state: that record is the
+// node's defence against a pod put in place of its driver under the
+// driver's name, which counts as the node's run only while nothing records
+// the uid (execute/trust.go, R4a). Holding it would widen that window
+// ("The window between a create and its record", docs/node-identity.md)
+// from about a write gap to the hold; who may create pods in a job
+// namespace must never decide a node.
+func recordsNewDriver(cur wfv1.NodeResult, has bool, res wfv1.NodeResult) bool {
+	uid := outputParam(res, spark.OutputDriverUID)
+	return uid != "" && (!has || outputParam(cur, spark.OutputDriverUID) != uid)
+}
+
+// outputParam is the value of res's output parameter name ("": none).
+func outputParam(res wfv1.NodeResult, name string) string {
+	if res.Outputs == nil {
+		return ""
+	}
+	for _, p := range res.Outputs.Parameters {
+		if p.Name == name && p.Value != nil {
+			return p.Value.String()
+		}
+	}
+	return ""
 }
 
 // inSameState: a and b are in the same state: the same phase, and messages

@@ -49,6 +49,13 @@ func result(p wfv1.NodePhase, msg string) wfv1.NodeResult {
 	return wfv1.NodeResult{Phase: p, Message: msg}
 }
 
+// recording is res recording driver uid (output driver-uid), as the act
+// side's results do once a driver was launched.
+func recording(res wfv1.NodeResult, uid string) wfv1.NodeResult {
+	res.Outputs = &wfv1.Outputs{Parameters: []wfv1.Parameter{{Name: spark.OutputDriverUID, Value: wfv1.AnyStringPtr(uid)}}}
+	return res
+}
+
 func freshMemory() *Memory {
 	return &Memory{Terminal: map[string]bool{}, Vanished: map[string]time.Time{}}
 }
@@ -125,9 +132,27 @@ func TestPick(t *testing.T) {
 			ts: taskSet([]string{"n1"}, nil), wf: workflow(open),
 			want: map[string]Want{"n1": {Result: result(wfv1.NodePending, "SUBMITTED: driver pending (ContainerCreating)"), Since: t0.Add(-10 * time.Second)}}, now: t0,
 			batch: []string{"n1"}},
-		{name: "the next attempt's start, after PENDING_RERUN, is held like the first's",
+		{name: "the next attempt's start, after PENDING_RERUN, recording no driver yet, is held like the first's",
 			ts: taskSet([]string{"n1"}, map[string]wfv1.NodeResult{"n1": result(wfv1.NodeRunning, "PENDING_RERUN: starting attempt 2/2 after: FAILED")}), wf: workflow(open),
 			want: map[string]Want{"n1": {Result: result(wfv1.NodePending, "SUBMITTED: waiting for the driver pod to be scheduled (attempt 2/2)"), Written: t0.Add(-time.Minute), Since: t0}}, now: t0},
+		{name: "a start's wait recording a driver uid the node has no entry for is written at once (the record is never held)",
+			ts: taskSet([]string{"n1"}, nil), wf: workflow(open),
+			want: map[string]Want{"n1": {Result: recording(result(wfv1.NodePending, "SUBMITTED: waiting for the driver container to start"), "d1"), Since: t0}}, now: t0,
+			batch: []string{"n1"}},
+		{name: "a start's wait recording a uid the entry does not record is written at once (a wait written without one)",
+			ts: taskSet([]string{"n1"}, map[string]wfv1.NodeResult{"n1": result(wfv1.NodePending, "QUEUED: waiting in LocalQueue lq for Kueue")}), wf: workflow(open),
+			want: map[string]Want{"n1": {Result: recording(result(wfv1.NodePending, "SUBMITTED: waiting for the driver pod to be scheduled"), "d1"), Written: t0.Add(-time.Second), Since: t0}}, now: t0,
+			batch: []string{"n1"}},
+		{name: "the next attempt's start recording its new driver's uid is written at once",
+			ts: taskSet([]string{"n1"}, map[string]wfv1.NodeResult{"n1": recording(result(wfv1.NodeRunning, "PENDING_RERUN: starting attempt 2/2 after: FAILED"), "d1")}), wf: workflow(open),
+			want: map[string]Want{"n1": {Result: recording(result(wfv1.NodePending, "SUBMITTED: waiting for the driver pod to be scheduled (attempt 2/2)"), "d2"), Written: t0.Add(-time.Minute), Since: t0}}, now: t0,
+			batch: []string{"n1"}},
+		{name: "a start's new reason, its driver's uid recorded already, is held like any wait",
+			ts: taskSet([]string{"n1"}, map[string]wfv1.NodeResult{"n1": recording(result(wfv1.NodePending, "SUBMITTED: waiting for the driver container to start"), "d1")}), wf: workflow(open),
+			want: map[string]Want{"n1": {Result: recording(result(wfv1.NodePending, "SUBMITTED: driver pending (ContainerCreating)"), "d1"), Written: t0.Add(-2 * time.Second), Since: t0.Add(-2 * time.Second)}}, now: t0},
+		{name: "a log's upload, its driver's uid recorded already, is held",
+			ts: taskSet([]string{"n1"}, map[string]wfv1.NodeResult{"n1": recording(running, "d1")}), wf: workflow(open),
+			want: map[string]Want{"n1": {Result: recording(result(wfv1.NodeRunning, "COMPLETED; archiving the driver log"), "d1"), Written: t0.Add(-time.Minute), Since: t0.Add(-9 * time.Second)}}, now: t0},
 		{name: "a driver that ended while its log is stored (Running COMPLETED) is held like a start's wait",
 			ts: taskSet([]string{"n1"}, map[string]wfv1.NodeResult{"n1": running}), wf: workflow(open),
 			want: map[string]Want{"n1": {Result: result(wfv1.NodeRunning, "COMPLETED; archiving the driver log"), Written: t0.Add(-time.Minute), Since: t0.Add(-9 * time.Second)}}, now: t0},
