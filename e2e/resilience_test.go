@@ -31,9 +31,9 @@ func TestRestartPolicyOnFailureRerunsInTheSameNode(t *testing.T) {
 	// ended): long enough that a poll (every 2 s while Running) always
 	// lands in the wait and reports PENDING_RERUN; with 1 s, half of the
 	// runs would go straight from FAILED to attempt 2. Each attempt runs
-	// 5 s: its RUNNING ... (attempt 1/2) is the first message that names
-	// attempt 1 (its SUBMITTED seconds are under the interim hold, never
-	// written), and holds for many of the fixture's polls.
+	// 5 s: attempt 1's first SUBMITTED ... (attempt 1/2), which records
+	// its driver, is written at once but may last less than a poll; its
+	// RUNNING ... (attempt 1/2) holds for many of the fixture's polls.
 	w := Given(t).
 		Workflow(sparkWorkflow("spark-onfailure-", "", `
           arguments: ["1000"]
@@ -200,8 +200,10 @@ func TestTemplateTimeoutFailsAndDeletesTheDriver(t *testing.T) {
 // A driver that stays Pending (ContainerCreating, which may resolve by
 // itself) longer than sparkplug.pendingTimeout fails its node, and is
 // deleted, a tombstone kept. Its 4 s wait is shorter than the writer's
-// interim hold (nodestatus.DefaultInterimHold), so the node never shows
-// the wait itself: its failure names it.
+// interim hold (nodestatus.DefaultInterimHold): the node shows the first
+// message after the driver's create (it records the driver, and is
+// written at once), which may name ContainerCreating or not, and no later
+// reason of the wait; its failure names it.
 func TestPendingTimeoutFailsAndDeletesTheDriver(t *testing.T) {
 	parallel(t)
 	w := Given(t).

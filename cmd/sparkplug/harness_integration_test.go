@@ -264,8 +264,9 @@ func testConfig(tokenFile, kubeconfig string) sidecar.Config {
 	o.TTLInterval, o.ShutdownGrace = time.Second, 5*time.Second
 	o.Core.Resync, o.Core.WriteGap = 300*time.Millisecond, 100*time.Millisecond
 	// The drivers here never start (no kubelet): these tests read the
-	// first result a node shows, its SUBMITTED wait, which the writer
-	// would hold back for the interim hold (10 s) first; the hold is
+	// waits a node shows (SUBMITTED, QUEUED, retries), which the writer
+	// would hold back for the interim hold (10 s) first, but for the
+	// first result that records a driver; the hold is
 	// plugin/nodestatus's lives_test.go's subject, and the controller's
 	// tests here run with it.
 	o.Core.InterimHold = 0

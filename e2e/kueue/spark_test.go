@@ -39,9 +39,9 @@ const runPastHold = nodestatus.DefaultInterimHold + runLong
 // TestKueueRunsOneApplicationAtATime starts three Spark steps together in
 // a queue whose quota fits one application: the pods of two applications
 // are never active at once (a watch over the whole test), the two that
-// wait say QUEUED and name the LocalQueue (once they waited the pending
-// hold: each step runs past it), all three succeed, and no Workload is
-// left.
+// wait say QUEUED and name the LocalQueue (once they waited the interim
+// hold: no driver of theirs exists to record, and each step runs past
+// it), all three succeed, and no Workload is left.
 func TestKueueRunsOneApplicationAtATime(t *testing.T) {
 	t.Parallel()
 	q := newQueue(t, queueSpec{CPU: appCPU, Memory: appMemoryRoom})
