@@ -153,7 +153,7 @@ func TestChartController(t *testing.T) {
 		"--metrics-labels=team", "--ttl-interval=30s", "--kube-api-qps=100", "--kube-api-burst=200", "--log-level=debug", "--log-format=text",
 		// serve.*'s step flags, and not the sidecar's own (metricsAddr,
 		// shutdownGrace, logLevel).
-		"--workers=32", "--resync=5s", "--write-gap=3s", "--progress-interval=1m", "--ttl-leftover-interval=10m",
+		"--workers=32", "--resync=5s", "--write-gap=3s", "--progress-interval=1m", "--interim-hold=5s", "--ttl-leftover-interval=10m",
 		"--ingress-url-format={{$appName}}.spark.example.com", "--ingress-class-name=nginx",
 		"--launcher=spark-submit", "--spark-home=/opt/spark", "--max-spark-submits=4",
 		"--history-server-url=https://spark-history.example.com", "--archive-logs=true",

@@ -99,6 +99,7 @@ controller takes from monitor.* or has not. A JSON list.
   (list "resync" $s.resync true)
   (list "write-gap" $s.writeGap true)
   (list "progress-interval" $s.progressInterval true)
+  (list "interim-hold" $s.interimHold true)
   (list "not-found-grace" $s.notFoundGrace true)
   (list "ttl-interval" $s.ttlInterval false)
   (list "ttl-leftover-interval" $s.ttlLeftoverInterval true)
