@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -33,7 +34,9 @@ var kwokLogs = schema.GroupVersionResource{Group: "kwok.x-k8s.io", Version: "v1a
 // print (in the CRI log format KWOK reads) into a file under dir, and a
 // KWOK Logs object naming that file, so `kubectl logs`, the API server's
 // pods/log and everything built on them read it. The file grows as the
-// driver moves: started, running, ended with its exit code and message.
+// driver moves: started, running, ended with its exit code and message
+// (written with its start where the driver-exit Stage will end it:
+// plannedEnd).
 // Drivers skip names (those a real kubelet runs, which keeps their real
 // log) get none.
 func RunLogs(ctx context.Context, client kubernetes.Interface, dyn dynamic.Interface, dir string, skip func(*corev1.Pod) bool, log *slog.Logger) error {
@@ -119,6 +122,7 @@ func DriverLog(p *corev1.Pod) string {
 		switch {
 		case cs.State.Running != nil:
 			started = cs.State.Running.StartedAt.Time
+			term, ended = plannedEnd(p, started)
 		case cs.State.Terminated != nil:
 			term = cs.State.Terminated
 			started, ended = term.StartedAt.Time, term.FinishedAt.Time
@@ -144,4 +148,25 @@ func DriverLog(p *corev1.Pod) string {
 		}
 	}
 	return b.String()
+}
+
+// plannedEnd is how a running driver will end, as the driver-exit Stage
+// will end it (its exit code, at its start plus run-seconds), for a
+// driver whose annotations say so; nil for one that runs until deleted or
+// is evicted. A kubelet has a container's whole log before it reports the
+// container terminated, but this simulation writes the log from its own
+// watch of the pod, which sees KWOK's termination at the same moment as
+// sparkplug does: a driver's last lines are written when it starts, or a
+// log read just after it ended (an archive) could miss them.
+func plannedEnd(p *corev1.Pod, started time.Time) (*corev1.ContainerStateTerminated, time.Time) {
+	code, ok := p.Annotations[stages.AnnotationExitCode]
+	if _, evict := p.Annotations[stages.AnnotationEvict]; !ok || evict {
+		return nil, time.Time{}
+	}
+	n, err := strconv.Atoi(code)
+	if err != nil {
+		return nil, time.Time{}
+	}
+	secs, _ := strconv.ParseFloat(p.Annotations[stages.AnnotationRunSeconds], 64)
+	return &corev1.ContainerStateTerminated{ExitCode: int32(n)}, started.Add(time.Duration(secs * float64(time.Second)))
 }
