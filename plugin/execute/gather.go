@@ -12,6 +12,7 @@ import (
 
 	"github.com/sparkplug-io/sparkplug/plugin/decide"
 	"github.com/sparkplug-io/sparkplug/plugin/driverpod"
+	"github.com/sparkplug-io/sparkplug/plugin/nodestatus"
 	"github.com/sparkplug-io/sparkplug/plugin/scope"
 	"github.com/sparkplug-io/sparkplug/plugin/spark"
 	"github.com/sparkplug-io/sparkplug/plugin/state"
@@ -138,7 +139,7 @@ func (r *pass) run(entry *wfv1.NodeResult, started time.Time) *decide.Run {
 	// The entry names a driver of this node newer than any the cache has.
 	ghost := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{
 		Name: driver, Namespace: r.wf.Namespace,
-		Labels:      map[string]string{spark.LabelAttempt: strconv.Itoa(attempt), spark.LabelAppSelector: recordedParam(entry, spark.OutputApplicationID)},
+		Labels:      map[string]string{spark.LabelAttempt: strconv.Itoa(attempt), spark.LabelAppSelector: nodestatus.Param(entry, spark.OutputApplicationID)},
 		Annotations: map[string]string{spark.AnnotationNodeID: r.node, spark.AnnotationDriverUID: string(rec.uid)},
 	}}
 	add(ghost)
@@ -195,22 +196,10 @@ func attemptOf(p *corev1.Pod) int { return driverpod.Attempt(p) }
 
 // recordedDriver reads the driver and attempt a node's entry names.
 func recordedDriver(res *wfv1.NodeResult) (string, int) {
-	driver := recordedParam(res, spark.OutputDriverPod)
-	attempt, err := strconv.Atoi(recordedParam(res, spark.OutputAttempt))
+	driver := nodestatus.Param(res, spark.OutputDriverPod)
+	attempt, err := strconv.Atoi(nodestatus.Param(res, spark.OutputAttempt))
 	if err != nil || attempt < 1 {
 		attempt = 1
 	}
 	return driver, attempt
-}
-
-func recordedParam(res *wfv1.NodeResult, name string) string {
-	if res == nil || res.Outputs == nil {
-		return ""
-	}
-	for _, p := range res.Outputs.Parameters {
-		if p.Name == name && p.Value != nil {
-			return p.Value.String()
-		}
-	}
-	return ""
 }

@@ -44,6 +44,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/sparkplug-io/sparkplug/plugin/driverpod"
+	"github.com/sparkplug-io/sparkplug/plugin/nodestatus"
 	"github.com/sparkplug-io/sparkplug/plugin/spark"
 )
 
@@ -63,7 +64,7 @@ type entryRecord struct {
 // recordOf reads the record of a node's entry (nil: none).
 func recordOf(entry *wfv1.NodeResult) entryRecord {
 	driver, attempt := recordedDriver(entry)
-	return entryRecord{driver: driver, attempt: attempt, uid: types.UID(recordedParam(entry, spark.OutputDriverUID))}
+	return entryRecord{driver: driver, attempt: attempt, uid: types.UID(nodestatus.Param(entry, spark.OutputDriverUID))}
 }
 
 // forgery says why driver pod p, which meets the name, label and owner

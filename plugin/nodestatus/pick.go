@@ -180,13 +180,15 @@ func interim(res wfv1.NodeResult) bool {
 // from about a write gap to the hold; who may create pods in a job
 // namespace must never decide a node.
 func recordsNewDriver(cur wfv1.NodeResult, has bool, res wfv1.NodeResult) bool {
-	uid := outputParam(res, spark.OutputDriverUID)
-	return uid != "" && (!has || outputParam(cur, spark.OutputDriverUID) != uid)
+	uid := Param(&res, spark.OutputDriverUID)
+	return uid != "" && (!has || Param(&cur, spark.OutputDriverUID) != uid)
 }
 
-// outputParam is the value of res's output parameter name ("": none).
-func outputParam(res wfv1.NodeResult, name string) string {
-	if res.Outputs == nil {
+// Param is the value of output parameter name of a node's result res
+// ("": none, or no result): what an entry records (the driver's uid, its
+// pod, its attempt).
+func Param(res *wfv1.NodeResult, name string) string {
+	if res == nil || res.Outputs == nil {
 		return ""
 	}
 	for _, p := range res.Outputs.Parameters {
