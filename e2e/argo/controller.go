@@ -67,15 +67,16 @@ func ControllerArgs(kubeconfig, executorImage string) []string {
 }
 
 // StartController runs the workflow-controller from binDir with
-// ControllerEnv(defaults) and executorImage (ExecutorImage unless a real
-// node runs agent pods) and waits until it serves /healthz. Only one can
-// run per machine: it listens on 127.0.0.1:6060.
-func StartController(ctx context.Context, c *cluster.Cluster, binDir, executorImage string, defaults bool) (*cluster.Process, error) {
+// ControllerEnv(defaults), executorImage (ExecutorImage unless a real
+// node runs agent pods) and extra flags after ControllerArgs (e.g. its
+// client limits, --qps and --burst), and waits until it serves /healthz.
+// Only one can run per machine: it listens on 127.0.0.1:6060.
+func StartController(ctx context.Context, c *cluster.Cluster, binDir, executorImage string, defaults bool, extra ...string) (*cluster.Process, error) {
 	if conn, err := net.DialTimeout("tcp", controllerAddr, time.Second); err == nil {
 		conn.Close()
 		return nil, fmt.Errorf("%s is in use: another workflow-controller runs on this machine (a kept demo? make demo-down)", controllerAddr)
 	}
-	p, err := c.StartProcess(binController, filepath.Join(binDir, binController), ControllerArgs(c.Kubeconfig, executorImage), ControllerEnv(defaults), "")
+	p, err := c.StartProcess(binController, filepath.Join(binDir, binController), append(ControllerArgs(c.Kubeconfig, executorImage), extra...), ControllerEnv(defaults), "")
 	if err != nil {
 		return nil, err
 	}

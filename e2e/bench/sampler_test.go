@@ -20,7 +20,8 @@ import (
 	"github.com/sparkplug-io/sparkplug/e2e/framework"
 )
 
-// sparkplugSampler samples the peak RSS and CPU time of every sparkplug
+// sparkplugSampler samples the peak RSS, the peak private (anonymous)
+// memory and the CPU time of every sparkplug
 // process until stopped: the controller's replicas and the agent pods'
 // plugin sidecars (sparkplug serve, or the acknowledger), each process by
 // its pid (a sidecar exits with its workflow, a replica may be replaced).
@@ -35,7 +36,8 @@ type sparkplugSampler struct {
 
 type procPeak struct {
 	controller bool
-	rss        int64
+	rss        int64 // VmHWM: the kernel's own peak
+	private    int64 // the largest RssAnon sampled
 	cpu        time.Duration
 }
 
@@ -86,8 +88,9 @@ func (s *sparkplugSampler) sample() {
 	}
 	for _, p := range procs {
 		peak, _, errM := framework.ProcMemory(p.pid)
+		private, errP := framework.ProcPrivate(p.pid)
 		cpu, errC := framework.ProcCPU(p.pid)
-		if errM != nil || errC != nil {
+		if errM != nil || errP != nil || errC != nil {
 			continue // exited meanwhile
 		}
 		pp := s.procs[p.pid]
@@ -95,7 +98,7 @@ func (s *sparkplugSampler) sample() {
 			pp = &procPeak{controller: p.controller}
 			s.procs[p.pid] = pp
 		}
-		pp.rss, pp.cpu = max(pp.rss, peak), max(pp.cpu, cpu)
+		pp.rss, pp.private, pp.cpu = max(pp.rss, peak), max(pp.private, private), max(pp.cpu, cpu)
 	}
 }
 
@@ -127,14 +130,17 @@ func (s *sparkplugSampler) fill(r *Result) {
 	var agentCPU time.Duration
 	for _, p := range s.procs {
 		r.PeakRSS += p.rss
+		r.PeakPrivate += p.private
 		r.CPU += p.cpu
 		if p.controller {
 			r.ControllerRSS = max(r.ControllerRSS, p.rss)
+			r.ControllerPrivate = max(r.ControllerPrivate, p.private)
 			continue
 		}
 		agents++
 		agentCPU += p.cpu
 		r.AgentRSS = max(r.AgentRSS, p.rss)
+		r.AgentPrivate = max(r.AgentPrivate, p.private)
 	}
 	if agents > 0 {
 		r.AgentCPU = agentCPU / time.Duration(agents)

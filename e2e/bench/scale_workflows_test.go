@@ -4,23 +4,29 @@ package bench
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"testing"
 	"time"
 
 	"github.com/sparkplug-io/sparkplug/e2e/argo"
+	"github.com/sparkplug-io/sparkplug/e2e/sim"
 )
 
 // oneStepWorkflow is workflow i of a run of n one-step workflows: the
 // entrypoint is the Spark step (spark) or the container step itself, as a
-// CronWorkflow converted from a ScheduledSparkApplication runs it.
+// CronWorkflow converted from a ScheduledSparkApplication runs it. The
+// container step's pod ends as long after its start as a driver does
+// (the step-exit Stage), so that Argo's own writes are counted until its
+// workflows are done too.
 func oneStepWorkflow(run string, n, i int, spark bool) string {
-	body := fmt.Sprintf(`      metadata: {labels: {%s: %s}}
+	ann, _ := json.Marshal(sim.Succeed(driverRun(n)).Annotations())
+	body := fmt.Sprintf(`      metadata: {labels: {%s: %s}, annotations: %s}
       container:
         image: spark:3.5.3
         command: [/opt/spark/bin/spark-submit]
         args: [--class, org.apache.spark.examples.SparkPi, "local:///opt/spark/examples/jars/spark-examples_2.12-3.5.3.jar", "%d"]
-`, RunLabel, run, i)
+`, RunLabel, run, ann, i)
 	if spark {
 		body = sparkTemplate(run, driverRun(n), fmt.Sprint(i))
 	}
@@ -40,8 +46,9 @@ spec:
 // runWorkflows runs n workflows of one step each, submitted together:
 // Spark steps in the environment's mode (KindSidecarWF, KindControllerWF,
 // the latter with its agent pods left unplayed if unplay), or container
-// steps (KindPlainWF).
-func runWorkflows(t *testing.T, kind string, n int, unplay bool) Result {
+// steps (KindPlainWF), with Argo's workflow-controller as it runs now
+// (argoFlags: the flags it was restarted with beyond its defaults).
+func runWorkflows(t *testing.T, kind string, n int, unplay bool, argoFlags string) Result {
 	ctx := context.Background()
 	spark := kind != KindPlainWF
 	ctl := env.SparkplugControllers
@@ -70,17 +77,19 @@ func runWorkflows(t *testing.T, kind string, n int, unplay bool) Result {
 		defer samp.stop()
 	}
 	submitAll(t, texts)
-	r := Result{Kind: kind, N: n, Unplayed: unplay, OwnRequests: -1, WorkflowWrites: -1, TaskSetWrites: -1}
+	r := Result{Kind: kind, N: n, Argo: argoFlags, Unplayed: unplay, OwnRequests: -1, WorkflowWrites: -1, TaskSetWrites: -1}
 	w.waitCreated(t, nil, n, 15*time.Minute)
 	r.Created = w.created()
 	r.APIRequests = apiRequests(t) - api0
 	if !spark {
-		// KWOK runs container pods forever: the workflows are never done
-		// here.
+		r.Done = waitWorkflows(t, run, n, driverRun(n)+15*time.Minute)
+		r.WorkflowWrites, _ = writes(t)
+		r.WorkflowWrites -= wfw0
 		cleanup(t, nil, run)
 		return r
 	}
 	r.TaskSetsAll = ts.all(n)
+	r.ToDriver = toDriver(ts, w)
 	t.Logf("%s, N=%d: Argo's TaskSets created, the last at %v; the last driver at %v", kind, n, r.TaskSetsAll, r.All())
 	var scs []argo.Sidecar
 	if !unplay {

@@ -17,11 +17,14 @@ import (
 	"k8s.io/client-go/dynamic/dynamicinformer"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/tools/cache"
+
+	"github.com/sparkplug-io/sparkplug/plugin/spark"
 )
 
 // taskSetWatch records when each WorkflowTaskSet of the namespace (Argo
 // creates one per workflow with a plugin step) was first seen, since
-// submitted: how fast Argo hands one-step workflows to sparkplug.
+// submitted, by the uid of the Workflow that owns it: how fast Argo hands
+// one-step workflows to sparkplug.
 type taskSetWatch struct {
 	mu   sync.Mutex
 	seen map[string]time.Duration
@@ -40,10 +43,16 @@ func newTaskSetWatch(t *testing.T) *taskSetWatch {
 			return
 		}
 		now := time.Since(submitted)
+		key := string(o.GetUID())
+		for _, ref := range o.GetOwnerReferences() {
+			if ref.Kind == "Workflow" {
+				key = string(ref.UID)
+			}
+		}
 		w.mu.Lock()
 		defer w.mu.Unlock()
-		if _, ok := w.seen[string(o.GetUID())]; !ok {
-			w.seen[string(o.GetUID())] = now
+		if _, ok := w.seen[key]; !ok {
+			w.seen[key] = now
 		}
 	}}); err != nil {
 		t.Fatal(err)
@@ -72,19 +81,38 @@ func sortedDurations(seen map[string]time.Duration) []time.Duration {
 	return d
 }
 
+// toDriver is, for each workflow whose TaskSet ts saw and whose driver w
+// saw, the time from the one to the other, sorted.
+func toDriver(ts *taskSetWatch, w *podWatch) []time.Duration {
+	ts.mu.Lock()
+	defer ts.mu.Unlock()
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	var d []time.Duration
+	for pod, uid := range w.workflow {
+		if at, ok := ts.seen[uid]; ok {
+			d = append(d, w.seen[pod]-at)
+		}
+	}
+	slices.Sort(d)
+	return d
+}
+
 // podWatch records when each pod of a run was first seen, and first seen
-// running, since submitted.
+// running, since submitted, and the uid of the workflow of each Spark
+// driver (its sparkplug.io/workflow-uid label).
 type podWatch struct {
-	mu      sync.Mutex
-	seen    map[string]time.Duration
-	running map[string]bool
-	stop    context.CancelFunc
+	mu       sync.Mutex
+	seen     map[string]time.Duration
+	running  map[string]bool
+	workflow map[string]string
+	stop     context.CancelFunc
 }
 
 func newPodWatch(t *testing.T, run string) *podWatch {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
-	w := &podWatch{seen: map[string]time.Duration{}, running: map[string]bool{}, stop: cancel}
+	w := &podWatch{seen: map[string]time.Duration{}, running: map[string]bool{}, workflow: map[string]string{}, stop: cancel}
 	f := informers.NewSharedInformerFactoryWithOptions(env.Kube, 0, informers.WithNamespace(env.Namespace),
 		informers.WithTweakListOptions(func(o *metav1.ListOptions) { o.LabelSelector = RunLabel + "=" + run }))
 	inf := f.Core().V1().Pods().Informer()
@@ -98,6 +126,9 @@ func newPodWatch(t *testing.T, run string) *podWatch {
 		defer w.mu.Unlock()
 		if _, ok := w.seen[p.Name]; !ok {
 			w.seen[p.Name] = now
+		}
+		if uid := p.Labels[spark.LabelWorkflowUID]; uid != "" {
+			w.workflow[p.Name] = uid
 		}
 		if p.Status.Phase == corev1.PodRunning {
 			w.running[p.Name] = true

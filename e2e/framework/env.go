@@ -153,11 +153,13 @@ type Env struct {
 	// (OwnControllers).
 	ownMu sync.Mutex
 	own   map[string]*SparkplugControllers
-	// controllerMu guards controller, which RestartController replaces.
-	controllerMu sync.Mutex
-	controller   *cluster.Process
-	cancel       context.CancelFunc
-	log          *slog.Logger
+	// controllerMu guards controller, which RestartController replaces,
+	// and controllerArgs, the flags RestartControllerWith gave it.
+	controllerMu   sync.Mutex
+	controller     *cluster.Process
+	controllerArgs []string
+	cancel         context.CancelFunc
+	log            *slog.Logger
 	// helm is the pinned helm, built on first use (Helm).
 	helmOnce sync.Once
 	helm     string
@@ -258,12 +260,23 @@ func (e *Env) RestartController(ctx context.Context) error {
 	if err := e.controller.Stop(); err != nil {
 		return err
 	}
-	p, err := argo.StartController(ctx, e.Cluster, e.argoBinDir, e.opts.ExecutorImage, e.opts.Defaults)
+	p, err := argo.StartController(ctx, e.Cluster, e.argoBinDir, e.opts.ExecutorImage, e.opts.Defaults, e.controllerArgs...)
 	if err != nil {
 		return err
 	}
 	e.controller = p
 	return nil
+}
+
+// RestartControllerWith restarts the workflow-controller as
+// RestartController does, with args added to its flags from now on (none:
+// its flags as the environment started it), e.g. the client limits the
+// scale benchmark raises.
+func (e *Env) RestartControllerWith(ctx context.Context, args ...string) error {
+	e.controllerMu.Lock()
+	e.controllerArgs = slices.Clone(args)
+	e.controllerMu.Unlock()
+	return e.RestartController(ctx)
 }
 
 // StopController stops the workflow-controller (SIGTERM) until
@@ -287,7 +300,7 @@ func (e *Env) StartController(ctx context.Context) error {
 	if e.controller != nil {
 		return errors.New("the workflow-controller runs already")
 	}
-	p, err := argo.StartController(ctx, e.Cluster, e.argoBinDir, e.opts.ExecutorImage, e.opts.Defaults)
+	p, err := argo.StartController(ctx, e.Cluster, e.argoBinDir, e.opts.ExecutorImage, e.opts.Defaults, e.controllerArgs...)
 	if err != nil {
 		return err
 	}

@@ -61,3 +61,24 @@ func ProcCPU(pid int) (time.Duration, error) {
 	}
 	return time.Duration(ticks) * time.Second / clockTicks, nil
 }
+
+// ProcPrivate reads a process's anonymous resident memory (RssAnon: its
+// heap, stacks and the runtime's own), the part of its resident set that
+// is its alone. The rest (RssFile) is mostly its binary's pages, which the
+// page cache shares between every process of the same binary file.
+func ProcPrivate(pid int) (int64, error) {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return 0, err
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if value, ok := strings.CutPrefix(line, "RssAnon:"); ok {
+			kb, err := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(value), " kB"), 10, 64)
+			if err != nil {
+				return 0, fmt.Errorf("RssAnon of pid %d: %w", pid, err)
+			}
+			return kb << 10, nil
+		}
+	}
+	return 0, fmt.Errorf("pid %d: no RssAnon in its status", pid)
+}

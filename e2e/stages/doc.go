@@ -11,7 +11,9 @@
 // defaults; a pod annotated with a waiting reason stays Pending
 // (pod-waiting); and a Spark driver pod (spark-role=driver) ends after a
 // chosen time with a chosen exit code and termination message
-// (driver-exit), or is evicted (driver-evict). Nothing else is simulated
+// (driver-exit), or is evicted (driver-evict); a container step's pod
+// annotated the same way ends too (step-exit), its wait container failing
+// since no argoexec plays it. Nothing else is simulated
 // here: executor pods come from the e2e/sim package, and everything that
 // sparkplug and Argo do is real.
 //
