@@ -39,7 +39,7 @@ func ownRequests(t *testing.T, scs []argo.Sidecar) float64 {
 	if ctl := env.SparkplugControllers; ctl != nil {
 		var sum float64
 		for i := range ctl.Replicas() {
-			sum += metricsSum(t, ctl.MetricsURL(i))
+			sum += metricsSum(t, ctl.MetricsURL(i), "rest_client_requests_total")
 		}
 		return sum
 	}
@@ -99,11 +99,27 @@ func writes(t *testing.T) (workflows, taskSetStatus float64) {
 // requests so far.
 func sidecarRequests(t *testing.T, addr string) float64 {
 	t.Helper()
-	return metricsSum(t, "http://"+addr+"/metrics")
+	return metricsSum(t, "http://"+addr+"/metrics", "rest_client_requests_total")
 }
 
-// metricsSum is the sum of rest_client_requests_total at a /metrics URL.
-func metricsSum(t *testing.T, url string) float64 {
+// ownResults are the node results the controller replicas wrote into
+// TaskSets so far (controller mode; -1 in sidecar mode, whose sidecars
+// have exited with their workflows by the time it is read).
+func ownResults(t *testing.T) float64 {
+	t.Helper()
+	ctl := env.SparkplugControllers
+	if ctl == nil {
+		return -1
+	}
+	var sum float64
+	for i := range ctl.Replicas() {
+		sum += metricsSum(t, ctl.MetricsURL(i), "sparkplug_node_results_written_total")
+	}
+	return sum
+}
+
+// metricsSum is the sum of a counter's samples at a /metrics URL.
+func metricsSum(t *testing.T, url, counter string) float64 {
 	t.Helper()
 	resp, err := http.Get(url)
 	if err != nil {
@@ -114,7 +130,7 @@ func metricsSum(t *testing.T, url string) float64 {
 	if _, err := b.ReadFrom(resp.Body); err != nil {
 		t.Fatal(err)
 	}
-	return sumCounter(b.Bytes(), "rest_client_requests_total", func(string) bool { return true })
+	return sumCounter(b.Bytes(), counter, func(string) bool { return true })
 }
 
 // sumCounter sums the samples of a counter in Prometheus' text format

@@ -117,6 +117,11 @@ type Result struct {
 	// patches (sparkplug's results) from the submission until every
 	// node was done (-1: not measured).
 	WorkflowWrites, TaskSetWrites float64
+	// OwnResults are the node results sparkplug wrote in that time, by
+	// its own count (sparkplug_node_results_written_total: controller
+	// mode; 0 or less: not measured). The TaskSet status patches also
+	// hold Argo's own, which removes each fulfilled node's result.
+	OwnResults float64 `json:",omitempty"`
 }
 
 // First is when the first pod was created; All when the last was.
@@ -219,13 +224,14 @@ func Table(results []Result) string {
 		if plain, ok := find(results, counterpart[r.Kind], r.N, r.Argo); ok && spark && plain.Skipped == "" && plain.WorkflowWrites >= 0 && plain.Done > 0 {
 			over = fmt.Sprintf("%+.2f (%s)", (r.WorkflowWrites-plain.WorkflowWrites)/float64(r.N), plain.Kind)
 		}
-		fmt.Fprintf(&writes, "| %d | %s | %s | %.2f | %s | %s | %s | %s |\n", r.N, r.Label(),
-			orDash(spark, fmt.Sprintf("%.2f", r.TaskSetWrites/float64(r.N))), r.WorkflowWrites/float64(r.N), over,
+		fmt.Fprintf(&writes, "| %d | %s | %s | %s | %.2f | %s | %s | %s | %s |\n", r.N, r.Label(),
+			orDash(spark, fmt.Sprintf("%.2f", r.TaskSetWrites/float64(r.N))), orDash(r.OwnResults > 0, fmt.Sprintf("%.2f", r.OwnResults/float64(r.N))),
+			r.WorkflowWrites/float64(r.N), over,
 			orDash(len(r.ToDriver) > 0, secs(Quantile(r.ToDriver, .5))), orDash(len(r.ToDriver) > 0, secs(Quantile(r.ToDriver, .95))),
 			orDash(len(r.ToDriver) > 0, secs(Quantile(r.ToDriver, 1))))
 	}
 	if writes.Len() > 0 {
-		b.WriteString("\n| N | launcher | TaskSet status patches per node (all clients: sparkplug's results) | Workflow writes per node (Argo's controller, submission to done) | over Argo's own | TaskSet to driver: p50 | p95 | max |\n|---:|---|---:|---:|---:|---:|---:|---:|\n")
+		b.WriteString("\n| N | launcher | TaskSet status patches per node (all clients: sparkplug's results, Argo's removals) | node results sparkplug wrote, per node | Workflow writes per node (Argo's controller, submission to done) | over Argo's own | TaskSet to driver: p50 | p95 | max |\n|---:|---|---:|---:|---:|---:|---:|---:|---:|\n")
 		b.WriteString(writes.String())
 	}
 	return b.String()

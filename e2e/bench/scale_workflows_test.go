@@ -71,13 +71,17 @@ func runWorkflows(t *testing.T, kind string, n int, unplay bool, argoFlags strin
 	}
 	api0 := apiRequests(t)
 	wfw0, tsw0 := writes(t)
+	own0 := -1.0
+	if spark {
+		own0 = ownResults(t)
+	}
 	var samp *sparkplugSampler
 	if spark {
 		samp = sampleSparkplug(ctx)
 		defer samp.stop()
 	}
 	submitAll(t, texts)
-	r := Result{Kind: kind, N: n, Argo: argoFlags, Unplayed: unplay, OwnRequests: -1, WorkflowWrites: -1, TaskSetWrites: -1}
+	r := Result{Kind: kind, N: n, Argo: argoFlags, Unplayed: unplay, OwnRequests: -1, WorkflowWrites: -1, TaskSetWrites: -1, OwnResults: -1}
 	w.waitCreated(t, nil, n, 15*time.Minute)
 	r.Created = w.created()
 	r.APIRequests = apiRequests(t) - api0
@@ -103,6 +107,9 @@ func runWorkflows(t *testing.T, kind string, n int, unplay bool, argoFlags strin
 	r.Done = waitWorkflows(t, run, n, driverRun(n)+15*time.Minute)
 	wfw, tsw := writes(t)
 	r.WorkflowWrites, r.TaskSetWrites = wfw-wfw0, tsw-tsw0
+	if own0 >= 0 {
+		r.OwnResults = ownResults(t) - own0
+	}
 	samp.stop()
 	samp.fill(&r)
 	cleanup(t, nil, run)
