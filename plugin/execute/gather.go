@@ -29,14 +29,17 @@ import (
 func (r *pass) gather(ts *wfv1.WorkflowTaskSet, wf *wfv1.Workflow) *decide.Snapshot {
 	s := &decide.Snapshot{Now: r.now, NodeID: r.node, Failures: r.core.failures.of(r.wf.UID, r.node)}
 	s.InLoop, s.LoopKnown = scope.InLoop(wf.Status.Nodes, r.node)
+	// The node's result: its entry, or, once the entry was withdrawn
+	// (Argo had applied it), what the Workflow shows of it.
 	var entry *wfv1.NodeResult
-	if res, ok := ts.Status.Nodes[r.node]; ok {
+	if res, ok := nodestatus.Current(ts, wf, r.node); ok {
 		entry, s.EntryPhase = &res, state.Phase(res.Phase)
 	}
 	if n, ok := wf.Status.Nodes[r.node]; ok && n.Fulfilled() {
 		s.Fulfilled = true
 	}
-	gone := entry == nil && r.flow.writer.SawFinal(r.node, r.incarnation)
+	_, hasEntry := ts.Status.Nodes[r.node]
+	gone := !hasEntry && r.flow.writer.SawFinal(r.node, r.incarnation)
 	s.FinalRemoved = r.flow.removedFor(r.node, gone, r.now) < r.core.opts.HoldVanished && gone
 	r.record, r.started = recordOf(entry), nodeStart(wf, r.node)
 	s.Started = r.started

@@ -17,7 +17,12 @@
 //     uid, written at once (the record is the defence against a pod put
 //     in the driver's place): a normal life is three writes, the driver's
 //     record, Running and its final result, two when the driver runs by
-//     the first write;
+//     the first write; and a Pending or Running entry the Workflow shows
+//     applied (Applied) is withdrawn, since Argo's controller copies every
+//     entry into its node and updates the Workflow at every operate: each
+//     result written then costs Argo one Workflow update, not one every
+//     requeue while the driver runs; the next result is compared with what
+//     the Workflow shows (Current);
 //   - MayWrite (pure) forbids every write once the TaskSet or Workflow is
 //     done, shut down or being deleted, or is another workflow's;
 //   - Patch is one merge patch on the status subresource per batch,
@@ -32,5 +37,6 @@
 //     for, a refusal for size (413, etcd's "request is too large") taken
 //     as a smaller batch, then the node's failure, then giving the node
 //     up: never the same patch forever. It never updates the whole
-//     object, never touches spec or labels, and never removes an entry.
+//     object, never touches spec or labels, and removes no entry but an
+//     applied Pending or Running one.
 package nodestatus

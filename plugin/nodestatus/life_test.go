@@ -87,6 +87,12 @@ type lifeEnv struct {
 	conflictAt map[int]bool
 	// flushRequests is the most requests one Flush sent.
 	flushRequests int
+	// argo plays Argo's controller (argoOperate): the Workflow shows
+	// what the entries say, and updates counts its Workflow updates (the
+	// seconds they were made at); withdrawn counts entries withdrawn.
+	argo      bool
+	updates   []int
+	withdrawn int
 }
 
 // newLife starts a life of a step whose body is the JSON body, under the
@@ -129,10 +135,35 @@ func (e *lifeEnv) live(secs int, script map[int]func()) {
 		if f := script[e.at()]; f != nil {
 			f()
 		}
+		if e.argo && e.at()%10 == 0 {
+			e.argoOperate() // a requeue (DEFAULT_REQUEUE_TIME, 10 s)
+		}
 		e.pass()
 		e.tick()
 		e.now = e.now.Add(time.Second)
 	}
+}
+
+// argoOperate is one operate of Argo's controller, as docs/node-identity.md
+// says it behaves (C1, C3): every entry copied into its node, which makes
+// the operate end in a Workflow update (counted), a fulfilled node's entry
+// removed. Argo operates at every TaskSet change (C5) and every requeue;
+// what it writes for reasons of its own (the node's creation, the
+// workflow's end) is not counted.
+func (e *lifeEnv) argoOperate() {
+	if len(e.ts.Status.Nodes) == 0 {
+		return
+	}
+	for id, r := range e.ts.Status.Nodes {
+		n := e.wf.Status.Nodes[id]
+		n.Phase, n.Message, n.Outputs = r.Phase, r.Message, r.Outputs.DeepCopy()
+		e.wf.Status.Nodes[id] = n
+		if r.Phase.Completed() {
+			delete(e.ts.Status.Nodes, id)
+			e.bump()
+		}
+	}
+	e.updates = append(e.updates, e.at())
 }
 
 // pass is one reconcile of the node: the real decision, a launch as the
@@ -145,7 +176,7 @@ func (e *lifeEnv) pass() {
 	}
 	s := &decide.Snapshot{Now: e.now, NodeID: lifeNode, Progress: e.progress}
 	s.InLoop, s.LoopKnown = scope.InLoop(e.wf.Status.Nodes, lifeNode)
-	if r, ok := e.ts.Status.Nodes[lifeNode]; ok {
+	if r, ok := nodestatus.Current(e.ts, e.wf, lifeNode); ok {
 		s.EntryPhase = state.Phase(r.Phase)
 	}
 	if len(e.pods) > 0 {
@@ -316,7 +347,7 @@ func (c lifeClient) Patch(_ context.Context, name string, pt types.PatchType, da
 			ResourceVersion string `json:"resourceVersion"`
 		} `json:"metadata"`
 		Status struct {
-			Nodes map[string]wfv1.NodeResult `json:"nodes"`
+			Nodes map[string]json.RawMessage `json:"nodes"`
 		} `json:"status"`
 	}
 	if err := json.Unmarshal(data, &p); err != nil {
@@ -329,13 +360,29 @@ func (c lifeClient) Patch(_ context.Context, name string, pt types.PatchType, da
 	if e.ts.Status.Nodes == nil {
 		e.ts.Status.Nodes = map[string]wfv1.NodeResult{}
 	}
-	for id, r := range p.Status.Nodes {
+	for id, raw := range p.Status.Nodes {
+		if string(raw) == "null" {
+			applied, shown := nodestatus.Applied(e.wf, id)
+			if cur, ok := e.ts.Status.Nodes[id]; !ok || !shown || !nodestatus.Same(cur, applied) {
+				e.t.Fatalf("%ds: entry %s withdrawn, which the Workflow does not show applied", e.at(), id)
+			}
+			delete(e.ts.Status.Nodes, id)
+			e.withdrawn++
+			continue
+		}
+		var r wfv1.NodeResult
+		if err := json.Unmarshal(raw, &r); err != nil {
+			e.t.Fatal(err)
+		}
 		e.ts.Status.Nodes[id] = r
 		if id == lifeNode {
 			e.writes = append(e.writes, write{at: e.at(), res: r})
 		}
 	}
 	e.bump()
+	if e.argo {
+		defer e.argoOperate() // C5: every TaskSet change requeues the workflow
+	}
 	return e.ts.DeepCopy(), nil
 }
 

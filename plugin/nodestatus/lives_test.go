@@ -9,6 +9,7 @@ package nodestatus_test
 // interval.
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -337,5 +338,63 @@ func TestWithoutInterimHoldEveryWaitIsWritten(t *testing.T) {
 	t.Logf("%d writes:%s", len(e.writes), e.trace())
 	if len(e.writes) <= 3 || e.writes[1].res.Phase != wfv1.NodePending {
 		t.Fatalf("%d writes, want the SUBMITTED messages written too:%s", len(e.writes), e.trace())
+	}
+}
+
+// Argo's controller copies every entry into its node at every operate and
+// updates the Workflow each time (C1): an entry left in place while the
+// driver runs costs a Workflow write at every requeue (10 s) and every
+// TaskSet change. Each entry the Workflow shows applied is withdrawn, so
+// each result written costs Argo one Workflow update, whatever the run's
+// length: here a record, Running, three progress messages and the final
+// result over a run of 100 s.
+func TestEachResultCostsArgoOneWorkflowUpdate(t *testing.T) {
+	e := newLife(t, lifeBody, nil)
+	e.argo = true
+	s := start(e)
+	s[100] = func() { e.exit(0) }
+	e.live(130, s)
+	t.Logf("%d writes:%s; Workflow updates at %v; %d withdrawn", len(e.writes), e.trace(), e.updates, e.withdrawn)
+	if n := len(e.writes); n < 5 || e.writes[n-1].res.Phase != wfv1.NodeSucceeded {
+		t.Fatalf("writes %v, want the record, Running, progress and Succeeded last:%s", phases(e.writes), e.trace())
+	}
+	if len(e.updates) != len(e.writes) {
+		t.Errorf("%d Workflow updates (at %v) for %d results written; want one each", len(e.updates), e.updates, len(e.writes))
+	}
+	if e.withdrawn != len(e.writes)-1 {
+		t.Errorf("%d entries withdrawn, want %d: every result but the final one, which Argo removes", e.withdrawn, len(e.writes)-1)
+	}
+	if n := e.wf.Status.Nodes[lifeNode]; n.Phase != wfv1.NodeSucceeded || len(e.ts.Status.Nodes) != 0 {
+		t.Errorf("the node ends %s with entries %v; want Succeeded and no entry left", n.Phase, e.ts.Status.Nodes)
+	}
+}
+
+// Withdrawn, the applied result stands for the entry: the next pass
+// compares with what the Workflow shows, so an unchanged result is not
+// written again, and the driver's record (output driver-uid) is still
+// read, so a new attempt's driver is written at once.
+func TestAWithdrawnEntryIsNotWrittenAgain(t *testing.T) {
+	e := newLife(t, rerunBody, nil)
+	e.argo = true
+	s := start(e)
+	s[20] = func() { e.exit(1) }
+	e.live(60, s)
+	t.Logf("%d writes:%s; Workflow updates at %v; %d withdrawn", len(e.writes), e.trace(), e.updates, e.withdrawn)
+	for i := 1; i < len(e.writes); i++ {
+		if nodestatus.Same(e.writes[i-1].res, e.writes[i].res) {
+			t.Errorf("write %d repeats write %d: %s", i, i-1, e.writes[i])
+		}
+	}
+	var uids []string
+	for _, w := range e.writes {
+		if u := uidOf(w); u != "" && !slices.Contains(uids, u) {
+			uids = append(uids, u)
+		}
+	}
+	if !slices.Equal(uids, []string{"driver-uid-1", "driver-uid-2"}) {
+		t.Errorf("drivers recorded %v, want attempt 1's then attempt 2's", uids)
+	}
+	if len(e.updates) != len(e.writes) {
+		t.Errorf("%d Workflow updates for %d results written; want one each", len(e.updates), len(e.writes))
 	}
 }

@@ -54,11 +54,13 @@ type Rules struct {
 	InterimHold time.Duration
 }
 
-// Verdict of one batch: the entries to write, and the nodes no longer to
-// care about (unlisted, or closed by whoever wrote their final entry).
+// Verdict of one batch: the entries to write, the entries to withdraw
+// (Applied), and the nodes no longer to care about (unlisted, or closed
+// by whoever wrote their final entry).
 type Verdict struct {
-	Batch map[string]wfv1.NodeResult
-	Drop  []string
+	Batch    map[string]wfv1.NodeResult
+	Withdraw []string
+	Drop     []string
 }
 
 // MayWrite says whether the TaskSet ts of the Workflow wf (uid: the
@@ -104,7 +106,14 @@ func MayWrite(ts *wfv1.WorkflowTaskSet, wf *wfv1.Workflow, uid string) (ok bool,
 //     when the node moves on sooner; any other state (RUNNING,
 //     PENDING_RERUN, a refused submission's SUBMISSION_FAILED, a final
 //     result) is written at once, and so is an interim result that
-//     records a driver the entry does not (recordsNewDriver).
+//     records a driver the entry does not (recordsNewDriver);
+//   - a Pending or Running entry the Workflow shows applied (Applied) is
+//     withdrawn: Argo's controller copies every entry into its node at
+//     every operate and updates the Workflow each time (setting the
+//     node's finishedAt to now), so an entry left in place costs Argo a
+//     Workflow write every requeue for as long as the node runs. Once
+//     withdrawn, the node's applied result in the Workflow is what the
+//     next result is compared with, as the entry was.
 //
 // It updates mem as it sees entries. The caller checked MayWrite.
 func Pick(ts *wfv1.WorkflowTaskSet, wf *wfv1.Workflow, want map[string]Want, mem *Memory, r Rules, now time.Time) Verdict {
@@ -118,9 +127,9 @@ func Pick(ts *wfv1.WorkflowTaskSet, wf *wfv1.Workflow, want map[string]Want, mem
 		if n, ok := wf.Status.Nodes[id]; ok && n.Fulfilled() {
 			continue
 		}
-		cur, has := ts.Status.Nodes[id]
+		entry, has := ts.Status.Nodes[id]
 		switch {
-		case has && cur.Phase.Completed():
+		case has && entry.Phase.Completed():
 			mem.Terminal[id] = true
 			v.Drop = append(v.Drop, id)
 			continue
@@ -136,21 +145,58 @@ func Pick(ts *wfv1.WorkflowTaskSet, wf *wfv1.Workflow, want map[string]Want, mem
 				continue
 			}
 		}
+		applied, shown := Applied(wf, id)
+		cur, known := entry, has
+		if !has {
+			cur, known = applied, shown
+		}
+		withdraw := has && shown && Same(entry, applied)
 		res := w.Result
 		switch {
 		case res.Phase == "":
-			continue
-		case has && Same(cur, res):
-			continue
-		case has && messageOnly(cur, res) && sameState(cur.Message, res.Message) && res.Phase == wfv1.NodeRunning &&
+		case known && Same(cur, res):
+		case known && messageOnly(cur, res) && sameState(cur.Message, res.Message) && res.Phase == wfv1.NodeRunning &&
 			r.ProgressInterval > 0 && now.Sub(w.Written) < r.ProgressInterval:
-			continue
-		case interim(res) && !recordsNewDriver(cur, has, res) && now.Sub(w.Since) < r.InterimHold:
+		case interim(res) && !recordsNewDriver(cur, known, res) && now.Sub(w.Since) < r.InterimHold:
+		default:
+			v.Batch[id] = res
 			continue
 		}
-		v.Batch[id] = res
+		if withdraw {
+			v.Withdraw = append(v.Withdraw, id)
+		}
 	}
 	return v
+}
+
+// Applied is the result the Workflow wf shows its node id in, as Argo's
+// controller copied it from an entry: the node's phase, message and
+// outputs, while it is Pending or Running with a message or outputs
+// (shown). A node Argo has only created (Pending, nothing else) shows
+// none, nor does a finished one: its final entry stays until Argo itself
+// removes it.
+func Applied(wf *wfv1.Workflow, id string) (wfv1.NodeResult, bool) {
+	if wf == nil {
+		return wfv1.NodeResult{}, false
+	}
+	n, ok := wf.Status.Nodes[id]
+	if !ok || (n.Phase != wfv1.NodePending && n.Phase != wfv1.NodeRunning) || (n.Message == "" && n.Outputs == nil) {
+		return wfv1.NodeResult{}, false
+	}
+	return wfv1.NodeResult{Phase: n.Phase, Message: n.Message, Outputs: n.Outputs}, true
+}
+
+// Current is what a node's result is now: its entry in ts, or, where
+// there is none (withdrawn once applied), what the Workflow shows of it
+// (Applied); has: either says anything. The driver a node records
+// (output driver-uid) is read from it.
+func Current(ts *wfv1.WorkflowTaskSet, wf *wfv1.Workflow, id string) (res wfv1.NodeResult, has bool) {
+	if ts != nil {
+		if e, ok := ts.Status.Nodes[id]; ok {
+			return e, true
+		}
+	}
+	return Applied(wf, id)
 }
 
 // interim: res is a state that every run passes through on its way
@@ -244,9 +290,13 @@ func Same(a, b wfv1.NodeResult) bool {
 // Patch is the merge patch of a batch on the TaskSet's status: guarded
 // by the resourceVersion of the view the batch was picked from, so it
 // applies only if nothing changed since (a compare-and-swap), with every
-// field written, null when empty, so no field of an earlier entry stays.
-func Patch(resourceVersion string, batch map[string]wfv1.NodeResult) ([]byte, error) {
+// field written, null when empty, so no field of an earlier entry stays,
+// and each entry of withdraw removed (null).
+func Patch(resourceVersion string, batch map[string]wfv1.NodeResult, withdraw ...string) ([]byte, error) {
 	nodes := map[string]any{}
+	for _, id := range withdraw {
+		nodes[id] = nil
+	}
 	for id, res := range batch {
 		e := map[string]any{"phase": res.Phase, "message": nil, "outputs": nil, "progress": nil}
 		if res.Message != "" {

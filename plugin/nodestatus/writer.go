@@ -185,11 +185,11 @@ func (w *Writer) Flush(ctx context.Context) bool {
 	var fresh *wfv1.WorkflowTaskSet // read after a conflict
 	for try := 0; try < w.opts.Tries; try++ {
 		now := w.opts.Now()
-		view, batch := w.pick(fresh, now)
-		if len(batch) == 0 {
+		view, batch, withdraw := w.pick(fresh, now)
+		if len(batch) == 0 && len(withdraw) == 0 {
 			return patched
 		}
-		body, err := Patch(view.ResourceVersion, batch)
+		body, err := Patch(view.ResourceVersion, batch, withdraw...)
 		if err != nil {
 			w.log.Error("cannot encode node results", "error", err.Error())
 			return patched
@@ -200,7 +200,7 @@ func (w *Writer) Flush(ctx context.Context) bool {
 		switch {
 		case err == nil:
 			w.wrote(got, batch, now)
-			w.log.Debug("node results written", "nodes", len(batch), "resource_version", got.ResourceVersion)
+			w.log.Debug("node results written", "nodes", len(batch), "withdrawn", len(withdraw), "resource_version", got.ResourceVersion)
 			return true
 		case apierrors.IsConflict(err):
 			// The TaskSet changed since the view: read it, and decide
@@ -231,16 +231,17 @@ func (w *Writer) Flush(ctx context.Context) bool {
 	return patched
 }
 
-// pick chooses a batch from the newest view (fresh, when a read after a
-// conflict gave one), under the writer's lock.
-func (w *Writer) pick(fresh *wfv1.WorkflowTaskSet, now time.Time) (*wfv1.WorkflowTaskSet, map[string]wfv1.NodeResult) {
+// pick chooses a batch, and the applied entries to withdraw, from the
+// newest view (fresh, when a read after a conflict gave one), under the
+// writer's lock.
+func (w *Writer) pick(fresh *wfv1.WorkflowTaskSet, now time.Time) (*wfv1.WorkflowTaskSet, map[string]wfv1.NodeResult, []string) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if fresh != nil {
 		w.latest = fresh
 	}
 	if len(w.want) == 0 {
-		return nil, nil
+		return nil, nil, nil
 	}
 	view, wf := w.newest(), w.workflow()
 	if wf != nil {
@@ -258,7 +259,7 @@ func (w *Writer) pick(fresh *wfv1.WorkflowTaskSet, now time.Time) (*wfv1.Workflo
 	}
 	if ok, why := MayWrite(view, wf, w.uid); !ok {
 		w.log.Debug("not writing node results", "why", why)
-		return nil, nil
+		return nil, nil, nil
 	}
 	for id := range w.abandoned {
 		delete(w.want, id)
@@ -268,7 +269,7 @@ func (w *Writer) pick(fresh *wfv1.WorkflowTaskSet, now time.Time) (*wfv1.Workflo
 		delete(w.want, id)
 	}
 	if len(v.Batch) == 0 {
-		return view, nil
+		return view, nil, v.Withdraw
 	}
 	batch, replaced := Fit(v.Batch, w.oversized, w.limit)
 	for id, why := range replaced {
@@ -277,7 +278,7 @@ func (w *Writer) pick(fresh *wfv1.WorkflowTaskSet, now time.Time) (*wfv1.Workflo
 			w.oversized[id] = why
 		}
 	}
-	return view, batch
+	return view, batch, v.Withdraw
 }
 
 // refused takes the API server's refusal of a batch for its size (size:

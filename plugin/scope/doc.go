@@ -33,7 +33,9 @@
 // Of a Workflow it keeps its phase, shutdown, times and artifact
 // repository, and of its nodes only the plugin nodes (a Spark node is
 // one) and the Retry parents of their loop attempts, each by id, name,
-// type and phase (nodes.go); a Workflow without a plugin node, most of a
+// type and phase (nodes.go), and of an open plugin node the result Argo
+// applied to it, its message and outputs (within bounds), which stands
+// for its entry once that is withdrawn (nodestatus.Applied); a Workflow without a plugin node, most of a
 // controller's, keeps hardly more than its name. Nodes Argo compressed
 // are read as a stream, a node at a time, within bounds of the JSON read
 // in all, of one node, and of what is kept: a Workflow over one (a

@@ -42,6 +42,13 @@ const (
 	// maxKeptBytes bounds the ids and names of the nodes kept of one
 	// Workflow (with nodeOverhead each): some ten thousand Spark nodes.
 	maxKeptBytes = 2 << 20
+	// maxAppliedBytes bounds the applied results (message and outputs)
+	// kept of one Workflow's open plugin nodes, and maxAppliedNodeBytes
+	// those of one node: a node past either keeps none, and its entry is
+	// only not withdrawn (nodestatus.Applied). A Spark node's is a few
+	// hundred bytes.
+	maxAppliedBytes     = 4 << 20
+	maxAppliedNodeBytes = 4 << 10
 )
 
 // nodeOverhead is what a kept node costs besides its id and name: its
@@ -70,8 +77,9 @@ var (
 )
 
 // nodeView is what is decoded of a node: what InLoop and Fulfilled read,
-// and when it started, which says what a run of it can be (execute's
-// trust.go).
+// when it started, which says what a run of it can be (execute's
+// trust.go), and, of an open plugin node, the result Argo applied to it
+// (message, outputs: nodestatus.Applied).
 type nodeView struct {
 	Name             string         `json:"name"`
 	Type             wfv1.NodeType  `json:"type"`
@@ -79,6 +87,56 @@ type nodeView struct {
 	StartedAt        metav1.Time    `json:"startedAt,omitempty"`
 	TaskResultSynced *bool          `json:"taskResultSynced,omitempty"`
 	Daemoned         *bool          `json:"daemoned,omitempty"`
+	Message          cappedMessage  `json:"message,omitempty"`
+	Outputs          cappedOutputs  `json:"outputs,omitempty"`
+}
+
+// cappedMessage and cappedOutputs decode a node's message and outputs
+// only where they may be kept: an open plugin node's (node: its view,
+// whose type and phase Argo's JSON, in NodeStatus's field order, gives
+// before them; none known: nothing is kept), within maxAppliedNodeBytes
+// of JSON (over: past it). The messages of thousands of Pod nodes are
+// never copied.
+type cappedMessage struct {
+	node *nodeView
+	s    string
+	over bool
+}
+
+func (c *cappedMessage) UnmarshalJSON(b []byte) error {
+	switch {
+	case !c.node.mayApply():
+		c.over = true
+	case len(b) > maxAppliedNodeBytes:
+		c.over = true
+	default:
+		return json.Unmarshal(b, &c.s)
+	}
+	return nil
+}
+
+type cappedOutputs struct {
+	node *nodeView
+	o    *wfv1.Outputs
+	over bool
+}
+
+func (c *cappedOutputs) UnmarshalJSON(b []byte) error {
+	switch {
+	case !c.node.mayApply():
+		c.over = true
+	case len(b) > maxAppliedNodeBytes:
+		c.over = true
+	default:
+		return json.Unmarshal(b, &c.o)
+	}
+	return nil
+}
+
+// mayApply: n is an open plugin node (Pending or Running), whose
+// applied result is kept; false for none.
+func (n *nodeView) mayApply() bool {
+	return n != nil && n.Type == wfv1.NodeTypePlugin && (n.Phase == wfv1.NodePending || n.Phase == wfv1.NodeRunning)
 }
 
 // keptNodes gathers the nodes kept of one Workflow within maxKeptBytes.
@@ -89,6 +147,8 @@ type keptNodes struct {
 	// has been read, in any order.
 	retries map[string]wfv1.NodeStatus
 	bytes   int
+	// applied is the bytes of applied results kept (maxAppliedBytes).
+	applied int
 }
 
 func (k *keptNodes) add(id string, n nodeView) error {
@@ -101,6 +161,12 @@ func (k *keptNodes) add(id string, n nodeView) error {
 		return errTooManyNodes
 	}
 	s := wfv1.NodeStatus{ID: id, Name: n.Name, Type: n.Type, Phase: n.Phase, StartedAt: n.StartedAt, TaskResultSynced: n.TaskResultSynced, Daemoned: n.Daemoned}
+	if n.mayApply() {
+		if size := appliedSize(n); !n.Message.over && !n.Outputs.over && size <= maxAppliedNodeBytes && k.applied+size <= maxAppliedBytes {
+			k.applied += size
+			s.Message, s.Outputs = n.Message.s, n.Outputs.o
+		}
+	}
 	if loopRetry {
 		if k.retries == nil {
 			k.retries = map[string]wfv1.NodeStatus{}
@@ -113,6 +179,30 @@ func (k *keptNodes) add(id string, n nodeView) error {
 	}
 	k.plugin[id] = s
 	return nil
+}
+
+// appliedSize is about what a node's message and outputs take kept.
+func appliedSize(n nodeView) int {
+	size := len(n.Message.s)
+	if o := n.Outputs.o; o != nil {
+		size += 64
+		if o.Result != nil {
+			size += len(*o.Result)
+		}
+		if o.ExitCode != nil {
+			size += len(*o.ExitCode)
+		}
+		for _, p := range o.Parameters {
+			size += 48 + len(p.Name)
+			if p.Value != nil {
+				size += len(p.Value.String())
+			}
+		}
+		if len(o.Artifacts) > 0 {
+			size += maxAppliedNodeBytes + 1 // a Spark node has none: not kept
+		}
+	}
+	return size
 }
 
 // nodes are the plugin nodes and the Retry parents of their attempts;
@@ -132,7 +222,8 @@ func (k *keptNodes) nodes() wfv1.Nodes {
 func keptOf(nodes wfv1.Nodes) (wfv1.Nodes, error) {
 	var k keptNodes
 	for id, n := range nodes {
-		v := nodeView{Name: n.Name, Type: n.Type, Phase: n.Phase, StartedAt: n.StartedAt, TaskResultSynced: n.TaskResultSynced, Daemoned: n.Daemoned}
+		v := nodeView{Name: n.Name, Type: n.Type, Phase: n.Phase, StartedAt: n.StartedAt, TaskResultSynced: n.TaskResultSynced, Daemoned: n.Daemoned,
+			Message: cappedMessage{s: n.Message}, Outputs: cappedOutputs{o: n.Outputs}}
 		if err := k.add(id, v); err != nil {
 			return nil, err
 		}
@@ -164,6 +255,7 @@ func readCompressed(compressed string) (wfv1.Nodes, error) {
 		}
 		id, _ := t.(string)
 		var n nodeView
+		n.Message.node, n.Outputs.node = &n, &n
 		if err := dec.Decode(&n); err != nil {
 			return nil, notReadable(err)
 		}

@@ -247,3 +247,43 @@ func TestCompressedNodesWithinBoundedMemory(t *testing.T) {
 		})
 	}
 }
+
+// Of an open plugin node the cache also keeps the result Argo applied to
+// it (message, outputs), which a withdrawn entry leaves behind
+// (nodestatus.Applied); of a finished one, or one whose result is over
+// maxAppliedNodeBytes, none.
+func TestSlimKeepsTheAppliedResultOfOpenPluginNodes(t *testing.T) {
+	uid := wfv1.Outputs{Parameters: []wfv1.Parameter{{Name: "driver-uid", Value: wfv1.AnyStringPtr("u-1")}}}
+	nodes := wfv1.Nodes{
+		"w-run":  {ID: "w-run", Name: "w.run", Type: wfv1.NodeTypePlugin, Phase: wfv1.NodeRunning, Message: "RUNNING 2/2 executors", Outputs: &uid},
+		"w-wait": {ID: "w-wait", Name: "w.wait", Type: wfv1.NodeTypePlugin, Phase: wfv1.NodePending, Message: "QUEUED: waiting in LocalQueue q"},
+		"w-done": {ID: "w-done", Name: "w.done", Type: wfv1.NodeTypePlugin, Phase: wfv1.NodeSucceeded, Message: "COMPLETED", Outputs: &uid},
+		"w-big":  {ID: "w-big", Name: "w.big", Type: wfv1.NodeTypePlugin, Phase: wfv1.NodeRunning, Message: strings.Repeat("x", maxAppliedNodeBytes+1)},
+	}
+	for name, wf := range map[string]*wfv1.Workflow{
+		"plain":      {Status: wfv1.WorkflowStatus{Nodes: nodes}},
+		"compressed": {Status: wfv1.WorkflowStatus{CompressedNodes: compressed(t, podNodes(10, nodes))}},
+	} {
+		t.Run(name, func(t *testing.T) {
+			got, _ := slim(wf)
+			kept := got.(*wfv1.Workflow).Status.Nodes
+			if n := kept["w-run"]; n.Message != "RUNNING 2/2 executors" || n.Outputs == nil || len(n.Outputs.Parameters) != 1 || n.Outputs.Parameters[0].Value.String() != "u-1" {
+				t.Errorf("the running node kept %q, %+v; want its message and outputs", n.Message, n.Outputs)
+			}
+			if n := kept["w-wait"]; n.Message != "QUEUED: waiting in LocalQueue q" {
+				t.Errorf("the pending node kept %q, want its message", n.Message)
+			}
+			if n := kept["w-done"]; n.Message != "" || n.Outputs != nil || n.Phase != wfv1.NodeSucceeded {
+				t.Errorf("the finished node kept %s %q, %+v; want its phase alone", n.Phase, n.Message, n.Outputs)
+			}
+			if n := kept["w-big"]; n.Message != "" || n.Phase != wfv1.NodeRunning {
+				t.Errorf("the node over the bound kept a message of %d bytes; want none", len(n.Message))
+			}
+			for id, n := range kept {
+				if n.Type != wfv1.NodeTypePlugin && n.Message != "" {
+					t.Errorf("node %s (%s) kept its message", id, n.Type)
+				}
+			}
+		})
+	}
+}
