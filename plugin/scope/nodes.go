@@ -81,56 +81,33 @@ var (
 // trust.go), and, of an open plugin node, the result Argo applied to it
 // (message, outputs: nodestatus.Applied).
 type nodeView struct {
-	Name             string         `json:"name"`
-	Type             wfv1.NodeType  `json:"type"`
-	Phase            wfv1.NodePhase `json:"phase"`
-	StartedAt        metav1.Time    `json:"startedAt,omitempty"`
-	TaskResultSynced *bool          `json:"taskResultSynced,omitempty"`
-	Daemoned         *bool          `json:"daemoned,omitempty"`
-	Message          cappedMessage  `json:"message,omitempty"`
-	Outputs          cappedOutputs  `json:"outputs,omitempty"`
+	Name             string                `json:"name"`
+	Type             wfv1.NodeType         `json:"type"`
+	Phase            wfv1.NodePhase        `json:"phase"`
+	StartedAt        metav1.Time           `json:"startedAt,omitempty"`
+	TaskResultSynced *bool                 `json:"taskResultSynced,omitempty"`
+	Daemoned         *bool                 `json:"daemoned,omitempty"`
+	Message          capped[string]        `json:"message,omitempty"`
+	Outputs          capped[*wfv1.Outputs] `json:"outputs,omitempty"`
 }
 
-// cappedMessage and cappedOutputs decode a node's message and outputs
-// only where they may be kept: an open plugin node's (node: its view,
-// whose type and phase Argo's JSON, in NodeStatus's field order, gives
-// before them; none known: nothing is kept), within maxAppliedNodeBytes
-// of JSON (over: past it). The messages of thousands of Pod nodes are
-// never copied.
-type cappedMessage struct {
+// capped decodes a node's message or outputs only where they may be
+// kept: an open plugin node's (node: its view, whose type and phase
+// Argo's JSON, in NodeStatus's field order, gives before them; none
+// known: nothing is kept), within maxAppliedNodeBytes of JSON (over: past
+// it). The messages of thousands of Pod nodes are never copied.
+type capped[T any] struct {
 	node *nodeView
-	s    string
+	v    T
 	over bool
 }
 
-func (c *cappedMessage) UnmarshalJSON(b []byte) error {
-	switch {
-	case !c.node.mayApply():
+func (c *capped[T]) UnmarshalJSON(b []byte) error {
+	if !c.node.mayApply() || len(b) > maxAppliedNodeBytes {
 		c.over = true
-	case len(b) > maxAppliedNodeBytes:
-		c.over = true
-	default:
-		return json.Unmarshal(b, &c.s)
+		return nil
 	}
-	return nil
-}
-
-type cappedOutputs struct {
-	node *nodeView
-	o    *wfv1.Outputs
-	over bool
-}
-
-func (c *cappedOutputs) UnmarshalJSON(b []byte) error {
-	switch {
-	case !c.node.mayApply():
-		c.over = true
-	case len(b) > maxAppliedNodeBytes:
-		c.over = true
-	default:
-		return json.Unmarshal(b, &c.o)
-	}
-	return nil
+	return json.Unmarshal(b, &c.v)
 }
 
 // mayApply: n is an open plugin node (Pending or Running), whose
@@ -164,7 +141,7 @@ func (k *keptNodes) add(id string, n nodeView) error {
 	if n.mayApply() {
 		if size := appliedSize(n); !n.Message.over && !n.Outputs.over && size <= maxAppliedNodeBytes && k.applied+size <= maxAppliedBytes {
 			k.applied += size
-			s.Message, s.Outputs = n.Message.s, n.Outputs.o
+			s.Message, s.Outputs = n.Message.v, n.Outputs.v
 		}
 	}
 	if loopRetry {
@@ -183,8 +160,8 @@ func (k *keptNodes) add(id string, n nodeView) error {
 
 // appliedSize is about what a node's message and outputs take kept.
 func appliedSize(n nodeView) int {
-	size := len(n.Message.s)
-	if o := n.Outputs.o; o != nil {
+	size := len(n.Message.v)
+	if o := n.Outputs.v; o != nil {
 		size += 64
 		if o.Result != nil {
 			size += len(*o.Result)
@@ -223,7 +200,7 @@ func keptOf(nodes wfv1.Nodes) (wfv1.Nodes, error) {
 	var k keptNodes
 	for id, n := range nodes {
 		v := nodeView{Name: n.Name, Type: n.Type, Phase: n.Phase, StartedAt: n.StartedAt, TaskResultSynced: n.TaskResultSynced, Daemoned: n.Daemoned,
-			Message: cappedMessage{s: n.Message}, Outputs: cappedOutputs{o: n.Outputs}}
+			Message: capped[string]{v: n.Message}, Outputs: capped[*wfv1.Outputs]{v: n.Outputs}}
 		if err := k.add(id, v); err != nil {
 			return nil, err
 		}
