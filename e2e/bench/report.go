@@ -384,8 +384,8 @@ var lineColors = map[string]color.Color{
 // counterpart's color.
 var dashed = map[string]bool{KindSidecarWF: true, KindControllerWF: true, KindPlainWF: true}
 
-// Plot draws pods created over time for the results of one N into a PNG
-// at path.
+// Plot draws pods created over time for the results of one N, at Argo's
+// defaults, into a PNG at path.
 func Plot(path string, n int, results []Result) error {
 	p := plot.New()
 	p.Title.Text = fmt.Sprintf("N = %d: driver pods (pods) created since submission", n)
@@ -395,8 +395,8 @@ func Plot(path string, n int, results []Result) error {
 	p.Legend.Top, p.Legend.Left = false, false
 	p.Y.Min, p.X.Min = 0, 0
 	for _, r := range Sorted(results) {
-		if r.N != n || len(r.Created) == 0 {
-			continue
+		if r.N != n || len(r.Created) == 0 || r.Argo != "" {
+			continue // the plots are of Argo's defaults
 		}
 		pts := make(plotter.XYs, 0, len(r.Created)+1)
 		pts = append(pts, plotter.XY{X: 0, Y: 0})
@@ -454,7 +454,7 @@ func Section(machine string, results []Result, plots []string) string {
 	for _, r := range results {
 		if r.Unplayed {
 			fmt.Fprintf(&b, "\nAt N=%d, %s ran with its agent pods unplayed: Argo created them and they ran (KWOK), but no argoexec and no acknowledger process did; controller mode needs neither to run a Spark step, and %d of each do not fit this machine beside the control plane. Its sum is the controller replicas' alone; add %d acknowledgers at their `make bench-ack` cost, %.1f to %.1f MiB resident each (stated, not measured here): %.0f to %.0f MiB.\n",
-				r.N, r.Kind, r.N, r.N, ackIdleMiB, ackPeakMiB, float64(r.PeakRSS)/(1<<20)+ackIdleMiB*float64(r.N), float64(r.PeakRSS)/(1<<20)+ackPeakMiB*float64(r.N))
+				r.N, r.Label(), r.N, r.N, ackIdleMiB, ackPeakMiB, float64(r.PeakRSS)/(1<<20)+ackIdleMiB*float64(r.N), float64(r.PeakRSS)/(1<<20)+ackPeakMiB*float64(r.N))
 		}
 	}
 	if g := Goals(results); g != "" {
