@@ -98,6 +98,15 @@ func newWorkflow(t testing.TB, name string) (_ *env, dir string) {
 	if err := testCluster.Apply(ctx, withNamespace(t, rbac, ns)); err != nil {
 		t.Fatalf("apply manifests/rbac.yaml: %v", err)
 	}
+	// The plugin's first calls (its access review at start) as soon as
+	// the authorizer counts the binding.
+	role, err := testCluster.Client.RbacV1().Roles(ns).Get(ctx, "spark-executor-plugin", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := testCluster.WaitAllowed(ctx, ns, "spark-executor-plugin", role.Rules); err != nil {
+		t.Fatal(err)
+	}
 	// The service account the Spark pods run as (SparkPi's driver.serviceAccount).
 	if err := testCluster.EnsureServiceAccount(ctx, ns, "spark"); err != nil {
 		t.Fatal(err)

@@ -47,7 +47,8 @@ var logsRules = []rbacv1.PolicyRule{
 }
 
 // reader makes a ServiceAccount bound to a Role with rules and returns a
-// kubeconfig file of it.
+// kubeconfig file of it, once the API server's authorizer allows it the
+// rules (it may not yet, a moment after the binding is made).
 func reader(t *testing.T, e *env, name string, rules []rbacv1.PolicyRule) string {
 	t.Helper()
 	ctx := context.Background()
@@ -63,6 +64,9 @@ func reader(t *testing.T, e *env, name string, rules []rbacv1.PolicyRule) string
 		RoleRef:    rbacv1.RoleRef{APIGroup: "rbac.authorization.k8s.io", Kind: "Role", Name: name},
 		Subjects:   []rbacv1.Subject{{Kind: "ServiceAccount", Name: name, Namespace: e.ns}},
 	}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := testCluster.WaitAllowed(ctx, e.ns, name, rules); err != nil {
 		t.Fatal(err)
 	}
 	file := filepath.Join(t.TempDir(), "kubeconfig")

@@ -41,6 +41,9 @@ func squatterClient(t *testing.T, e *env) kubernetes.Interface {
 		Subjects: []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Name: "squatter", Namespace: e.ns}}}, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
+	if err := testCluster.WaitAllowed(ctx, e.ns, "squatter", []rbacv1.PolicyRule{{APIGroups: []string{""}, Resources: []string{"configmaps", "services"}, Verbs: []string{"create"}}}); err != nil {
+		t.Fatal(err)
+	}
 	cfg, err := testCluster.ConfigForServiceAccount(ctx, e.ns, "squatter")
 	if err != nil {
 		t.Fatal(err)

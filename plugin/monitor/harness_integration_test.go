@@ -100,6 +100,9 @@ func newEnv(t *testing.T, ns string) *env {
 			Subjects: []rbacv1.Subject{{Kind: "ServiceAccount", Name: serviceAccount, Namespace: ns}}}, metav1.CreateOptions{}); err != nil {
 			t.Fatal(err)
 		}
+		if err := testCluster.WaitAllowed(ctx, ns, serviceAccount, rules); err != nil {
+			t.Fatal(err)
+		}
 	}
 	kubeconfig := filepath.Join(t.TempDir(), "kubeconfig")
 	if err := testCluster.WriteServiceAccountKubeconfig(ctx, ns, serviceAccount, kubeconfig); err != nil {
