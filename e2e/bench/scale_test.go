@@ -154,8 +154,9 @@ var argoSettings = map[string]string{
 type oneRun struct{ kind, setting string }
 
 // plan is the runs of one N: each launcher at Argo's defaults, then the
-// one-step-workflow launchers again at each other setting (the loop and
-// the operator do not wait on Argo's client: they run once).
+// one-step-workflow launchers again at each other setting (the loop is
+// one workflow, and the operator uses no Argo: Argo's client limit is not
+// what bounds them, so they run once).
 func plan(kinds, settings []string) []oneRun {
 	var runs []oneRun
 	for _, setting := range settings {
