@@ -238,7 +238,7 @@ func (w *Writer) pick(fresh *wfv1.WorkflowTaskSet, now time.Time) (*wfv1.Workflo
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if fresh != nil {
-		w.latest = retained(fresh)
+		w.latest = fresh
 	}
 	if len(w.want) == 0 {
 		return nil, nil, nil
@@ -309,7 +309,7 @@ func (w *Writer) refused(batch map[string]wfv1.NodeResult, size int, err error) 
 func (w *Writer) wrote(got *wfv1.WorkflowTaskSet, batch map[string]wfv1.NodeResult, now time.Time) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	w.latest = retained(got)
+	w.latest = got
 	for id, res := range batch {
 		if x, ok := w.want[id]; ok {
 			x.Written = now
@@ -324,23 +324,6 @@ func (w *Writer) wrote(got *wfv1.WorkflowTaskSet, batch map[string]wfv1.NodeResu
 			w.written(id, res)
 		}
 	}
-}
-
-// retained is what the writer keeps of a TaskSet the API server
-// returned, for newest: what Pick and MayWrite read (its metadata but its
-// managed fields and annotations, its tasks' ids, its entries), not the
-// tasks' templates, which the cache holds already. A controller that
-// follows a thousand workflows keeps a thousand of them.
-func retained(ts *wfv1.WorkflowTaskSet) *wfv1.WorkflowTaskSet {
-	out := &wfv1.WorkflowTaskSet{TypeMeta: ts.TypeMeta, ObjectMeta: ts.ObjectMeta, Status: ts.Status}
-	out.ManagedFields, out.Annotations = nil, nil
-	if ts.Spec.Tasks != nil {
-		out.Spec.Tasks = make(map[string]wfv1.Template, len(ts.Spec.Tasks))
-		for id := range ts.Spec.Tasks {
-			out.Spec.Tasks[id] = wfv1.Template{}
-		}
-	}
-	return out
 }
 
 // newest is the newest TaskSet known: the cached one, or the one a patch

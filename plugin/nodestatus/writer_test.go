@@ -296,27 +296,3 @@ func TestSawFinalIsOfTheIncarnation(t *testing.T) {
 		t.Error("the final result is remembered for another incarnation (after argo retry)")
 	}
 }
-
-// What the writer keeps of a TaskSet a patch returned is what it reads:
-// the tasks' ids and the entries, not the tasks' templates (the cache
-// holds them) or the managed fields.
-func TestWriterKeepsNoTemplateOfThePatchedTaskSet(t *testing.T) {
-	ts := &wfv1.WorkflowTaskSet{ObjectMeta: metav1.ObjectMeta{Name: "wf", UID: "ts", ResourceVersion: "7",
-		Labels:        map[string]string{"l": "v"},
-		ManagedFields: []metav1.ManagedFieldsEntry{{Manager: "argo"}}}}
-	ts.Spec.Tasks = map[string]wfv1.Template{"n1": {Name: "spark", Plugin: &wfv1.Plugin{Object: wfv1.Object{Value: []byte(`{"spark":{"type":"Scala"}}`)}}}}
-	ts.Status.Nodes = map[string]wfv1.NodeResult{"n1": {Phase: wfv1.NodeRunning, Message: "RUNNING"}}
-	got := retained(ts)
-	if _, listed := got.Spec.Tasks["n1"]; !listed || got.Spec.Tasks["n1"].Plugin != nil {
-		t.Errorf("tasks kept %+v; want n1 listed without its template", got.Spec.Tasks)
-	}
-	if got.ManagedFields != nil || got.ResourceVersion != "7" || got.UID != "ts" || got.Labels["l"] != "v" {
-		t.Errorf("metadata kept %+v; want its resourceVersion, uid and labels, no managed fields", got.ObjectMeta)
-	}
-	if got.Status.Nodes["n1"].Message != "RUNNING" {
-		t.Errorf("entries kept %+v", got.Status.Nodes)
-	}
-	if ts.Spec.Tasks["n1"].Plugin == nil || ts.ManagedFields == nil {
-		t.Error("retained changed the TaskSet it was given")
-	}
-}
