@@ -53,6 +53,6 @@
 // Defaults): what a cluster runs, not the e2e suite's fast requeues.
 // Spark's containers are simulated (e2e/sim, KWOK), as everywhere in e2e.
 //
-// The files with the bench build tag need the control plane; report.go is
-// pure and unit-tested.
+// The files with the bench build tag need the control plane; report.go
+// and plot.go are pure and unit-tested.
 package bench
